@@ -1,0 +1,188 @@
+"""Argument checks shared by every public function of :mod:`dpcourse`.
+
+Every check fails closed: it raises :class:`TypeError` for a value of the wrong kind (a bool, a string,
+a complex number where a real number is meant) and :class:`ValueError` for a value outside its allowed
+range (NaN, +-inf, epsilon <= 0, delta outside [0, 1), ...). Each message names the argument, the value
+received and the range allowed, so that a student sees at once what to fix.
+
+No public function re-implements one of these checks; a new kind of argument gets a new function here.
+"""
+
+from __future__ import annotations
+
+import numbers
+import operator
+
+import numpy as np
+
+__all__ = [
+    "as_rng",
+    "check_real",
+    "check_epsilon",
+    "check_delta",
+    "check_sensitivity",
+    "check_positive_int",
+    "check_probability",
+    "check_real_array",
+    "check_bounds",
+    "check_distribution",
+]
+
+
+def _describe(value) -> str:
+    """A short repr for messages (arrays are summarised, not dumped)."""
+    if isinstance(value, np.ndarray) and value.size > 6:
+        return f"array of shape {value.shape}"
+    return repr(value)
+
+
+def check_real(value, name: str, *, low=None, high=None, low_open=False, high_open=False,
+               allow_inf=False) -> float:
+    """Return ``value`` as a Python float after checking it is a real number in a range.
+
+    Parameters
+    ----------
+    value : object
+        The argument to check.
+    name : str
+        The argument's name, used in error messages.
+    low, high : float or None
+        Bounds of the allowed interval (None: unbounded on that side).
+    low_open, high_open : bool
+        Whether the bound itself is excluded.
+    allow_inf : bool
+        Whether +-inf is acceptable (it never is unless the caller says so).
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is a bool, or not a real number (str, complex, None, array of size != 1, ...).
+    ValueError
+        If ``value`` is NaN, infinite (unless allowed), or outside the interval.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a real number, got the bool {value!r}")
+    if isinstance(value, np.ndarray):
+        if value.ndim != 0:
+            raise TypeError(f"{name} must be a real scalar, got {_describe(value)}")
+        value = value[()]
+        if isinstance(value, np.bool_):
+            raise TypeError(f"{name} must be a real number, got the bool {value!r}")
+    if not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {_describe(value)}")
+    x = float(value)
+    if np.isnan(x):
+        raise ValueError(f"{name} must be a real number, got NaN")
+    if np.isinf(x) and not allow_inf:
+        raise ValueError(f"{name} must be finite, got {x}")
+    lo_txt = "(-inf" if low is None else ("(" if low_open else "[") + repr(low)
+    hi_txt = "+inf)" if high is None else repr(high) + (")" if high_open else "]")
+    allowed = f"{lo_txt}, {hi_txt}"
+    if low is not None and (x < low or (low_open and x == low)):
+        raise ValueError(f"{name} must lie in {allowed}, got {value!r}")
+    if high is not None and (x > high or (high_open and x == high)):
+        raise ValueError(f"{name} must lie in {allowed}, got {value!r}")
+    return x
+
+
+def check_epsilon(epsilon, name: str = "epsilon") -> float:
+    """Check a privacy parameter epsilon: a finite real number > 0."""
+    return check_real(epsilon, name, low=0.0, low_open=True)
+
+
+def check_delta(delta, name: str = "delta", *, allow_zero: bool = True) -> float:
+    """Check a privacy parameter delta in [0, 1) (or (0, 1) when ``allow_zero`` is False)."""
+    return check_real(delta, name, low=0.0, low_open=not allow_zero, high=1.0, high_open=True)
+
+
+def check_sensitivity(sensitivity, name: str = "sensitivity") -> float:
+    """Check a sensitivity: a finite real number > 0."""
+    return check_real(sensitivity, name, low=0.0, low_open=True)
+
+
+def check_probability(p, name: str = "p", *, open_low=False, open_high=False) -> float:
+    """Check a probability in [0, 1] (either end optionally excluded)."""
+    return check_real(p, name, low=0.0, high=1.0, low_open=open_low, high_open=open_high)
+
+
+def check_positive_int(k, name: str = "k", *, minimum: int = 1) -> int:
+    """Check a whole number >= ``minimum`` (bools and floats such as 2.5 are refused; 3.0 is not an int)."""
+    if isinstance(k, (bool, np.bool_)) or (isinstance(k, np.ndarray) and k.dtype == bool):
+        raise TypeError(f"{name} must be an integer >= {minimum}, got the bool {k!r}")
+    try:
+        k_int = operator.index(k)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer >= {minimum}, got {type(k).__name__} {_describe(k)}") from None
+    if k_int < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {k_int}")
+    return int(k_int)
+
+
+def check_real_array(x, name: str = "x", *, allow_empty: bool = False, ndim=None) -> np.ndarray:
+    """Return ``x`` as a float64 array after checking every entry is a finite real number.
+
+    Bool arrays, object arrays, strings and complex numbers raise :class:`TypeError`; NaN or +-inf
+    anywhere raises :class:`ValueError` with the index of the first offending entry.
+    """
+    if isinstance(x, (str, bytes)):
+        raise TypeError(f"{name} must be numeric, got {type(x).__name__} {x!r}")
+    arr = np.asarray(x)
+    if arr.dtype == bool:
+        raise TypeError(f"{name} must hold real numbers, got booleans (convert them with .astype(int) if meant)")
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{name} must have {ndim} dimension(s), got shape {arr.shape}")
+    if arr.size == 0 and not allow_empty:
+        raise ValueError(f"{name} must not be empty")
+    arr = arr.astype(np.float64, copy=False)
+    finite = np.isfinite(arr)
+    if not finite.all():
+        bad = tuple(int(i) for i in np.unravel_index(int(np.argmin(finite)), arr.shape))
+        raise ValueError(f"{name} must be finite everywhere, got {arr[bad]} at index {bad}")
+    return arr
+
+
+def check_bounds(lower, upper, lower_name: str = "lower", upper_name: str = "upper") -> tuple[float, float]:
+    """Check public bounds: two finite reals with ``lower < upper``."""
+    lo = check_real(lower, lower_name)
+    hi = check_real(upper, upper_name)
+    if not lo < hi:
+        raise ValueError(f"{lower_name} must be < {upper_name}, got {lower_name}={lower!r}, {upper_name}={upper!r}")
+    return lo, hi
+
+
+def check_distribution(p, name: str = "p", *, atol: float = 1e-9) -> np.ndarray:
+    """Check a discrete probability distribution: a 1-d array of finite entries >= 0 summing to 1.
+
+    The sum may differ from 1 by at most ``atol`` (rounding in the caller's arithmetic); it is not
+    renormalised, so the caller's numbers are used as given.
+    """
+    arr = check_real_array(p, name, ndim=1)
+    if (arr < 0).any():
+        i = int(np.argmax(arr < 0))
+        raise ValueError(f"{name} must be a probability distribution: entry {i} is {arr[i]} < 0")
+    total = float(arr.sum())
+    if abs(total - 1.0) > atol:
+        raise ValueError(f"{name} must be a probability distribution summing to 1 (within {atol}), sums to {total!r}")
+    return arr
+
+
+def as_rng(rng) -> np.random.Generator:
+    """Turn the ``rng`` argument of a random function into a :class:`numpy.random.Generator`.
+
+    ``None`` draws fresh entropy from the operating system; an int (>= 0) seeds a new generator; a
+    ``Generator`` is used as is (and advanced). Anything else (a bool, a float, the legacy
+    ``RandomState``) raises :class:`TypeError`.
+    """
+    if rng is None:
+        return np.random.default_rng()
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, (bool, np.bool_)):
+        raise TypeError(f"rng must be None, an int seed or a numpy.random.Generator, got the bool {rng!r}")
+    if isinstance(rng, numbers.Integral):
+        if rng < 0:
+            raise ValueError(f"rng seed must be >= 0, got {rng}")
+        return np.random.default_rng(int(rng))
+    raise TypeError(f"rng must be None, an int seed or a numpy.random.Generator, got {type(rng).__name__}")

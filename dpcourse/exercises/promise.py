@@ -1,0 +1,80 @@
+"""Checkers for the exercises of the chapter "What differential privacy promises"."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..divergences import hockey_stick
+from . import CheckResult
+
+__all__ = ["check_hockey_stick", "check_mixture_epsilon"]
+
+# Cases chosen so that typical slips give a wrong number: a zero in q, outcomes where p < e^eps q,
+# asymmetric p and q, epsilon = 0, and a large epsilon.
+_HS_CASES = [
+    ([0.75, 0.25], [0.25, 0.75], 0.0),
+    ([0.75, 0.25], [0.25, 0.75], 0.5),
+    ([0.5, 0.3, 0.2], [0.2, 0.3, 0.5], 0.2),
+    ([0.1, 0.6, 0.3], [0.4, 0.4, 0.2], 0.1),
+    ([0.5, 0.5, 0.0], [0.5, 0.25, 0.25], 1.0),
+    ([0.2, 0.8], [0.0, 1.0], 3.0),
+    ([0.6, 0.4], [0.5, 0.5], 30.0),
+]
+
+
+def check_hockey_stick(student_fn) -> CheckResult:
+    """Check a student's implementation ``student_fn(p, q, epsilon) -> float`` of the hockey-stick divergence.
+
+    The message describes the first case that fails (its inputs and what is wrong with the value), never
+    the expected value.
+    """
+    if not callable(student_fn):
+        return CheckResult(False, "pass the function itself, e.g. check_hockey_stick(my_hockey_stick)")
+    for p, q, eps in _HS_CASES:
+        try:
+            got = student_fn(np.array(p), np.array(q), eps)
+        except Exception as exc:  # the student's code may raise anything; report it as feedback
+            return CheckResult(False, f"your function raised {type(exc).__name__}: {exc} on p={p}, q={q}, epsilon={eps}")
+        try:
+            got = float(got)
+        except (TypeError, ValueError):
+            return CheckResult(False, f"your function should return one number, it returned {type(got).__name__}")
+        want = hockey_stick(p, q, eps)
+        if math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12):
+            continue
+        where = f"on p={p}, q={q}, epsilon={eps}"
+        if math.isnan(got):
+            return CheckResult(False, f"{where} your function returned NaN; is something like 0 * inf happening?")
+        if got < 0:
+            return CheckResult(False, f"{where} you returned {got:.4g} < 0; a sum of positive parts is never negative")
+        if got > 1:
+            return CheckResult(False, f"{where} you returned {got:.4g} > 1; delta is a difference of probabilities")
+        tv = 0.5 * float(np.abs(np.subtract(p, q)).sum())
+        if got > tv + 1e-12:
+            return CheckResult(False, f"{where} you returned {got:.4g}, more than the total variation distance of p and q; "
+                                      "the divergence can only shrink as epsilon grows")
+        if math.isclose(got, float(np.abs(np.subtract(p, np.exp(eps) * np.array(q))).sum()), rel_tol=1e-9):
+            return CheckResult(False, f"{where} it looks as if you summed |p - e^eps q|; only the outcomes where p is larger count")
+        return CheckResult(False, f"{where} your value {got:.6g} is off; write down the event S that attains "
+                                  "the supremum of P(S) - e^eps Q(S) and sum over it")
+    return CheckResult(True, f"your function agrees with the definition on all {len(_HS_CASES)} test cases.")
+
+
+def check_mixture_epsilon(answer, n: int) -> CheckResult:
+    """Check the exact epsilon of the 'true count with probability 1/2, else uniform on {0..n}' mechanism.
+
+    ``answer`` is the student's epsilon (in nats) for a class of ``n`` students under replace-one.
+    """
+    if isinstance(answer, bool) or not isinstance(answer, (int, float, np.floating, np.integer)):
+        return CheckResult(False, "give epsilon as a number (in nats, i.e. using the natural log)")
+    truth = math.log(n + 2)
+    a = float(answer)
+    if math.isclose(a, truth, rel_tol=1e-6):
+        return CheckResult(True, f"that is the exact epsilon for n = {n}.")
+    if math.isclose(a, math.log10(n + 2), rel_tol=1e-6) or math.isclose(a, math.log2(n + 2), rel_tol=1e-6):
+        return CheckResult(False, "right idea, wrong logarithm: epsilon uses the natural log")
+    if a > truth:
+        return CheckResult(False, "too large: compare the two probabilities of the same outcome, not of different outcomes")
+    return CheckResult(False, "too small: which single outcome has the largest probability ratio between neighbours?")

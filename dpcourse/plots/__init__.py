@@ -1,0 +1,5 @@
+"""Figures of the book, one module per chapter; each function returns the matplotlib Figure it drew.
+
+Chapters call these functions once non-interactively (so the figure is in the static book) and again
+from an ipywidgets control (so a reader with a kernel can move the parameters).
+"""

@@ -1,0 +1,121 @@
+"""The shared argument checks: every bad kind of input is refused with a message naming it."""
+
+import math
+
+import numpy as np
+import pytest
+
+from dpcourse import _validation as v
+
+
+@pytest.mark.parametrize("bad", [float("nan"), np.nan, np.float32("nan")])
+def test_nan_is_refused_everywhere(bad):
+    for check in (v.check_epsilon, v.check_sensitivity, v.check_delta, v.check_probability):
+        with pytest.raises(ValueError, match="NaN"):
+            check(bad)
+
+
+@pytest.mark.parametrize("bad", [True, False, np.bool_(True), np.array(True)])
+def test_bools_are_not_numbers(bad):
+    with pytest.raises(TypeError, match="bool"):
+        v.check_epsilon(bad)
+    with pytest.raises(TypeError, match="bool"):
+        v.check_positive_int(bad)
+
+
+@pytest.mark.parametrize("bad", ["1", None, 1 + 0j, [1.0], np.array([1.0, 2.0])])
+def test_non_reals_are_type_errors(bad):
+    with pytest.raises(TypeError, match="epsilon"):
+        v.check_epsilon(bad)
+
+
+@pytest.mark.parametrize("eps", [0, 0.0, -1e-300, -1, math.inf, -math.inf])
+def test_epsilon_range(eps):
+    with pytest.raises(ValueError, match=r"epsilon must (lie in \(0\.0, \+inf\)|be finite)"):
+        v.check_epsilon(eps)
+
+
+def test_accepted_values_come_back_as_floats():
+    assert v.check_epsilon(1) == 1.0 and isinstance(v.check_epsilon(1), float)
+    assert v.check_epsilon(np.float32(0.5)) == 0.5
+    assert v.check_epsilon(np.array(2.0)) == 2.0
+    assert v.check_delta(0) == 0.0
+    assert v.check_delta(0.999) == 0.999
+    assert v.check_sensitivity(1e-12) == 1e-12
+
+
+@pytest.mark.parametrize("delta", [1, 1.0, -1e-9, 2])
+def test_delta_outside_unit_interval(delta):
+    with pytest.raises(ValueError, match=r"delta must lie in \[0\.0, 1\.0\)"):
+        v.check_delta(delta)
+
+
+def test_delta_zero_can_be_excluded():
+    with pytest.raises(ValueError, match=r"\(0\.0, 1\.0\)"):
+        v.check_delta(0.0, allow_zero=False)
+
+
+def test_message_names_argument_and_value():
+    with pytest.raises(ValueError) as err:
+        v.check_sensitivity(-2.5, "l2_sensitivity")
+    assert "l2_sensitivity" in str(err.value) and "-2.5" in str(err.value)
+
+
+def test_positive_int():
+    assert v.check_positive_int(3) == 3
+    assert v.check_positive_int(np.int64(7)) == 7
+    with pytest.raises(TypeError):
+        v.check_positive_int(3.0)
+    with pytest.raises(ValueError, match="k must be an integer >= 1, got 0"):
+        v.check_positive_int(0)
+    assert v.check_positive_int(0, minimum=0) == 0
+
+
+def test_real_array():
+    out = v.check_real_array([1, 2, 3])
+    assert out.dtype == np.float64 and out.tolist() == [1.0, 2.0, 3.0]
+    with pytest.raises(ValueError, match=r"x must be finite everywhere, got nan at index \(1,\)"):
+        v.check_real_array([1.0, np.nan, 2.0])
+    with pytest.raises(ValueError, match="inf"):
+        v.check_real_array(np.array([[1.0, 2.0], [np.inf, 0.0]]))
+    with pytest.raises(TypeError, match="booleans"):
+        v.check_real_array(np.array([True, False]))
+    with pytest.raises(TypeError):
+        v.check_real_array(["a", "b"])
+    with pytest.raises(TypeError):
+        v.check_real_array("123")
+    with pytest.raises(ValueError, match="empty"):
+        v.check_real_array([])
+    assert v.check_real_array([], allow_empty=True).size == 0
+
+
+def test_bounds():
+    assert v.check_bounds(0, 1) == (0.0, 1.0)
+    with pytest.raises(ValueError, match="lower must be < upper"):
+        v.check_bounds(2, 1)
+    with pytest.raises(ValueError, match="lower must be < upper"):
+        v.check_bounds(1, 1)
+    with pytest.raises(ValueError, match="NaN"):
+        v.check_bounds(float("nan"), 1)
+
+
+def test_distribution():
+    assert v.check_distribution([0.25, 0.75]).tolist() == [0.25, 0.75]
+    with pytest.raises(ValueError, match="sums to"):
+        v.check_distribution([0.5, 0.6])
+    with pytest.raises(ValueError, match="entry 1 is -0.1"):
+        v.check_distribution([1.1, -0.1])
+    with pytest.raises(ValueError, match="dimension"):
+        v.check_distribution([[0.5, 0.5]])
+
+
+def test_as_rng():
+    g = np.random.default_rng(5)
+    assert v.as_rng(g) is g
+    assert v.as_rng(3).random() == np.random.default_rng(3).random()
+    assert isinstance(v.as_rng(None), np.random.Generator)
+    for bad in (True, 1.5, "0", np.random.RandomState(0)):
+        with pytest.raises(TypeError, match="rng"):
+            v.as_rng(bad)
+    with pytest.raises(ValueError):
+        v.as_rng(-1)
