@@ -7,6 +7,7 @@ imported here, so ``import dpcourse`` does not load matplotlib.
 """
 
 from .divergences import hockey_stick, mechanism_epsilon, privacy_loss
+from .gaussian import gaussian_delta, gaussian_epsilon
 from .laplace import laplace_mechanism
 from .randomized_response import rr_count_distribution
 
