@@ -14,10 +14,10 @@ __all__ = ["check_hockey_stick", "check_mixture_epsilon"]
 # Cases chosen so that typical slips give a wrong number: a zero in q, outcomes where p < e^eps q,
 # asymmetric p and q, epsilon = 0, and a large epsilon.
 _HS_CASES = [
+    ([0.1, 0.6, 0.3], [0.4, 0.4, 0.2], 0.1),
     ([0.75, 0.25], [0.25, 0.75], 0.0),
     ([0.75, 0.25], [0.25, 0.75], 0.5),
     ([0.5, 0.3, 0.2], [0.2, 0.3, 0.5], 0.2),
-    ([0.1, 0.6, 0.3], [0.4, 0.4, 0.2], 0.1),
     ([0.5, 0.5, 0.0], [0.5, 0.25, 0.25], 1.0),
     ([0.2, 0.8], [0.0, 1.0], 3.0),
     ([0.6, 0.4], [0.5, 0.5], 30.0),
@@ -45,18 +45,25 @@ def check_hockey_stick(student_fn) -> CheckResult:
         if math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12):
             continue
         where = f"on p={p}, q={q}, epsilon={eps}"
+        pa, qa, scale = np.array(p), np.array(q), np.exp(eps)
+        slips = [  # (value a typical slip gives, hint for it)
+            (float(np.abs(pa - scale * qa).sum()), "it looks as if you summed |p - e^eps q|; only the outcomes where p is larger count"),
+            (float((pa - scale * qa).sum()), "it looks as if you summed p - e^eps q over all outcomes; drop the outcomes where it is negative"),
+            (hockey_stick(q, p, eps), "it looks as if you computed the other direction, with the roles of p and q swapped"),
+        ]
         if math.isnan(got):
             return CheckResult(False, f"{where} your function returned NaN; is something like 0 * inf happening?")
+        for value, hint in slips:
+            if math.isclose(got, value, rel_tol=1e-9, abs_tol=1e-12) and not math.isclose(value, want, rel_tol=1e-9):
+                return CheckResult(False, f"{where}: {hint}")
         if got < 0:
             return CheckResult(False, f"{where} you returned {got:.4g} < 0; a sum of positive parts is never negative")
         if got > 1:
             return CheckResult(False, f"{where} you returned {got:.4g} > 1; delta is a difference of probabilities")
-        tv = 0.5 * float(np.abs(np.subtract(p, q)).sum())
+        tv = 0.5 * float(np.abs(pa - qa).sum())
         if got > tv + 1e-12:
             return CheckResult(False, f"{where} you returned {got:.4g}, more than the total variation distance of p and q; "
                                       "the divergence can only shrink as epsilon grows")
-        if math.isclose(got, float(np.abs(np.subtract(p, np.exp(eps) * np.array(q))).sum()), rel_tol=1e-9):
-            return CheckResult(False, f"{where} it looks as if you summed |p - e^eps q|; only the outcomes where p is larger count")
         return CheckResult(False, f"{where} your value {got:.6g} is off; write down the event S that attains "
                                   "the supremum of P(S) - e^eps Q(S) and sum over it")
     return CheckResult(True, f"your function agrees with the definition on all {len(_HS_CASES)} test cases.")
