@@ -78,6 +78,22 @@ def test_chapter_renders_offline(html_dir):
     assert all("toggle-hidden" in cls for cls in solutions), solutions
 
 
+def test_every_chapter_typesets_its_math_and_shows_its_widgets(html_dir):
+    pages = sorted((html_dir / "chapters").glob("*.html"))
+    assert pages
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        dom = dump_dom(page)
+        text = visible_text(dom)
+        assert "<mjx-container" in dom, f"{page.name}: no typeset math"
+        for raw in (r"\(", r"\[", "$$"):
+            assert raw not in text, f"{page.name}: raw TeX {raw!r} left in the page"
+        if "application/vnd.jupyter.widget-view+json" in html:
+            assert "jupyter-widgets" in dom and "widget-" in dom, f"{page.name}: saved widget state not rendered"
+        solutions = re.findall(r'<div class="([^"]*\bsolution\b[^"]*)"', dom)
+        assert all("toggle-hidden" in cls for cls in solutions), f"{page.name}: a solution is not collapsed"
+
+
 def test_no_page_loads_scripts_from_the_internet(html_dir):
     pages = sorted(html_dir.rglob("*.html"))
     assert len(pages) >= 3
