@@ -6,9 +6,24 @@ Figures live in :mod:`dpcourse.plots` and exercise checkers in :mod:`dpcourse.ex
 imported here, so ``import dpcourse`` does not load matplotlib.
 """
 
+from .audit import audit_epsilon
+from .approx_dp import group_privacy
 from .divergences import hockey_stick, mechanism_epsilon, privacy_loss
+from .accounting import (ComposedEvent, GaussianEvent, LaplaceEvent, NotApplicableError, PrivacyAccountant,
+                         PureDPEvent, SequenceEvent, max_compositions)
+from .composition import (advanced_composition, advanced_composition_crossover, basic_composition,
+                          gaussian_composition_epsilon, optimal_composition_delta, optimal_composition_epsilon,
+                          rdp_gaussian, rdp_laplace, rdp_pure_dp, rdp_to_epsilon, zcdp_epsilon)
 from .gaussian import gaussian_delta, gaussian_epsilon
-from .laplace import laplace_mechanism
-from .randomized_response import rr_count_distribution
+from .gaussian import analytic_gaussian_sigma, gaussian_loss_tail, gaussian_mechanism, gaussian_sigma
+from .histogram import dp_histogram, exact_histogram, histogram_sensitivity
+from .laplace import (counting_queries_sample_size, dp_mean, laplace_max_error_bound, laplace_max_error_quantile,
+                      laplace_max_error_tail, laplace_mechanism, laplace_tail)
+from .selection import (exponential_accuracy_gap, exponential_mechanism, exponential_probabilities,
+                        noisy_max_probabilities, permute_and_flip, permute_and_flip_probabilities,
+                        report_noisy_max)
+from .sensitivity import brute_force_sensitivity
+from .rr import (randomized_response, rr_count_distribution, rr_epsilon, rr_estimate_mean,
+                                  rr_sample_size, rr_standard_error, rr_truth_probability)
 
 __version__ = "0.1.0"

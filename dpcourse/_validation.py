@@ -26,6 +26,10 @@ __all__ = [
     "check_real_array",
     "check_bounds",
     "check_distribution",
+    "check_relation",
+    "check_binary_array",
+    "check_flag",
+    "check_choice",
 ]
 
 
@@ -186,3 +190,71 @@ def as_rng(rng) -> np.random.Generator:
             raise ValueError(f"rng seed must be >= 0, got {rng}")
         return np.random.default_rng(int(rng))
     raise TypeError(f"rng must be None, an int seed or a numpy.random.Generator, got {type(rng).__name__}")
+
+
+RELATIONS = ("add_remove", "replace_one")
+
+
+def check_relation(relation, name: str = "relation") -> str:
+    """Check a neighbouring relation: the string ``"add_remove"`` or ``"replace_one"``."""
+    return check_choice(relation, name, RELATIONS)
+
+
+def check_callable(fn, name: str = "mechanism"):
+    """Check that ``fn`` is callable (a function, a lambda, a class with ``__call__``) and return it."""
+    if not callable(fn):
+        raise TypeError(f"{name} must be callable, got {type(fn).__name__} {_describe(fn)}")
+    return fn
+
+
+def check_binary_array(x, name: str = "bits", *, allow_empty: bool = False, ndim=None) -> np.ndarray:
+    """Return ``x`` as an int64 array after checking every entry is the number 0 or 1.
+
+    Ints and floats equal to 0 or 1 are accepted (``1.0`` is the bit 1); bool arrays raise
+    :class:`TypeError` as in :func:`check_real_array` (convert them with ``.astype(int)``), and any other
+    value (2, -1, 0.5, NaN, a string) raises with the index of the first offending entry.
+    """
+    arr = check_real_array(x, name, allow_empty=allow_empty, ndim=ndim)
+    ok = (arr == 0.0) | (arr == 1.0)
+    if not ok.all():
+        bad = tuple(int(i) for i in np.unravel_index(int(np.argmin(ok)), arr.shape))
+        raise ValueError(f"{name} must contain only 0 and 1, got {float(arr[bad])!r} at index {bad}")
+    return arr.astype(np.int64)
+
+
+def check_flag(value, name: str) -> bool:
+    """Check a yes/no option: exactly True or False (numpy bools too); 1, "yes" or None are refused."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {_describe(value)}")
+    return bool(value)
+
+
+def check_choice(value, name: str, choices: tuple) -> str:
+    """Check a string option that must be one of ``choices``."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be one of {choices}, got {type(value).__name__} {_describe(value)}")
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
+    return value
+
+
+def check_labels(values, name: str) -> np.ndarray:
+    """Check a public list of labels (categories of a histogram, records of a universe).
+
+    Returns a non-empty 1-d array of numbers or strings without repetitions; bools, objects, NaN and
+    +-inf are refused.
+    """
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{name} must be a sequence of labels, got the string {values!r}")
+    arr = np.asarray(values)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-d sequence, got shape {arr.shape}")
+    if arr.dtype == bool:
+        raise TypeError(f"{name} must hold numbers or strings, got booleans (use 0 and 1)")
+    if arr.dtype.kind not in "iufUS":
+        raise TypeError(f"{name} must hold numbers or strings, got dtype {arr.dtype}")
+    if arr.dtype.kind == "f":
+        check_real_array(arr, name)
+    if np.unique(arr).size != arr.size:
+        raise ValueError(f"{name} must not repeat a label")
+    return arr

@@ -1,12 +1,36 @@
-"""The Laplace mechanism."""
+"""The Laplace mechanism, its accuracy bounds, and the clamped mean released with it.
+
+Everything here is proved in the chapter "Sensitivity and the Laplace mechanism": privacy in theorem
+``thm-laplace-privacy``, the tails in lemma ``lem-laplace-tail`` and theorem ``thm-laplace-max-error``,
+the mean in theorem ``thm-laplace-mean``.
+"""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ._validation import as_rng, check_epsilon, check_real_array, check_sensitivity
+from ._validation import (
+    as_rng,
+    check_bounds,
+    check_epsilon,
+    check_positive_int,
+    check_probability,
+    check_real,
+    check_real_array,
+    check_sensitivity,
+)
 
-__all__ = ["laplace_mechanism"]
+__all__ = [
+    "laplace_mechanism",
+    "dp_mean",
+    "laplace_tail",
+    "laplace_max_error_tail",
+    "laplace_max_error_bound",
+    "laplace_max_error_quantile",
+    "counting_queries_sample_size",
+]
 
 
 def laplace_mechanism(value, sensitivity, epsilon, *, rng=None):
@@ -45,5 +69,169 @@ def laplace_mechanism(value, sensitivity, epsilon, *, rng=None):
     b = check_sensitivity(sensitivity) / check_epsilon(epsilon)
     gen = as_rng(rng)
     out = gen.laplace(0.0, b, size=x.shape)
-    out += x
+    out += x  # in place: one pass over the noise, no second array of a million floats
     return float(out) if out.ndim == 0 else out
+
+
+def dp_mean(x, lower, upper, epsilon, *, rng=None) -> float:
+    """Release the mean of ``x`` clamped to the public interval ``[lower, upper]``, with Laplace noise.
+
+    Each value is clamped to ``[lower, upper]``, the clamped values are averaged, and Laplace noise of
+    scale ``(upper - lower) / (n * epsilon)`` is added, where ``n = len(x)``.
+
+    Privacy: epsilon-DP under the **replace-one** relation, in which the number of records ``n`` is
+    public (theorem ``thm-laplace-mean``): replacing one record moves the clamped mean by at most
+    ``(upper - lower) / n``. It is *not* epsilon-DP under add/remove for any epsilon, because the noise
+    scale itself depends on ``n``; under add/remove release a noisy clamped sum and a noisy count
+    instead (see the chapter). ``lower`` and ``upper`` must be chosen without looking at the data.
+
+    Accuracy: if every value lies in ``[lower, upper]`` the release is an unbiased estimate of the mean,
+    with standard deviation ``sqrt(2) (upper - lower) / (n epsilon)``; values outside are clamped, which
+    biases the estimate towards the interval.
+
+    Parameters
+    ----------
+    x : array_like of floats, shape (n,)
+        The private values, n >= 1; finite (NaN or +-inf raise: drop missing values first, knowingly).
+    lower, upper : float
+        Public clamping bounds, finite, ``lower < upper``, in the units of ``x``.
+    epsilon : float
+        Privacy parameter, > 0.
+    rng : None, int or numpy.random.Generator, optional
+        Source of randomness.
+
+    Returns
+    -------
+    float
+        The noisy clamped mean (it can fall outside ``[lower, upper]``; clip it afterwards if needed,
+        which is post-processing).
+
+    Examples
+    --------
+    >>> round(dp_mean([4.0, 5.0, 6.0], 0.0, 10.0, epsilon=1e9, rng=0), 6)
+    5.0
+    >>> dp_mean([1.0, float("nan")], 0.0, 10.0, 1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: x must be finite everywhere, got nan at index (1,)
+    """
+    values = check_real_array(x, "x", ndim=1)
+    lo, hi = check_bounds(lower, upper)
+    eps = check_epsilon(epsilon)
+    n = values.size
+    clamped_mean = float(np.clip(values, lo, hi).mean())
+    return laplace_mechanism(clamped_mean, (hi - lo) / n, eps, rng=rng)
+
+
+def laplace_tail(t, scale):
+    """Exact two-sided tail ``P(|Z| >= t) = exp(-t / scale)`` of Z ~ Laplace(0, scale), t >= 0.
+
+    Lemma ``lem-laplace-tail``: |Z| is exponential with mean ``scale``. Vectorized over ``t``.
+
+    Examples
+    --------
+    >>> round(laplace_tail(2.0, 1.0), 6)  # e^-2
+    0.135335
+    >>> laplace_tail([0.0, 1.0], 2.0).round(4).tolist()
+    [1.0, 0.6065]
+    """
+    b = check_sensitivity(scale, "scale")
+    tt = check_real_array(t, "t", allow_empty=True)
+    if (tt < 0).any():
+        raise ValueError(f"t must be >= 0, got {tt[tt < 0].ravel()[0]}")
+    out = np.exp(-tt / b)
+    return float(out) if out.ndim == 0 else out
+
+
+def laplace_max_error_tail(s, k, scale):
+    """Exact ``P(max_i |Z_i| >= s)`` for k independent Laplace(0, scale) variables, s >= 0.
+
+    Equal to ``1 - (1 - exp(-s / scale))**k`` by independence (theorem ``thm-laplace-max-error``),
+    computed as ``-expm1(k * log1p(-exp(-s / scale)))`` so that tiny tails keep their digits.
+
+    Examples
+    --------
+    >>> round(laplace_max_error_tail(3.0, 1, 1.0), 6) == round(laplace_tail(3.0, 1.0), 6)
+    True
+    >>> round(laplace_max_error_tail(10.0, 100, 1.0), 6)
+    0.00453
+    """
+    b = check_sensitivity(scale, "scale")
+    kk = check_positive_int(k, "k")
+    ss = check_real_array(s, "s", allow_empty=True)
+    if (ss < 0).any():
+        raise ValueError(f"s must be >= 0, got {ss[ss < 0].ravel()[0]}")
+    with np.errstate(divide="ignore"):  # s = 0 gives log1p(-1) = -inf and the exact answer 1
+        out = -np.expm1(kk * np.log1p(-np.exp(-ss / b)))
+    return float(out) if out.ndim == 0 else out
+
+
+def laplace_max_error_bound(k, scale, beta) -> float:
+    """Union bound: with probability >= 1 - beta, ``max_i |Z_i| <= scale * ln(k / beta)``.
+
+    For k Laplace(0, scale) noise variables, independent or not (theorem ``thm-laplace-max-error``).
+    With ``beta = e^-t`` this reads ``scale * (ln k + t)``: the largest error over k coordinates grows
+    only like ln k.
+
+    Parameters
+    ----------
+    k : int
+        Number of coordinates, >= 1.
+    scale : float
+        Laplace scale b = sensitivity / epsilon, > 0.
+    beta : float
+        Failure probability in (0, 1).
+
+    Examples
+    --------
+    >>> round(laplace_max_error_bound(1, 1.0, math.exp(-3)), 12)
+    3.0
+    >>> round(laplace_max_error_bound(100, 2.0, 0.05), 4)  # 2 (ln 100 + ln 20)
+    15.2018
+    """
+    kk = check_positive_int(k, "k")
+    b = check_sensitivity(scale, "scale")
+    beta = check_probability(beta, "beta", open_low=True, open_high=True)
+    return b * (math.log(kk) - math.log(beta))
+
+
+def laplace_max_error_quantile(k, scale, beta) -> float:
+    """Exact ``1 - beta`` quantile of ``max_i |Z_i|`` for k *independent* Laplace(0, scale) variables.
+
+    The s with ``P(max_i |Z_i| >= s) = beta``, i.e. ``-scale * ln(1 - (1 - beta)^(1/k))`` by theorem
+    ``thm-laplace-max-error``; it is at most :func:`laplace_max_error_bound` and within about
+    ``scale * beta`` of it for small beta (corollary ``cor-hist-max-error``).
+
+    Examples
+    --------
+    >>> round(laplace_max_error_quantile(1, 1.0, 0.05), 6) == round(math.log(20), 6)
+    True
+    >>> round(laplace_max_error_quantile(100, 2.0, 0.05), 4)
+    15.1512
+    """
+    kk = check_positive_int(k, "k")
+    b = check_sensitivity(scale, "scale")
+    beta = check_probability(beta, "beta", open_low=True, open_high=True)
+    return -b * math.log(-math.expm1(math.log1p(-beta) / kk))
+
+
+def counting_queries_sample_size(k, alpha, beta, epsilon) -> float:
+    """Smallest n for which k normalised counting queries are answered within ``alpha`` w.p. >= 1 - beta.
+
+    With the Laplace mechanism on the vector of k normalised counts (l1 sensitivity ``k / n`` under
+    replace-one, n public), every answer is within ``alpha`` of the truth with probability at least
+    ``1 - beta`` as soon as ``n >= k ln(k / beta) / (alpha epsilon)`` (corollary ``cor-laplace-counting``).
+    Returns that threshold (a real number; round it up).
+
+    Examples
+    --------
+    >>> round(counting_queries_sample_size(1, 0.01, 0.05, 1.0), 2)  # ln 20 / 0.01
+    299.57
+    >>> round(counting_queries_sample_size(10, 0.01, 0.05, 1.0))
+    5298
+    """
+    kk = check_positive_int(k, "k")
+    a = check_real(alpha, "alpha", low=0.0, low_open=True)
+    beta = check_probability(beta, "beta", open_low=True, open_high=True)
+    eps = check_epsilon(epsilon)
+    return kk * (math.log(kk) - math.log(beta)) / (a * eps)

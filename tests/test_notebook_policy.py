@@ -48,7 +48,8 @@ def test_notebook_policy(path):
         for out in cell.get("outputs", []):
             if out["output_type"] == "error":
                 assert "raises-exception" in tags, f"{where} stores an error but is not tagged raises-exception"
-            text = "".join(out.get("text", [])) + "".join(out.get("data", {}).get("text/plain", []))
+            text = ("".join(out.get("text", [])) + "".join(out.get("data", {}).get("text/plain", []))
+                    + "".join(out.get("traceback", [])))
             assert not UNSTABLE.search(text), f"{where} prints an address or a machine path"
             assert not (out["output_type"] == "execute_result" and re.search(r"<matplotlib\.|Line2D|Text\(", text)), \
                 f"{where} leaves a matplotlib object as its last expression"

@@ -7,7 +7,7 @@ import numpy as np
 
 from .._validation import check_positive_int, check_probability, check_real
 from ..divergences import hockey_stick, privacy_loss
-from ..randomized_response import rr_count_distribution
+from ..rr import rr_count_distribution
 
 __all__ = ["plot_exp_vs_linear", "plot_neighbour_distributions", "plot_rr_count", "rr_count_widget"]
 

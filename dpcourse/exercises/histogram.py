@@ -1,0 +1,81 @@
+"""Checkers for the exercises of the chapter "Histograms and vector-valued queries"."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from ..histogram import exact_histogram, histogram_sensitivity
+from . import CheckResult
+from .laplace import call_for_array
+
+__all__ = ["check_my_dp_histogram"]
+
+_K = 2000      # many categories: one call gives 2000 noise draws to test
+_EPSILON = 0.5
+
+
+def _case():
+    gen = np.random.default_rng(20260)
+    categories = gen.permutation(np.arange(100, 100 + _K))  # deliberately not sorted
+    counts = 2 * (np.arange(_K) % 50)  # varied counts, so that a wrong order shows
+    data = gen.permutation(np.repeat(categories, counts))
+    return categories, data
+
+
+def check_my_dp_histogram(student_fn) -> CheckResult:
+    """Check ``student_fn(data, categories, epsilon, relation, rng)``, a Laplace histogram built by hand.
+
+    It must return one noisy count per category, in the order of ``categories``, with Laplace noise of
+    the right scale for ``relation`` ("add_remove" or "replace_one"), and raise ``ValueError`` on a
+    record outside the declared categories. The noise is tested with a Kolmogorov-Smirnov test at level
+    1e-6 over 2000 categories; the message says what looks wrong, never the scale.
+    """
+    if not callable(student_fn):
+        return CheckResult(False, "pass the function itself, e.g. check_my_dp_histogram(my_dp_histogram)")
+    categories, data = _case()
+    exact = exact_histogram(data, categories=categories)
+    for seed, relation in enumerate(("add_remove", "replace_one")):
+        out, failure = call_for_array(student_fn, (data.copy(), categories.copy(), _EPSILON, relation,
+                                                   np.random.default_rng(seed)), exact.shape,
+                                      f"relation={relation!r}; one noisy count per category")
+        if failure is not None:
+            return failure
+        if not np.isfinite(out).all():
+            return CheckResult(False, "your counts contain NaN or inf")
+        resid = out - exact
+        if np.ptp(out) == 0:
+            return CheckResult(False, "your function returns the same value for every category; count the records "
+                                      "of each category first")
+        if np.all(resid == 0):
+            return CheckResult(False, f"your counts are exact (relation={relation!r}): add the Laplace noise")
+        if np.all(resid == np.round(resid)):
+            return CheckResult(False, "your noisy counts are all whole numbers: release the noisy counts themselves "
+                                      "(rounding is post-processing the reader may do later)")
+        if np.corrcoef(out, exact)[0, 1] < 0.5:
+            return CheckResult(False, "your noisy counts are not centred on the exact counts: is the i-th output the "
+                                      "count of categories[i] (in the given order, not sorted)?")
+        scale = histogram_sensitivity(relation) / _EPSILON
+        p = stats.kstest(resid, stats.laplace(scale=scale).cdf).pvalue
+        if p > 1e-6:
+            continue
+        observed = float(np.mean(np.abs(resid)))  # the mean absolute value estimates the Laplace scale
+        if observed < scale:
+            return CheckResult(False, f"too little noise for relation={relation!r}: your noise is about "
+                                      f"{observed / scale:.2f} times the right size. How many counts can change, "
+                                      "and by how much, between neighbours under this relation?")
+        return CheckResult(False, f"too much noise for relation={relation!r}: about {observed / scale:.2f} times the "
+                                  "right size. Over-noising is safe but wastes accuracy: recheck the sensitivity "
+                                  "under this relation and the scale of the Laplace noise")
+    bad = np.append(data[:10], categories.max() + 1)
+    try:
+        student_fn(bad, categories.copy(), _EPSILON, "add_remove", np.random.default_rng(7))
+    except ValueError:
+        pass
+    except Exception as exc:  # the student's code may raise anything; report it as feedback
+        return CheckResult(False, f"on a record outside the categories raise ValueError, not {type(exc).__name__}")
+    else:
+        return CheckResult(False, "a record outside the declared categories was silently accepted; raise ValueError "
+                                  "instead (dropping it quietly would hide a data error)")
+    return CheckResult(True, "counts in the right order, noise of the right scale for both relations, and bad "
+                             "records refused.")

@@ -1,0 +1,102 @@
+"""Checkers for the exercises of the chapter "Sensitivity and the Laplace mechanism"."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+from scipy import stats
+
+from ..laplace import counting_queries_sample_size
+from . import CheckResult
+
+__all__ = ["check_inverse_cdf_sampler", "check_sample_size"]
+
+# Uniforms chosen to expose the usual slips: both halves, the median, and values near 0 and 1.
+_U = np.array([1e-9, 0.001, 0.1, 0.25, 0.4, 0.5, 0.6, 0.75, 0.9, 0.999, 1 - 1e-9])
+_SCALES = (1.0, 2.5)
+
+
+def call_for_array(student_fn, args, shape, context):
+    """Run a student's function on ``args`` and return ``(array, None)``, or ``(None, CheckResult)`` on failure.
+
+    The failure says whether the function raised, returned something that is not an array of numbers,
+    or returned the wrong shape; ``context`` (e.g. "with scale=2.5") tells the student which call failed.
+    Warnings from NumPy (log of a negative number, ...) are silenced: the caller reports the NaN itself.
+    """
+    try:
+        with np.errstate(all="ignore"):
+            out = student_fn(*args)
+    except Exception as exc:  # the student's code may raise anything; report it as feedback
+        return None, CheckResult(False, f"your function raised {type(exc).__name__}: {exc} ({context})")
+    try:
+        out = np.asarray(out, dtype=float)
+    except (TypeError, ValueError):
+        return None, CheckResult(False, f"return an array of numbers, got {type(out).__name__} ({context})")
+    if out.shape != shape:
+        return None, CheckResult(False, f"return an array of shape {shape}, got shape {out.shape} ({context})")
+    return out, None
+
+
+def check_inverse_cdf_sampler(student_fn) -> CheckResult:
+    """Check ``student_fn(u, scale)``: the inverse CDF of Laplace(0, scale), applied to an array ``u`` in (0, 1).
+
+    A correct function turns uniform draws into Laplace draws (inverse-transform sampling). The message
+    names the first failing input and what looks wrong, never the formula.
+    """
+    if not callable(student_fn):
+        return CheckResult(False, "pass the function itself, e.g. check_inverse_cdf_sampler(my_inverse_cdf)")
+    for b in _SCALES:
+        got, failure = call_for_array(student_fn, (_U.copy(), b), _U.shape,
+                                      f"on an array u with scale={b}; use numpy functions such as np.where, not if/else")
+        if failure is not None:
+            return failure
+        want = stats.laplace.ppf(_U, scale=b)
+        if np.allclose(got, want, rtol=1e-7, atol=1e-9):
+            continue
+        if np.isnan(got).any():
+            i = int(np.argmax(np.isnan(got)))
+            return CheckResult(False, f"NaN at u = {_U[i]:g}, scale = {b}: is a logarithm taking a negative argument "
+                                      "on one side of the median?")
+        if np.allclose(got, -want, rtol=1e-7, atol=1e-9):
+            return CheckResult(False, "your values are mirrored: small u must give large negative values")
+        if abs(got[5]) > 1e-9:
+            return CheckResult(False, f"at u = 0.5 you return {got[5]:.4g}; the median of Laplace(0, b) is 0")
+        if np.any(np.diff(got) <= 0):
+            return CheckResult(False, f"with scale={b} your function is not increasing in u; an inverse CDF must be")
+        ratio = got[[0, 1, 2, 8, 9, 10]] / want[[0, 1, 2, 8, 9, 10]]
+        if np.allclose(ratio, ratio[0], rtol=1e-7) and not math.isclose(ratio[0], 1.0, rel_tol=1e-7):
+            return CheckResult(False, f"right shape, wrong scale: your values are {ratio[0]:.4g} times the right ones")
+        good = np.isclose(got, want, rtol=1e-7, atol=1e-9)
+        if good[_U < 0.5].all() != good[_U > 0.5].all():
+            side = "below" if not good[_U < 0.5].all() else "above"
+            return CheckResult(False, f"your values are right on one side but wrong for u {side} 1/2 (scale={b})")
+        i = int(np.argmin(good))
+        return CheckResult(False, f"at u = {_U[i]:g}, scale = {b} your value {got[i]:.6g} is off; solve F(z) = u "
+                                  "separately for z < 0 and z >= 0")
+    return CheckResult(True, f"your inverse CDF matches on {len(_U)} values of u and {len(_SCALES)} scales.")
+
+
+def check_sample_size(answer, k, alpha, beta, epsilon) -> CheckResult:
+    """Check the smallest n (a number, need not be whole) for k normalised counting queries within ``alpha``.
+
+    The guarantee asked for: with probability at least ``1 - beta`` *all* k answers of the Laplace
+    mechanism are within ``alpha`` of the truth, under replace-one with n public.
+    """
+    if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
+        return CheckResult(False, "give n as a number")
+    a = float(answer)
+    truth = counting_queries_sample_size(k, alpha, beta, epsilon)
+    if math.isclose(a, truth, rel_tol=1e-3) or math.isclose(a, math.ceil(truth), rel_tol=1e-9):
+        return CheckResult(True, f"n of about {math.ceil(truth)} records suffices.")
+    if math.isclose(a, truth / k, rel_tol=1e-3) or math.isclose(a, math.log(k / beta) / (alpha * epsilon), rel_tol=1e-3):
+        return CheckResult(False, "too small by a factor k: the noise scale comes from the sensitivity of the whole "
+                                  "vector of k answers, not of one answer")
+    if math.isclose(a, k * math.log(1 / beta) / (alpha * epsilon), rel_tol=1e-3):
+        return CheckResult(False, "the failure probability must cover all k answers at once: apply the union bound")
+    if math.isclose(a, truth * math.log10(math.e), rel_tol=1e-3) or math.isclose(a, truth / math.log(2), rel_tol=1e-3):
+        return CheckResult(False, "use the natural logarithm")
+    if a > truth:
+        return CheckResult(False, "that n works but is larger than the bound needs; recheck the constants")
+    return CheckResult(False, "that n is too small for the bound; recheck the noise scale and the union bound")

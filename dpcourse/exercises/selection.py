@@ -1,0 +1,96 @@
+"""Checkers for the exercises of the chapter "Private selection"."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..selection import exponential_probabilities
+from . import CheckResult
+
+__all__ = ["check_em_probabilities", "check_pumpkin_epsilon"]
+
+# (utilities, sensitivity, epsilon): a tie, unequal sensitivities and epsilons, one candidate, and
+# utilities so large (or so far apart) that exponentiating them directly overflows or underflows.
+_EM_CASES = [
+    ([0.0, 0.0], 1.0, 1.0),
+    ([3.0, 2.0], 2.0, 0.2),
+    ([1.0, 4.0, 3.0], 1.0, 0.5),
+    ([5.0], 1.0, 1.0),
+    ([0.0, 1.0, 2.0, 3.0], 0.5, 3.0),
+    ([1e6, -1e6, 1e6 - 2.0], 1.0, 1.0),
+    ([-1e6, -1e6 + 4.0], 2.0, 1.0),
+]
+
+
+def _weights(u, sensitivity, epsilon, factor):
+    w = np.exp(factor * epsilon * (np.asarray(u) - np.max(u)) / sensitivity)
+    return w / w.sum()
+
+
+def check_em_probabilities(student_fn) -> CheckResult:
+    """Check ``student_fn(utilities, sensitivity, epsilon) -> probabilities`` of the exponential mechanism.
+
+    The cases include utilities of magnitude 1e6, which break a version that exponentiates the
+    utilities directly. The message names the first failing case and what looks wrong, never the
+    expected probabilities.
+    """
+    if not callable(student_fn):
+        return CheckResult(False, "pass the function itself, e.g. check_em_probabilities(my_em_probabilities)")
+    for u, delta, eps in _EM_CASES:
+        where = f"on utilities={u}, sensitivity={delta}, epsilon={eps}"
+        try:
+            with np.errstate(all="ignore"):
+                got = student_fn(np.array(u), delta, eps)
+        except Exception as exc:  # the student's code may raise anything; report it as feedback
+            return CheckResult(False, f"your function raised {type(exc).__name__}: {exc} {where}")
+        try:
+            got = np.asarray(got, dtype=float)
+        except (TypeError, ValueError):
+            return CheckResult(False, f"{where} your function should return an array of probabilities")
+        if got.shape != (len(u),):
+            return CheckResult(False, f"{where} you returned shape {got.shape}; give one probability per candidate")
+        want = exponential_probabilities(u, delta, eps)
+        if np.allclose(got, want, rtol=1e-9, atol=1e-12):
+            continue
+        if not np.isfinite(got).all():
+            return CheckResult(False, f"{where} your function returned NaN or inf: exp of a large utility "
+                                      "overflows. Which constant can you subtract from every utility without "
+                                      "changing the normalised probabilities?")
+        if not math.isclose(float(got.sum()), 1.0, rel_tol=1e-9):
+            return CheckResult(False, f"{where} your probabilities sum to {got.sum():.6g}; normalise the weights")
+        if np.allclose(got, _weights(u, delta, eps, 1.0), rtol=1e-9, atol=1e-12):
+            return CheckResult(False, f"{where} you used exp(epsilon * u / sensitivity): that version is only "
+                                      "2 * epsilon-DP for general utilities")
+        if np.allclose(got, _weights(u, 1.0, 1.0, 1.0), rtol=1e-9, atol=1e-12):
+            return CheckResult(False, f"{where} your weights ignore epsilon and the sensitivity")
+        return CheckResult(False, f"{where} your probabilities are off; check the exponent of the weights")
+    return CheckResult(True, f"your function agrees with the exponential mechanism on all {len(_EM_CASES)} cases, "
+                             "including utilities of size 1e6.")
+
+
+def check_pumpkin_epsilon(answer) -> CheckResult:
+    """Check the smallest epsilon at which the exponential mechanism picks the $1 price w.p. >= 0.99.
+
+    The auction: 90 bids of $1 and 10 bids of $2, prices {$1, $2}, revenue utility with sensitivity 2.
+    """
+    if isinstance(answer, bool) or not isinstance(answer, (int, float, np.floating, np.integer)):
+        return CheckResult(False, "give epsilon as a number")
+    a = float(answer)
+    if not math.isfinite(a) or a <= 0:
+        return CheckResult(False, "epsilon must be a positive finite number")
+    gap = 100.0 - 20.0  # revenue at $1 minus revenue at $2
+    truth = 2 * 2.0 * math.log(99.0) / gap
+    if math.isclose(a, truth, rel_tol=1e-4):
+        return CheckResult(True, "that is the smallest such epsilon.")
+    if math.isclose(a, truth / 2, rel_tol=1e-4):
+        return CheckResult(False, "too small by a factor 2: check the exponent epsilon * u / (2 * sensitivity) "
+                                  "and the sensitivity of the revenue")
+    if math.isclose(a, truth / 4, rel_tol=1e-4):
+        return CheckResult(False, "too small by a factor 4: both the 2 in the exponent and the sensitivity 2 count")
+    if math.isclose(a, 2 * 2.0 * math.log(100.0) / gap, rel_tol=1e-4):
+        return CheckResult(False, "close: P[$1] = 1 / (1 + e^(-x)) >= 0.99 means e^(-x) <= 1/99, not 1/100")
+    if a > truth:
+        return CheckResult(False, "this epsilon works but is not the smallest: solve P[$1] = 0.99 exactly")
+    return CheckResult(False, "too small: at this epsilon the $2 price still has probability above 0.01")

@@ -1,0 +1,139 @@
+"""Histograms released with the Laplace mechanism.
+
+Proved in the chapter "Histograms and vector-valued queries": the sensitivity of a histogram under each
+relation (lemma ``lem-hist-sensitivity``), privacy (theorem ``thm-hist-privacy``) and the largest error
+over all bins (theorem ``thm-laplace-max-error`` with corollary ``cor-hist-max-error``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import check_labels, check_real_array, check_relation
+from .laplace import laplace_mechanism
+
+__all__ = ["histogram_sensitivity", "exact_histogram", "dp_histogram"]
+
+
+def histogram_sensitivity(relation) -> float:
+    """l1 sensitivity of a histogram (counts of records per bin): 1 under add/remove, 2 under replace-one.
+
+    Adding or removing one record changes one count by 1; replacing one record moves it from one bin to
+    another, changing two counts by 1 each (lemma ``lem-hist-sensitivity``).
+
+    Examples
+    --------
+    >>> histogram_sensitivity("add_remove"), histogram_sensitivity("replace_one")
+    (1.0, 2.0)
+    """
+    return 1.0 if check_relation(relation) == "add_remove" else 2.0
+
+
+def _check_edges(bins) -> np.ndarray:
+    edges = check_real_array(bins, "bins", ndim=1)
+    if edges.size < 2:
+        raise ValueError(f"bins must hold at least 2 edges, got {edges.size}")
+    if not (np.diff(edges) > 0).all():
+        raise ValueError("bins must be strictly increasing bin edges")
+    return edges
+
+
+def exact_histogram(data, *, categories=None, bins=None) -> np.ndarray:
+    """The exact counts of ``data`` per category (or per bin): the query that :func:`dp_histogram` privatises.
+
+    Exactly one of ``categories`` and ``bins`` is given.
+
+    * ``categories``: the declared labels (numbers or strings, no repeats); ``counts[j]`` is the number
+      of records equal to ``categories[j]``. A record that is not a declared category raises
+      ``ValueError``: the list of categories must be public, so it cannot be read off the data.
+    * ``bins``: strictly increasing finite edges ``e_0 < ... < e_k``; bin j is ``[e_j, e_{j+1})``, the
+      last bin also includes ``e_k`` (as :func:`numpy.histogram`). A record outside ``[e_0, e_k]``
+      raises ``ValueError``.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (k,)
+
+    Examples
+    --------
+    >>> exact_histogram(list("ABAC"), categories=list("ABCDF")).tolist()
+    [2, 1, 1, 0, 0]
+    >>> exact_histogram([0.5, 1.0, 2.0], bins=[0, 1, 2]).tolist()
+    [1, 2]
+    """
+    if (categories is None) == (bins is None):
+        raise ValueError("give exactly one of categories= and bins=")
+    if isinstance(data, (str, bytes)):
+        raise TypeError(f"data must be a sequence of records, got the string {data!r}")
+    arr = np.asarray(data)
+    if arr.ndim != 1:
+        raise ValueError(f"data must be 1-d, got shape {arr.shape}")
+    if arr.dtype == bool:
+        raise TypeError("data must hold numbers or strings, got booleans (convert with .astype(int) if meant)")
+    if bins is not None:
+        edges = _check_edges(bins)
+        values = check_real_array(arr, "data", allow_empty=True, ndim=1)
+        outside = (values < edges[0]) | (values > edges[-1])
+        if outside.any():
+            raise ValueError(f"data must lie in the declared range [{edges[0]}, {edges[-1]}]: "
+                             f"{int(outside.sum())} record(s) outside, e.g. {values[outside][0]}")
+        idx = np.clip(np.searchsorted(edges, values, side="right") - 1, 0, edges.size - 2)
+        return np.bincount(idx, minlength=edges.size - 1).astype(np.int64)
+    cats = check_labels(categories, "categories")
+    numeric_cats = cats.dtype.kind in "iuf"
+    if arr.size and (arr.dtype.kind in "iuf") != numeric_cats:
+        raise TypeError(f"data (dtype {arr.dtype}) and categories (dtype {cats.dtype}) must both be numbers or both strings")
+    if arr.size and arr.dtype.kind not in "iufUS":
+        raise TypeError(f"data must hold numbers or strings, got dtype {arr.dtype}")
+    if arr.size and arr.dtype.kind == "f":
+        check_real_array(arr, "data", ndim=1)
+    order = np.argsort(cats)
+    sorted_cats = cats[order]
+    pos = np.clip(np.searchsorted(sorted_cats, arr), 0, cats.size - 1)
+    unknown = sorted_cats[pos] != arr
+    if np.any(unknown):
+        raise ValueError(f"data must only hold declared categories: {int(np.sum(unknown))} record(s) are not among "
+                         f"them, e.g. {arr[unknown][0].item()!r}")
+    return np.bincount(order[pos], minlength=cats.size).astype(np.int64)
+
+
+def dp_histogram(data, epsilon, *, relation, categories=None, bins=None, rng=None) -> np.ndarray:
+    """Release the counts of ``data`` per category (or bin), each plus Laplace noise of scale Delta/epsilon.
+
+    ``Delta = histogram_sensitivity(relation)`` is 1 under add/remove and 2 under replace-one, so the
+    release is epsilon-DP under ``relation`` (theorem ``thm-hist-privacy``). With probability at least
+    ``1 - beta`` every one of the k counts is within ``(Delta / epsilon) ln(k / beta)`` of the truth
+    (corollary ``cor-hist-max-error``; :func:`dpcourse.laplace_max_error_bound`).
+
+    The categories (or bin edges) are public and must be fixed before seeing the data; records outside
+    them raise ``ValueError`` (see :func:`exact_histogram`). The noisy counts are real numbers that can be
+    negative; rounding or clipping them at 0 afterwards is post-processing and costs no privacy.
+
+    Parameters
+    ----------
+    data : array_like of numbers or strings, shape (n,)
+        The records.
+    epsilon : float
+        Privacy parameter, > 0.
+    relation : {"add_remove", "replace_one"}
+        Neighbouring relation of the guarantee (keyword, required: it sets the noise scale).
+    categories : sequence, optional
+        Declared labels (exactly one of ``categories`` and ``bins``).
+    bins : array_like of floats, optional
+        Declared bin edges.
+    rng : None, int or numpy.random.Generator, optional
+        Source of randomness.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (k,)
+
+    Examples
+    --------
+    >>> noisy = dp_histogram(list("ABBA"), 1e9, relation="add_remove", categories=list("ABC"), rng=0)
+    >>> (noisy.round(6) + 0.0).tolist()  # epsilon huge: almost no noise
+    [2.0, 2.0, 0.0]
+    """
+    delta = histogram_sensitivity(relation)
+    counts = exact_histogram(data, categories=categories, bins=bins)
+    return laplace_mechanism(counts, delta, epsilon, rng=rng)

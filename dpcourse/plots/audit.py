@@ -1,0 +1,127 @@
+"""Figures of the chapter "Testing a privacy claim"."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from .._validation import as_rng, check_callable, check_epsilon, check_positive_int, check_probability
+from ..audit import MIN_SAMPLES, audit_epsilon, clopper_pearson
+from ..laplace import laplace_mechanism
+
+__all__ = ["audit_lower_bounds", "plot_audit_runs", "plot_threshold_search", "audit_widget"]
+
+
+def _laplace_count(true_epsilon):
+    """A count of sensitivity 1 released with Laplace noise of scale 1 / true_epsilon, vectorized over draws."""
+
+    def mech(x, rng, size=None):
+        return laplace_mechanism(np.full(size, float(x)), 1.0, true_epsilon, rng=rng)
+
+    return mech
+
+
+def audit_lower_bounds(true_epsilon=1.0, n_samples=2000, runs=100, *, confidence=0.95, seed=0):
+    """Lower bounds of ``runs`` independent audits of a Laplace count whose true epsilon is ``true_epsilon``.
+
+    Each run audits the neighbouring counts 0 and 1 with :func:`dpcourse.audit_epsilon` and its own
+    generator (spawned from ``seed``). Returns a float array of shape ``(runs,)``.
+    """
+    eps = check_epsilon(true_epsilon, "true_epsilon")
+    n = check_positive_int(n_samples, "n_samples", minimum=MIN_SAMPLES)
+    runs = check_positive_int(runs, "runs")
+    conf = check_probability(confidence, "confidence", open_low=True, open_high=True)
+    seeds = np.random.SeedSequence(check_positive_int(seed, "seed", minimum=0)).spawn(runs)
+    mech = _laplace_count(eps)
+    return np.array([audit_epsilon(mech, 0.0, 1.0, n, rng=np.random.default_rng(s), confidence=conf).lower_bound
+                     for s in seeds])
+
+
+def plot_audit_runs(true_epsilon=1.3, claimed_epsilon=1.0, n_samples=20_000, runs=100, *, confidence=0.95, seed=0):
+    """Histogram of the audit's lower bounds over independent runs, against the claim and the truth.
+
+    A mechanism with true epsilon ``true_epsilon`` (a Laplace count) is audited ``runs`` times with
+    ``n_samples`` draws per input; the title gives the fraction of runs whose lower bound exceeds
+    ``claimed_epsilon``, i.e. that refute the claim. When the claim is right (claimed >= true), that
+    fraction is at most ``1 - confidence`` (theorem ``thm-audit-validity``).
+    """
+    claim = check_epsilon(claimed_epsilon, "claimed_epsilon")
+    lbs = audit_lower_bounds(true_epsilon, n_samples, runs, confidence=confidence, seed=seed)
+    eps = float(true_epsilon)
+    fig, ax = plt.subplots(figsize=(8, 3.6))
+    bottom = 0.85 * min(eps, claim, float(lbs.min()))
+    top = 1.1 * max(eps, claim, float(lbs.max()))
+    ax.hist(lbs, bins=np.linspace(bottom, top, 50), color="tab:blue", alpha=0.8, label="lower bounds")
+    ax.axvline(eps, color="k", lw=2, label=f"true epsilon = {eps:g}")
+    ax.axvline(claim, color="tab:red", ls="--", lw=2, label=f"claimed epsilon = {claim:g}")
+    ax.set_xlabel("lower bound on epsilon reported by the audit")
+    ax.set_ylabel("runs")
+    refuted = float(np.mean(lbs > claim))
+    ax.set_title(f"{runs} audits with {n_samples:,} draws per input: claim refuted in {refuted:.0%} of runs, "
+                 f"median bound {np.median(lbs):.3f}", fontsize=10)
+    ax.legend(loc="upper left", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def plot_threshold_search(mechanism, x, x_prime, n_samples=20_000, *, epsilon=None, confidence=0.95, rng=None,
+                          n_thresholds=200):
+    """What the auditor sees on a real-valued mechanism: the two output samples, and every threshold event.
+
+    Left: histograms of ``n_samples`` outputs of ``mechanism(x, rng, size=n)`` and of ``x_prime``. Right:
+    for thresholds tau on a grid, the plug-in log-ratio ``ln(P[M(x) < tau] / P[M(x') < tau])`` and the
+    Clopper-Pearson lower bound ``ln(p_lower / q_upper)`` of each event, computed on the same draws (so
+    pointwise only: the auditor selects on one half and bounds on the other). ``epsilon`` draws the claim.
+    The mechanism must accept ``size`` (see :func:`dpcourse.audit_epsilon`).
+    """
+    mechanism = check_callable(mechanism, "mechanism")
+    n = check_positive_int(n_samples, "n_samples", minimum=MIN_SAMPLES)
+    conf = check_probability(confidence, "confidence", open_low=True, open_high=True)
+    k = check_positive_int(n_thresholds, "n_thresholds", minimum=2)
+    gen = as_rng(rng)
+    a = np.sort(np.asarray(mechanism(x, gen, size=n), dtype=float))
+    b = np.sort(np.asarray(mechanism(x_prime, gen, size=n), dtype=float))
+    lo, hi = np.quantile(np.r_[a, b], [0.002, 0.998])
+    taus = np.linspace(lo, hi, k)
+    ka, kb = np.searchsorted(a, taus, "left"), np.searchsorted(b, taus, "left")
+    alpha = (1 - conf) / 2
+    with np.errstate(divide="ignore"):
+        plug_in = np.log(ka / n) - np.log(kb / n)
+        p_lower, _ = clopper_pearson(ka, n, alpha)
+        _, q_upper = clopper_pearson(kb, n, alpha)
+        bound = np.log(p_lower) - np.log(q_upper)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.6))
+    bins = np.linspace(lo, hi, 60)
+    ax1.hist(a, bins=bins, alpha=0.6, label="M(x)")
+    ax1.hist(b, bins=bins, alpha=0.6, label="M(x')")
+    ax1.set_xlabel("output o")
+    ax1.set_ylabel("draws")
+    ax1.legend()
+    ax2.plot(taus, plug_in, label=r"plug-in $\ln(\hat p/\hat q)$")
+    ax2.plot(taus, bound, label=r"CP lower bound $\ln(\underline{p}/\overline{q})$")
+    if epsilon is not None:
+        ax2.axhline(check_epsilon(epsilon), color="k", ls="--", lw=1, label=f"claimed epsilon = {float(epsilon):g}")
+    ax2.set_ylim(bottom=min(-0.1, float(np.nanmin(bound[np.isfinite(bound)], initial=0.0))))
+    ax2.set_xlabel(r"threshold $\tau$ of the event $\{o < \tau\}$")
+    ax2.set_ylabel("log-ratio")
+    ax2.legend(fontsize=8)
+    ax2.set_title(f"{n:,} draws per input, pointwise confidence {conf:g}", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def audit_widget():
+    """Sliders for the true and the claimed epsilon and the number of draws, redrawing :func:`plot_audit_runs`."""
+    import ipywidgets as widgets
+
+    def show(true_epsilon, claimed_epsilon, n_samples):
+        plot_audit_runs(true_epsilon, claimed_epsilon, n_samples, runs=60)
+        plt.show()
+
+    return widgets.interactive(
+        show,
+        true_epsilon=widgets.FloatSlider(value=1.3, min=0.2, max=3.0, step=0.1, description="true eps"),
+        claimed_epsilon=widgets.FloatSlider(value=1.0, min=0.2, max=3.0, step=0.1, description="claimed eps"),
+        n_samples=widgets.SelectionSlider(options=[1_000, 3_000, 10_000, 30_000, 100_000], value=10_000,
+                                          description="draws"),
+    )

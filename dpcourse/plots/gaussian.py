@@ -1,0 +1,174 @@
+"""Figures of the chapters "Approximate differential privacy" and "The Gaussian mechanism"."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+from scipy import stats
+
+from .._validation import check_delta, check_epsilon, check_real, check_sensitivity
+from ..gaussian import (_classic_sigma_formula, analytic_gaussian_sigma, gaussian_delta, gaussian_epsilon,
+                        gaussian_loss_tail)
+
+__all__ = [
+    "plot_loss_tail",
+    "loss_tail_widget",
+    "plot_calibration",
+    "calibration_widget",
+    "plot_sigma_ratio",
+    "plot_high_dim_error",
+]
+
+
+def plot_loss_tail(mu=1.0, epsilon=1.0):
+    """The Gaussian privacy loss L ~ N(mu^2/2, mu^2) and the two deltas it defines.
+
+    Left: the density of L, the tail ``P[L > epsilon]`` shaded, and the weight ``(1 - e^{epsilon - L})_+``
+    whose expectation is the exact delta (lemma ``lem-approx-loss-delta``). Right: the exact delta(eps)
+    and the tail bound ``P[L > eps]`` against eps, with the chosen epsilon marked.
+    """
+    m = check_real(mu, "mu", low=0.0, low_open=True)
+    eps = check_real(epsilon, "epsilon", low=0.0)
+    mean, sd = m * m / 2, m
+    grid = np.linspace(mean - 4.5 * sd, mean + 4.5 * sd, 600)
+    dens = stats.norm.pdf(grid, mean, sd)
+    weight = np.clip(-np.expm1(eps - grid), 0.0, None)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.8))
+    ax1.plot(grid, dens, color="k", lw=1, label="density of $L$")
+    tail = grid > eps
+    ax1.fill_between(grid[tail], dens[tail], color="tab:orange", alpha=0.35,
+                     label=rf"$P[L>\varepsilon]$ = {gaussian_loss_tail(eps, m):.3g}")
+    ax1.fill_between(grid, dens * weight, color="tab:blue", alpha=0.55,
+                     label=rf"$E[(1-e^{{\varepsilon-L}})_+]$ = {gaussian_delta(eps, m):.3g}")
+    ax1.axvline(eps, ls="--", color="grey", lw=1)
+    ax1.set_xlabel("privacy loss $L$")
+    ax1.set_ylabel("density")
+    ax1.set_title(rf"$\mu$ = {m:g}, $\varepsilon$ = {eps:g}")
+    ax1.legend(fontsize=8, loc="upper left")
+    e_grid = np.linspace(0, max(3 * eps, mean + 3 * sd, 1.0), 300)
+    ax2.semilogy(e_grid, [gaussian_loss_tail(e, m) for e in e_grid], color="tab:orange", label=r"$P[L>\varepsilon]$")
+    ax2.semilogy(e_grid, [max(gaussian_delta(e, m), 1e-300) for e in e_grid], color="tab:blue",
+                 label=r"exact $\delta(\varepsilon)$")
+    ax2.axvline(eps, ls="--", color="grey", lw=1)
+    ax2.set_ylim(max(1e-12, gaussian_delta(e_grid[-1], m) / 2), 1.2)
+    ax2.set_xlabel(r"$\varepsilon$")
+    ax2.set_ylabel(r"$\delta$")
+    ax2.set_title("tail bound vs exact privacy profile")
+    ax2.legend()
+    fig.tight_layout()
+    return fig
+
+
+def loss_tail_widget():
+    """Sliders for mu and epsilon, redrawing :func:`plot_loss_tail`."""
+    import ipywidgets as widgets
+
+    def show(mu, epsilon):
+        plot_loss_tail(mu, epsilon)
+        plt.show()
+
+    return widgets.interactive(
+        show,
+        mu=widgets.FloatSlider(value=1.0, min=0.1, max=4.0, step=0.05, description="mu = Δ/σ"),
+        epsilon=widgets.FloatSlider(value=1.0, min=0.0, max=8.0, step=0.05, description="ε"),
+    )
+
+
+def plot_calibration(epsilon=0.5, delta=1e-5, l2_sensitivity=1.0):
+    """Classic vs analytic Gaussian calibration at (epsilon, delta).
+
+    Left: the exact privacy profile delta(eps') of the Gaussian mechanism with the classic sigma
+    (``sqrt(2 ln(1.25/delta)) Delta / epsilon``, drawn even for epsilon >= 1, where its theorem does not
+    apply and, for large epsilon, it fails) and with the analytic sigma; the target point (epsilon, delta) is marked: a curve above
+    it is not (epsilon, delta)-DP. Right: both sigmas against epsilon at this delta (log-log), with the
+    large-epsilon scale ``Delta / sqrt(2 epsilon)``.
+    """
+    eps = check_epsilon(epsilon)
+    d = check_delta(delta, allow_zero=False)
+    sens = check_sensitivity(l2_sensitivity, "l2_sensitivity")
+    s_classic = _classic_sigma_formula(eps, d, sens)
+    s_analytic = analytic_gaussian_sigma(eps, d, sens)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.8))
+    e_hi = 1.15 * max(gaussian_epsilon(d * 1e-4, sens / s_analytic), eps)  # where the analytic curve leaves the plot
+    e_grid = np.linspace(0, e_hi, 300)
+    valid = "" if eps < 1 else " (unproven for ε ≥ 1)"
+    for s, name, style in [(s_classic, "classic" + valid, "--"), (s_analytic, "analytic", "-")]:
+        prof = [max(gaussian_delta(e, sens / s), 1e-300) for e in e_grid]
+        ax1.semilogy(e_grid, prof, style, label=f"{name}: σ = {s:.3g}")
+    ax1.plot([eps], [d], "k*", ms=10, label=r"target $(\varepsilon, \delta)$")
+    ax1.set_ylim(d / 1e4, 1.2)
+    ax1.set_xlabel(r"$\varepsilon'$")
+    ax1.set_ylabel(r"exact $\delta(\varepsilon')$")
+    ax1.set_title(f"privacy profiles, Δ₂ = {sens:g}")
+    ax1.legend(fontsize=8)
+    grid = np.geomspace(min(0.01, eps / 2), max(100.0, 2 * eps), 120)
+    ax2.loglog(grid, [_classic_sigma_formula(e, d, sens) for e in grid], "--", label="classic formula (proof: ε ≤ 1)")
+    ax2.loglog(grid, [analytic_gaussian_sigma(e, d, sens) for e in grid], label="analytic (smallest σ)")
+    ax2.loglog(grid, sens / np.sqrt(2 * grid), ":", color="grey", label=r"$\Delta_2/\sqrt{2\varepsilon}$")
+    ax2.axvline(1.0, color="grey", lw=0.5)
+    ax2.plot([eps], [s_analytic], "k*", ms=10)
+    ax2.set_xlabel(r"$\varepsilon$")
+    ax2.set_ylabel(r"$\sigma$")
+    ax2.set_title(f"σ needed for δ = {d:.0e}")
+    ax2.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def calibration_widget():
+    """Sliders for epsilon and log10(delta), redrawing :func:`plot_calibration`."""
+    import ipywidgets as widgets
+
+    def show(epsilon, log10_delta):
+        plot_calibration(epsilon, 10.0 ** log10_delta)
+        plt.show()
+
+    return widgets.interactive(
+        show,
+        epsilon=widgets.FloatLogSlider(value=0.5, base=10, min=-2, max=2, step=0.05, description="ε"),
+        log10_delta=widgets.FloatSlider(value=-5, min=-12, max=-1, step=0.5, description="log10 δ"),
+    )
+
+
+def plot_sigma_ratio(deltas=(1e-3, 1e-6, 1e-9), eps_min=0.01, eps_max=0.99):
+    """Ratio analytic sigma / classic sigma against epsilon in [eps_min, eps_max] (< 1), one curve per delta."""
+    lo = check_epsilon(eps_min, "eps_min")
+    hi = check_real(eps_max, "eps_max", low=lo, low_open=True, high=1.0, high_open=True)
+    ds = [check_delta(d, allow_zero=False) for d in deltas]
+    grid = np.geomspace(lo, hi, 80)
+    fig, ax = plt.subplots(figsize=(6, 3.8))
+    for d in ds:
+        ax.semilogx(grid, [analytic_gaussian_sigma(e, d) / _classic_sigma_formula(e, d, 1.0) for e in grid],
+                    label=f"δ = {d:.0e}")
+    ax.set_xlabel(r"$\varepsilon$")
+    ax.set_ylabel("analytic σ / classic σ")
+    ax.set_title("how much less noise the exact calibration needs")
+    ax.legend()
+    fig.tight_layout()
+    return fig
+
+
+def plot_high_dim_error(ks, epsilon, delta, *, laplace_rmse=None, gaussian_rmse=None):
+    """Per-coordinate RMSE of Laplace (l1 sensitivity k) vs Gaussian (l2 sensitivity sqrt(k)) for k counts.
+
+    Theory lines: Laplace ``sqrt(2) k / epsilon``, Gaussian ``analytic_gaussian_sigma(epsilon, delta,
+    sqrt(k))``; optional measured values (arrays aligned with ``ks``) are drawn as markers.
+    """
+    eps = check_epsilon(epsilon)
+    d = check_delta(delta, allow_zero=False)
+    ks = np.asarray(ks, dtype=float)
+    grid = np.geomspace(ks.min(), ks.max(), 100)
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    ax.loglog(grid, np.sqrt(2) * grid / eps, color="tab:red", label=r"Laplace, $\sqrt{2}\,k/\varepsilon$")
+    ax.loglog(grid, [analytic_gaussian_sigma(eps, d, np.sqrt(k)) for k in grid], color="tab:blue",
+              label=r"Gaussian, $\sigma(\varepsilon,\delta)\sqrt{k}$")
+    if laplace_rmse is not None:
+        ax.loglog(ks, laplace_rmse, "o", color="tab:red", label="Laplace, simulated")
+    if gaussian_rmse is not None:
+        ax.loglog(ks, gaussian_rmse, "s", color="tab:blue", label="Gaussian, simulated")
+    ax.set_xlabel("number of counts $k$")
+    ax.set_ylabel("RMSE per count")
+    ax.set_title(f"k counting queries, ε = {eps:g}, δ = {d:.0e}")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig

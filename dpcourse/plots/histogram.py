@@ -1,0 +1,102 @@
+"""Figures of the chapter "Histograms and vector-valued queries"."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from .._validation import as_rng, check_epsilon, check_positive_int, check_probability, check_relation
+from ..histogram import dp_histogram, exact_histogram, histogram_sensitivity
+from ..laplace import laplace_max_error_bound, laplace_max_error_quantile, laplace_mechanism
+
+__all__ = ["plot_noisy_histogram", "histogram_widget", "max_error_quantiles", "plot_max_error_vs_k"]
+
+
+def plot_noisy_histogram(data, categories, epsilon, relation, *, beta=0.05, rng=None, ax=None, title=None):
+    """Exact counts (bars) and one :func:`dpcourse.dp_histogram` release (points) of ``data``.
+
+    The error bars have half-width ``(Delta/epsilon) ln(k/beta)``: with probability at least
+    ``1 - beta`` *every* noisy count lies within it of its bar (corollary ``cor-hist-max-error``).
+    """
+    eps = check_epsilon(epsilon)
+    relation = check_relation(relation)
+    beta = check_probability(beta, "beta", open_low=True, open_high=True)
+    counts = exact_histogram(data, categories=categories)
+    noisy = dp_histogram(data, eps, relation=relation, categories=categories, rng=rng)
+    k = counts.size
+    half = laplace_max_error_bound(k, histogram_sensitivity(relation) / eps, beta)
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(max(5.0, 0.6 * k + 2), 3.8))
+    else:
+        fig = ax.figure
+    pos = np.arange(k)
+    ax.bar(pos, counts, color="lightgrey", edgecolor="grey", label="exact count")
+    ax.errorbar(pos, noisy, yerr=half, fmt="o", color="tab:red", capsize=3,
+                label=rf"noisy count $\pm$ {half:.1f} (all bins, prob. $\geq$ {1 - beta:g})")
+    ax.set_xticks(pos, [str(c) for c in categories])
+    ax.set_ylabel("count")
+    ax.set_title(title or f"dp_histogram, eps = {eps:g}, {relation}")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    return fig
+
+
+def histogram_widget(data, categories, *, title=None):
+    """A slider for epsilon, a relation menu and a seed, redrawing :func:`plot_noisy_histogram`."""
+    import ipywidgets as widgets
+
+    def show(epsilon, relation, seed):
+        plot_noisy_histogram(data, categories, epsilon, relation, rng=seed, title=title)
+        plt.show()
+
+    return widgets.interactive(
+        show,
+        epsilon=widgets.FloatLogSlider(value=0.5, base=10, min=-2, max=1, step=0.1, description="epsilon"),
+        relation=widgets.Dropdown(options=["add_remove", "replace_one"], value="add_remove", description="relation"),
+        seed=widgets.IntSlider(value=0, min=0, max=20, description="seed"),
+    )
+
+
+def max_error_quantiles(ks, epsilon, relation, *, beta=0.05, n_trials=500, rng=None):
+    """Simulated ``1 - beta`` quantile of the largest error of a Laplace histogram with k bins, per k.
+
+    For each k, ``n_trials`` noise vectors are drawn with :func:`dpcourse.laplace_mechanism` (scale
+    Delta/epsilon for ``relation``) and the empirical ``1 - beta`` quantile of ``max_i |Z_i|`` is returned,
+    as an array of the same length as ``ks``.
+    """
+    eps = check_epsilon(epsilon)
+    delta = histogram_sensitivity(relation)
+    beta = check_probability(beta, "beta", open_low=True, open_high=True)
+    n_trials = check_positive_int(n_trials, "n_trials")
+    gen = as_rng(rng)
+    out = []
+    for k in ks:
+        k = check_positive_int(k, "k")
+        noise = laplace_mechanism(np.zeros((n_trials, k)), delta, eps, rng=gen)
+        out.append(np.quantile(np.abs(noise).max(axis=1), 1 - beta))
+    return np.array(out)
+
+
+def plot_max_error_vs_k(ks, simulated, epsilon, relation, *, beta=0.05):
+    """Simulated ``1 - beta`` quantile of the largest error (from :func:`max_error_quantiles`) against k.
+
+    Beside it: the bound ``(Delta/epsilon) ln(k/beta)`` of corollary ``cor-hist-max-error`` and the exact
+    quantile (:func:`dpcourse.laplace_max_error_quantile`). The x axis is logarithmic, so a straight line
+    means growth like ln k.
+    """
+    eps = check_epsilon(epsilon)
+    b = histogram_sensitivity(relation) / eps
+    beta = check_probability(beta, "beta", open_low=True, open_high=True)
+    ks = np.asarray(ks, dtype=float)
+    fine = np.unique(np.round(np.geomspace(ks.min(), ks.max(), 200)).astype(int))  # k is a whole number
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    ax.semilogx(fine, [laplace_max_error_bound(int(k), b, beta) for k in fine], "--", color="tab:red",
+                label=r"bound $b\,\ln(k/\beta)$")
+    ax.semilogx(fine, [laplace_max_error_quantile(int(k), b, beta) for k in fine], "k:", label="exact quantile")
+    ax.semilogx(ks, simulated, "o", label="simulated")
+    ax.set_xlabel("number of bins k")
+    ax.set_ylabel(f"{1 - beta:g}-quantile of max error")
+    ax.set_title(f"largest error over k bins, eps = {eps:g}, {relation} (b = {b:g})")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,227 @@
+"""Figures of the chapter "Sensitivity and the Laplace mechanism"."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+from scipy import stats
+
+from .._validation import (
+    as_rng,
+    check_bounds,
+    check_epsilon,
+    check_positive_int,
+    check_real,
+    check_real_array,
+    check_sensitivity,
+)
+from ..laplace import dp_mean, laplace_max_error_tail, laplace_mechanism, laplace_tail
+
+__all__ = [
+    "plot_laplace_panel",
+    "plot_neighbour_densities",
+    "neighbour_densities_widget",
+    "plot_tails",
+    "mean_rmse",
+    "plot_mean_rmse",
+]
+
+
+def plot_laplace_panel(scale=1.0, *, n_draws=20_000, rng=None):
+    """The Laplace(0, b) distribution in six panels (3 x 2).
+
+    Density; CDF; inverse CDF; histogram of ``n_draws`` draws of :func:`dpcourse.laplace_mechanism`
+    applied to 0 (sensitivity b, epsilon 1) against the density; inverse-transform sampling (uniforms on
+    the vertical axis mapped through the CDF to the horizontal axis); the exponential law of |Z| and its
+    survivor function ``exp(-t/b)``, the Laplace tail (lemma ``lem-laplace-tail``), with the empirical
+    survivor function of the draws.
+    """
+    b = check_sensitivity(scale, "scale")
+    n_draws = check_positive_int(n_draws, "n_draws")
+    gen = as_rng(rng)
+    dist = stats.laplace(scale=b)
+    z = np.linspace(-6 * b, 6 * b, 601)
+    draws = laplace_mechanism(np.zeros(n_draws), b, 1.0, rng=gen)
+    fig, axes = plt.subplots(3, 2, figsize=(10, 10))
+    (a_pdf, a_cdf), (a_inv, a_hist), (a_its, a_tail) = axes
+
+    a_pdf.plot(z, dist.pdf(z))
+    a_pdf.set_title(r"density $\frac{1}{2b}e^{-|z|/b}$")
+    a_pdf.set_xlabel("z")
+
+    a_cdf.plot(z, dist.cdf(z))
+    a_cdf.set_title("CDF F(z)")
+    a_cdf.set_xlabel("z")
+
+    u = np.linspace(1e-4, 1 - 1e-4, 600)
+    a_inv.plot(u, dist.ppf(u))
+    a_inv.set_title(r"inverse CDF $F^{-1}(u)$")
+    a_inv.set_xlabel("u")
+
+    a_hist.hist(draws, bins=np.linspace(-6 * b, 6 * b, 61), density=True, alpha=0.6, label=f"{n_draws} draws")
+    a_hist.plot(z, dist.pdf(z), "k", lw=1, label="density")
+    a_hist.set_title("histogram of laplace_mechanism(0, b, 1)")
+    a_hist.set_xlabel("z")
+    a_hist.legend(fontsize="small")
+
+    a_its.plot(z, dist.cdf(z), color="tab:blue")
+    uniforms = gen.uniform(size=12)
+    for ui in uniforms:
+        zi = dist.ppf(ui)
+        a_its.plot([z[0], zi, zi], [ui, ui, 0.0], color="tab:orange", lw=0.8)
+    a_its.plot(np.full(uniforms.size, z[0]), uniforms, "o", color="tab:orange", ms=4, label="uniforms U")
+    a_its.plot(dist.ppf(uniforms), np.zeros(uniforms.size), "x", color="tab:red", label=r"$F^{-1}(U)$")
+    a_its.set_title("inverse-transform sampling")
+    a_its.set_xlabel("z")
+    a_its.legend(fontsize="small", loc="upper left", bbox_to_anchor=(0.0, 0.9))
+
+    t = np.linspace(0, 6 * b, 300)
+    a_tail.semilogy(t, stats.expon(scale=b).pdf(t), label=r"density of $|Z|$: $e^{-t/b}/b$")
+    a_tail.semilogy(t, laplace_tail(t, b), "--", label=r"$P(|Z|\geq t)=e^{-t/b}$")
+    emp = 1.0 - np.searchsorted(np.sort(np.abs(draws)), t, side="left") / n_draws
+    a_tail.semilogy(t[emp > 0], emp[emp > 0], ":", color="k", label="empirical")
+    a_tail.set_title("the tail: |Z| is exponential")
+    a_tail.set_xlabel("t")
+    a_tail.legend(fontsize="small")
+    fig.suptitle(f"Laplace(0, b = {b:g})")
+    fig.tight_layout()
+    return fig
+
+
+def plot_neighbour_densities(fx=0.0, fx_prime=1.0, sensitivity=1.0, epsilon=1.0, z=1.3):
+    """Output densities of the Laplace mechanism on f(x) and f(x'), and their log ratio.
+
+    Left: the two densities, with the point ``z`` marked and the ratio of the densities there in the
+    title. Right: ``ln(p_x(z) / p_x'(z))`` against z, with the lines +-epsilon * |f(x) - f(x')| / sensitivity
+    that theorem ``thm-laplace-privacy`` proves it never crosses.
+    """
+    a = check_real(fx, "fx")
+    a2 = check_real(fx_prime, "fx_prime")
+    d = check_sensitivity(sensitivity)
+    eps = check_epsilon(epsilon)
+    z0 = check_real(z, "z")
+    b = d / eps
+    lo, hi = min(a, a2, z0) - 5 * b, max(a, a2, z0) + 5 * b
+    grid = np.linspace(lo, hi, 801)
+    px, py = stats.laplace(a, b), stats.laplace(a2, b)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.8))
+    ax1.plot(grid, px.pdf(grid), label=f"M(x): centre f(x) = {a:g}")
+    ax1.plot(grid, py.pdf(grid), label=f"M(x'): centre f(x') = {a2:g}")
+    ax1.axvline(z0, color="grey", ls=":", lw=1)
+    ratio = float(np.exp(px.logpdf(z0) - py.logpdf(z0)))
+    ax1.set_title(f"ratio of densities at z = {z0:g}: {ratio:.3f}  (e^eps = {np.exp(eps):.3f})")
+    ax1.set_xlabel("output z")
+    ax1.legend(fontsize="small")
+    loss = px.logpdf(grid) - py.logpdf(grid)
+    bound = eps * abs(a - a2) / d
+    ax2.plot(grid, loss, color="tab:purple")
+    for s in (bound, -bound):
+        ax2.axhline(s, ls="--", color="k", lw=1)
+    ax2.axvline(z0, color="grey", ls=":", lw=1)
+    ax2.set_xlabel("output z")
+    ax2.set_ylabel(r"$\ln(p_x(z)/p_{x'}(z))$")
+    ax2.set_title(rf"privacy loss, within $\pm${bound:.3g}")
+    fig.tight_layout()
+    return fig
+
+
+def neighbour_densities_widget():
+    """Sliders for epsilon, the sensitivity, f(x') and the point z, redrawing :func:`plot_neighbour_densities`."""
+    import ipywidgets as widgets
+
+    def show(epsilon, sensitivity, fx_prime, z):
+        if abs(fx_prime) > sensitivity:
+            print(f"|f(x) - f(x')| = {abs(fx_prime):g} exceeds the sensitivity {sensitivity:g}: "
+                  "these two datasets cannot be neighbours, and the bound e^eps fails.")
+        plot_neighbour_densities(0.0, fx_prime, sensitivity, epsilon, z)
+        plt.show()
+
+    return widgets.interactive(
+        show,
+        epsilon=widgets.FloatSlider(value=1.0, min=0.1, max=3.0, step=0.1, description="epsilon"),
+        sensitivity=widgets.FloatSlider(value=1.0, min=0.5, max=3.0, step=0.5, description="sensitivity"),
+        fx_prime=widgets.FloatSlider(value=1.0, min=-3.0, max=3.0, step=0.25, description="f(x')"),
+        z=widgets.FloatSlider(value=1.3, min=-4.0, max=4.0, step=0.1, description="z"),
+    )
+
+
+def plot_tails(scale=1.0, k=20, *, n_trials=100_000, rng=None):
+    """Empirical tails of Laplace noise beside their exact values and the union bound.
+
+    Left: ``P(|Z| >= t b)`` for one Laplace(0, b) draw against the exact ``e^-t`` (lemma
+    ``lem-laplace-tail``). Right: ``P(max_i |Z_i| >= s)`` over k independent coordinates against its
+    exact value and the union bound ``k e^(-s/b)`` (theorem ``thm-laplace-max-error``).
+    The noise comes from :func:`dpcourse.laplace_mechanism` applied to an array of zeros.
+    """
+    b = check_sensitivity(scale, "scale")
+    k = check_positive_int(k, "k")
+    n_trials = check_positive_int(n_trials, "n_trials")
+    gen = as_rng(rng)
+    one = np.abs(laplace_mechanism(np.zeros(n_trials), b, 1.0, rng=gen))
+    many = np.abs(laplace_mechanism(np.zeros((max(n_trials // k, 1), k)), b, 1.0, rng=gen)).max(axis=1)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.8))
+    t = np.linspace(0, 10, 200)
+    emp1 = 1.0 - np.searchsorted(np.sort(one), t * b, side="left") / one.size
+    ax1.semilogy(t, np.exp(-t), "k--", label=r"exact $e^{-t}$")
+    ax1.semilogy(t[emp1 > 0], emp1[emp1 > 0], label=f"empirical, {one.size} draws")
+    ax1.set_xlabel("t")
+    ax1.set_ylabel(r"$P(|Z| \geq t\,b)$")
+    ax1.set_title("one coordinate")
+    ax1.legend(fontsize="small")
+    s = np.linspace(0, (np.log(k) + 8) * b, 200)
+    emp = 1.0 - np.searchsorted(np.sort(many), s, side="left") / many.size
+    ax2.semilogy(s, np.minimum(k * laplace_tail(s, b), 1.0), ":", color="tab:red", label=r"union bound $k e^{-s/b}$")
+    ax2.semilogy(s, laplace_max_error_tail(s, k, b), "k--", label="exact")
+    ax2.semilogy(s[emp > 0], emp[emp > 0], label=f"empirical, {many.size} trials")
+    ax2.set_xlabel("s")
+    ax2.set_ylabel(r"$P(\max_i |Z_i| \geq s)$")
+    ax2.set_title(f"largest of k = {k} coordinates (b = {b:g})")
+    ax2.legend(fontsize="small")
+    fig.tight_layout()
+    return fig
+
+
+def mean_rmse(population, lower, upper, ns, epsilons, *, n_trials=200, rng=None):
+    """Root-mean-square error of :func:`dpcourse.dp_mean` as an estimate of a population mean.
+
+    For each sample size n and each epsilon, draws ``n_trials`` samples of n values with replacement from
+    ``population``, releases ``dp_mean(sample, lower, upper, epsilon)``, and measures the RMSE against the
+    population mean. Returns ``(rmse, sampling_se)``: an array of shape (len(epsilons), len(ns)) and the
+    standard error ``sigma / sqrt(n)`` of the (non-private) sample mean for each n.
+    """
+    pop = check_real_array(population, "population", ndim=1)
+    lo, hi = check_bounds(lower, upper)
+    n_list = [check_positive_int(n, "n") for n in ns]
+    eps_list = [check_epsilon(e) for e in epsilons]
+    n_trials = check_positive_int(n_trials, "n_trials")
+    gen = as_rng(rng)
+    truth = pop.mean()
+    rmse = np.empty((len(eps_list), len(n_list)))
+    for j, n in enumerate(n_list):
+        samples = gen.choice(pop, size=(n_trials, n), replace=True)
+        for i, eps in enumerate(eps_list):
+            releases = np.array([dp_mean(s, lo, hi, eps, rng=gen) for s in samples])
+            rmse[i, j] = np.sqrt(np.mean((releases - truth) ** 2))
+    se = pop.std() / np.sqrt(np.asarray(n_list, dtype=float))
+    return rmse, se
+
+
+def plot_mean_rmse(ns, epsilons, rmse, sampling_se, *, lower, upper, unit=""):
+    """Log-log plot of the RMSE table from :func:`mean_rmse`, one line per epsilon.
+
+    Dotted lines: the Laplace noise alone, ``sqrt(2) (upper - lower) / (n epsilon)``; dashed black: the
+    sampling standard error ``sigma / sqrt(n)`` that even an exact mean has.
+    """
+    lo, hi = check_bounds(lower, upper)
+    ns = np.asarray(ns, dtype=float)
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for eps, row in zip(epsilons, rmse):
+        line, = ax.loglog(ns, row, "o-", label=f"dp_mean RMSE, eps = {eps:g}")
+        ax.loglog(ns, np.sqrt(2) * (hi - lo) / (ns * eps), ":", color=line.get_color())
+    ax.loglog(ns, sampling_se, "k--", label=r"sampling s.e. $\sigma/\sqrt{n}$")
+    ax.set_xlabel("sample size n")
+    ax.set_ylabel(f"RMSE {unit}".strip())
+    ax.set_title("error of the private mean (dotted: noise alone)")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,164 @@
+"""Figures of the chapter "Randomized response: privacy without a trusted curator"."""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from .._validation import as_rng, check_epsilon, check_positive_int, check_probability, check_real_array
+from ..laplace import laplace_mechanism
+from ..rr import randomized_response, rr_estimate_mean, rr_standard_error
+
+__all__ = ["population_bits", "simulate_estimates", "rmse_vs_n", "plot_error_vs_n", "plot_rr_vs_central",
+           "rr_vs_central_widget"]
+
+_CHUNK = 2_000_000  # largest number of reports drawn at once (keeps memory small for large n * reps)
+
+
+def _rr_theory(n, eps):
+    """:func:`~dpcourse.rr_standard_error` on a real-valued grid of n (for smooth theory lines)."""
+    return 1.0 / (2.0 * np.sqrt(n) * math.sinh(eps / 2.0))
+
+
+def _central_theory(n, eps):
+    """Standard deviation sqrt(2)/(n eps) of Laplace noise of scale 1/(n eps): the central mean of n bits."""
+    return math.sqrt(2.0) / (np.asarray(n, dtype=float) * eps)
+
+
+def population_bits(n, mean):
+    """The n bits with ``round(mean * n)`` ones first, then zeros: a population whose mean is known exactly."""
+    n = check_positive_int(n, "n")
+    m = check_probability(mean, "mean")
+    ones = int(round(m * n))
+    bits = np.zeros(n, dtype=np.int64)
+    bits[:ones] = 1
+    return bits
+
+
+def simulate_estimates(bits, epsilon, reps, *, rng=None):
+    """Estimates of ``mean(bits)`` from ``reps`` independent runs of two epsilon-DP mechanisms.
+
+    Returns ``(rr, central)``: ``rr[j]`` is :func:`~dpcourse.rr_estimate_mean` of a fresh
+    :func:`~dpcourse.randomized_response` of every bit (local model), ``central[j]`` is the exact mean
+    released by :func:`~dpcourse.laplace_mechanism` with sensitivity ``1/n`` (the mean of n bits under
+    replace-one; central model).
+    """
+    eps = check_epsilon(epsilon)
+    reps = check_positive_int(reps, "reps")
+    bits = np.asarray(bits)
+    n = bits.size
+    gen = as_rng(rng)
+    per_chunk = max(1, _CHUNK // n)
+    rr = np.empty(reps)
+    for start in range(0, reps, per_chunk):
+        stop = min(reps, start + per_chunk)
+        reports = randomized_response(np.broadcast_to(bits[:, None], (n, stop - start)), eps, rng=gen)
+        rr[start:stop] = rr_estimate_mean(reports, eps)
+    central = laplace_mechanism(np.full(reps, bits.mean()), 1.0 / n, eps, rng=gen)
+    return rr, central
+
+
+def rmse_vs_n(ns, epsilon, *, mean=0.25, reps=200, rng=None):
+    """Root-mean-square error of the local (RR) and central (Laplace) mean for each population size in ``ns``.
+
+    For each n the population is :func:`population_bits` ``(n, mean)``. Returns a dict of arrays: ``n``,
+    ``rr`` and ``central`` (measured RMSE over ``reps`` runs), ``rr_theory`` (:func:`~dpcourse.rr_standard_error`)
+    and ``central_theory`` (``sqrt(2) / (n epsilon)``, the standard deviation of Laplace noise of scale
+    ``1/(n epsilon)``).
+    """
+    ns = check_real_array(ns, "ns", ndim=1).astype(np.int64)
+    eps = check_epsilon(epsilon)
+    gen = as_rng(rng)
+    out = {"n": ns, "rr": np.empty(ns.size), "central": np.empty(ns.size)}
+    for i, n in enumerate(ns):
+        bits = population_bits(int(n), mean)
+        rr, central = simulate_estimates(bits, eps, reps, rng=gen)
+        out["rr"][i] = np.sqrt(np.mean((rr - bits.mean()) ** 2))
+        out["central"][i] = np.sqrt(np.mean((central - bits.mean()) ** 2))
+    out["rr_theory"] = np.array([rr_standard_error(int(n), eps) for n in ns])
+    out["central_theory"] = _central_theory(ns, eps)
+    return out
+
+
+def plot_error_vs_n(epsilon=1.0, *, mean=0.25, ns=None, reps=200, rng=0, ax=None):
+    """Log-log plot of the RMSE of the local (RR) and central (Laplace) mean against n, with theory lines."""
+    eps = check_epsilon(epsilon)
+    ns = np.unique(np.geomspace(100, 100_000, 7).round().astype(int)) if ns is None else ns
+    res = rmse_vs_n(ns, eps, mean=mean, reps=reps, rng=rng)
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    else:
+        fig = ax.figure
+    grid = np.geomspace(res["n"].min(), res["n"].max(), 200)
+    ax.loglog(grid, _rr_theory(grid, eps), color="tab:blue",
+              label=r"RR theory $1/(2\sqrt{n}\,\sinh(\varepsilon/2))$")
+    ax.loglog(res["n"], res["rr"], "o", color="tab:blue", label="RR measured")
+    ax.loglog(grid, _central_theory(grid, eps), color="tab:orange", label=r"Laplace theory $\sqrt{2}/(n\varepsilon)$")
+    ax.loglog(res["n"], res["central"], "s", color="tab:orange", label="Laplace measured")
+    ax.set_xlabel("number of people n")
+    ax.set_ylabel("RMSE of the estimated mean")
+    ax.set_title(f"local vs central mean of bits, $\\varepsilon$ = {eps:g}, {reps} runs per n")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_rr_vs_central(n=1000, epsilon=1.0, *, mean=0.25, reps=1000, rng=0):
+    """Histograms of the RR and central-Laplace estimates at one (n, epsilon), and where n sits on the error curves.
+
+    Left: the estimates of ``reps`` runs of each mechanism on :func:`population_bits` ``(n, mean)``, the
+    true mean (dashed) and the normal density with the exact RR standard error. Right: the theoretical
+    RMSE of both against n, with the chosen n marked.
+    """
+    n = check_positive_int(n, "n")
+    eps = check_epsilon(epsilon)
+    bits = population_bits(n, mean)
+    rr, central = simulate_estimates(bits, eps, reps, rng=rng)
+    se = rr_standard_error(n, eps)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.8))
+    lo, hi = min(rr.min(), central.min()), max(rr.max(), central.max())
+    # RR estimates lie on a lattice of spacing 1 / (n tanh(eps/2)): align its bins to it to avoid aliasing.
+    spacing = 1.0 / (n * math.tanh(eps / 2))
+    step = spacing * max(1, math.ceil((rr.max() - rr.min()) / (40 * spacing)))
+    rr_bins = np.arange(rr.min() - spacing / 2, rr.max() + step, step)
+    ax1.hist(rr, bins=rr_bins, density=True, alpha=0.6, label="randomized response (local)")
+    heights, _, _ = ax1.hist(central, bins=40, density=True, alpha=0.6, label="Laplace (central)")
+    rr_peak = 1.0 / (se * math.sqrt(2 * math.pi))
+    if heights.max() > 3 * rr_peak:  # keep the RR histogram readable; say that the Laplace one is cut
+        ax1.set_ylim(0, 3 * rr_peak)
+        ax1.annotate(f"Laplace peak {heights.max():.0f}, off the chart", (0.02, 0.93), xycoords="axes fraction",
+                     fontsize=8)
+    z = np.linspace(lo, hi, 300)
+    ax1.plot(z, np.exp(-0.5 * ((z - bits.mean()) / se) ** 2) / (se * math.sqrt(2 * math.pi)), "k:", lw=1,
+             label="normal, RR standard error")
+    ax1.axvline(bits.mean(), ls="--", color="k", lw=1)
+    ax1.set_xlabel("estimated mean")
+    ax1.set_ylabel("density")
+    ax1.set_title(f"n = {n}, $\\varepsilon$ = {eps:g}: RR sd {rr.std():.3g}, Laplace sd {central.std():.3g}")
+    ax1.legend(fontsize=8)
+    grid = np.geomspace(10, 1e6, 200)
+    ax2.loglog(grid, _rr_theory(grid, eps), label="RR (local)")
+    ax2.loglog(grid, _central_theory(grid, eps), label="Laplace (central)")
+    ax2.axvline(n, ls="--", color="k", lw=1)
+    ax2.set_xlabel("number of people n")
+    ax2.set_ylabel("RMSE (theory)")
+    ax2.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def rr_vs_central_widget(mean=0.25):
+    """Sliders for epsilon and n, redrawing :func:`plot_rr_vs_central` (500 runs per setting, for speed)."""
+    import ipywidgets as widgets
+
+    def show(epsilon, n):
+        plot_rr_vs_central(n, epsilon, mean=mean, reps=500, rng=0)
+        plt.show()
+
+    return widgets.interactive(
+        show,
+        epsilon=widgets.FloatSlider(value=1.0, min=0.1, max=4.0, step=0.1, description="epsilon"),
+        n=widgets.SelectionSlider(options=[100, 300, 1000, 3000, 10_000, 30_000], value=1000, description="n"),
+    )

@@ -1,0 +1,195 @@
+"""Figures of the chapter "Private selection"."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from .._validation import as_rng, check_epsilon, check_positive_int, check_real, check_real_array, check_sensitivity
+from ..selection import (
+    exponential_accuracy_gap,
+    exponential_mechanism,
+    exponential_probabilities,
+    noisy_max_probabilities,
+    permute_and_flip_probabilities,
+    report_noisy_max,
+)
+
+__all__ = [
+    "gap_scores",
+    "plot_selection_distributions",
+    "selection_widget",
+    "plot_em_accuracy_tail",
+    "plot_expected_utility",
+    "plot_pricing",
+]
+
+_MECHS = ("report noisy max (Laplace)", "exponential mechanism", "permute-and-flip")
+
+
+def gap_scores(gap, n_candidates=5):
+    """Scores of the widget: candidate 0 scores ``gap``, the others 0."""
+    g = check_real(gap, "gap", low=0.0)
+    m = check_positive_int(n_candidates, "n_candidates", minimum=2)
+    s = np.zeros(m)
+    s[0] = g
+    return s
+
+
+def _three_distributions(scores, sensitivity, epsilon):
+    return (noisy_max_probabilities(scores, sensitivity, epsilon),
+            exponential_probabilities(scores, sensitivity, epsilon),
+            permute_and_flip_probabilities(scores, sensitivity, epsilon))
+
+
+def plot_selection_distributions(epsilon=1.0, gap=2.0, *, n_candidates=5, sensitivity=1.0):
+    """The exact output distributions of the three epsilon-DP selection mechanisms.
+
+    Scores from :func:`gap_scores` (one candidate ``gap`` above the others; each score has
+    sensitivity ``sensitivity``, not assumed monotone). Left: the probability of each candidate under
+    report noisy max with Laplace noise, the exponential mechanism and permute-and-flip. Right: the
+    probability of choosing the best candidate as epsilon varies, with the current epsilon marked.
+    """
+    eps = check_epsilon(epsilon)
+    delta = check_sensitivity(sensitivity)
+    s = gap_scores(gap, n_candidates)
+    m = s.size
+    dists = _three_distributions(s, delta, eps)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.8))
+    w = 0.27
+    x = np.arange(m)
+    for k, (name, p) in enumerate(zip(_MECHS, dists)):
+        ax1.bar(x + (k - 1) * w, p, w, label=f"{name}: E[score] = {p @ s:.2f}")
+    ax1.set_xticks(x, ["best"] + [str(i) for i in range(1, m)])
+    ax1.set_xlabel("candidate")
+    ax1.set_ylabel("probability of release")
+    ax1.set_ylim(0, 1)
+    ax1.set_title(f"scores: best = {s[0]:g}, others 0; $\\varepsilon$ = {eps:g}")
+    ax1.legend(fontsize=8)
+    grid = np.geomspace(0.02, 5.0, 25)
+    best = np.array([[d[0] for d in _three_distributions(s, delta, e)] for e in grid])
+    for k, name in enumerate(_MECHS):
+        ax2.plot(grid, best[:, k], label=name)
+    ax2.axvline(eps, ls="--", color="k", lw=1)
+    ax2.axhline(1 / m, ls=":", color="grey", lw=1)
+    ax2.set_xscale("log")
+    ax2.set_xlabel(r"$\varepsilon$")
+    ax2.set_ylabel("P[best candidate]")
+    ax2.set_ylim(0, 1.02)
+    ax2.set_title("probability of picking the best")
+    fig.tight_layout()
+    return fig
+
+
+def selection_widget():
+    """Sliders for epsilon, the score gap and the number of candidates, redrawing :func:`plot_selection_distributions`."""
+    import ipywidgets as widgets
+
+    def show(epsilon, gap, n_candidates):
+        plot_selection_distributions(epsilon, gap, n_candidates=n_candidates)
+        plt.show()
+
+    return widgets.interactive(
+        show,
+        epsilon=widgets.FloatLogSlider(value=1.0, base=10, min=-1.5, max=0.7, step=0.05, description="epsilon"),
+        gap=widgets.FloatSlider(value=2.0, min=0.0, max=10.0, step=0.5, description="score gap"),
+        n_candidates=widgets.IntSlider(value=5, min=2, max=12, description="candidates"),
+    )
+
+
+def plot_em_accuracy_tail(utilities, sensitivity, epsilon, *, n_samples=100_000, rng=None, t_max=6.0):
+    """Tail of the exponential mechanism's utility loss against the bound e^{-t}.
+
+    For t in [0, t_max], the probability that the released candidate has utility at most
+    ``OPT - exponential_accuracy_gap(|R|, sensitivity, epsilon, t)``: estimated from ``n_samples``
+    seeded draws of :func:`exponential_mechanism`, computed exactly from
+    :func:`exponential_probabilities`, and bounded by e^{-t} (theorem ``thm-sel-em-accuracy``).
+    Returns the Figure.
+    """
+    u = check_real_array(utilities, "utilities", ndim=1)
+    n = check_positive_int(n_samples, "n_samples")
+    t_hi = check_real(t_max, "t_max", low=0.0, low_open=True)
+    t = np.linspace(0.0, t_hi, 121)
+    threshold = u.max() - exponential_accuracy_gap(u.size, sensitivity, epsilon, t)
+    draws = u[exponential_mechanism(u, sensitivity, epsilon, rng=as_rng(rng), size=n)]
+    p = exponential_probabilities(u, sensitivity, epsilon)
+    order = np.sort(draws)
+    empirical = np.searchsorted(order, threshold, side="right") / n
+    exact = (p[None, :] * (u[None, :] <= threshold[:, None])).sum(axis=1)
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    ax.semilogy(t, np.exp(-t), "k--", label=r"bound $e^{-t}$")
+    ax.semilogy(t, exact, label="exact")
+    ax.semilogy(t, np.where(empirical > 0, empirical, np.nan), ".", ms=3, label=f"{n} seeded draws")
+    ax.set_xlabel("t")
+    ax.set_ylabel(r"P[u(output) $\leq$ OPT $-$ gap(t)]")
+    ax.set_ylim(max(0.3 / n, 1e-8), 1.5)
+    ax.set_title(f"exponential mechanism, |R| = {u.size}, $\\varepsilon$ = {epsilon:g}")
+    ax.legend()
+    fig.tight_layout()
+    return fig
+
+
+def plot_expected_utility(utilities, sensitivity, epsilons, *, n_samples=20_000, rng=None):
+    """Expected utility loss ``OPT - E[u(output)]`` of the selection mechanisms against epsilon.
+
+    Exact curves for the exponential mechanism, permute-and-flip and report noisy max with Laplace
+    noise; seeded simulations (``n_samples`` runs per epsilon) of report noisy max with exponential
+    noise (markers on the permute-and-flip curve) and with Gumbel noise (markers on the exponential
+    mechanism's curve). Returns the Figure.
+    """
+    u = check_real_array(utilities, "utilities", ndim=1)
+    eps = check_real_array(epsilons, "epsilons", ndim=1)
+    for e in eps:
+        check_epsilon(e, "epsilons")
+    n = check_positive_int(n_samples, "n_samples")
+    gen = as_rng(rng)
+    opt = u.max()
+    exact = {
+        "exponential mechanism": [opt - exponential_probabilities(u, sensitivity, e) @ u for e in eps],
+        "permute-and-flip": [opt - permute_and_flip_probabilities(u, sensitivity, e) @ u for e in eps],
+        "report noisy max (Laplace)": [opt - noisy_max_probabilities(u, sensitivity, e) @ u for e in eps],
+    }
+    sims = {
+        "noisy max, Gumbel noise (simulated)": [opt - u[report_noisy_max(u, sensitivity, e, noise="gumbel", rng=gen, size=n)].mean() for e in eps],
+        "noisy max, exponential noise (simulated)": [opt - u[report_noisy_max(u, sensitivity, e, noise="exponential", rng=gen, size=n)].mean() for e in eps],
+    }
+    fig, ax = plt.subplots(figsize=(7, 4))
+    colours = {"exponential mechanism": "tab:orange", "permute-and-flip": "tab:green",
+               "report noisy max (Laplace)": "tab:blue"}
+    for name, vals in exact.items():
+        ax.plot(eps, vals, color=colours[name], label=f"{name} (exact)")
+    ax.plot(eps, sims["noisy max, Gumbel noise (simulated)"], "o", mfc="none", color="tab:orange",
+            label="noisy max, Gumbel noise (simulated)")
+    ax.plot(eps, sims["noisy max, exponential noise (simulated)"], "x", color="tab:green",
+            label="noisy max, exponential noise (simulated)")
+    ax.set_xscale("log")
+    ax.set_xlabel(r"$\varepsilon$")
+    ax.set_ylabel("OPT $-$ E[utility]")
+    ax.set_title(f"expected utility loss, |R| = {u.size}")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_pricing(bids, prices, epsilon, *, sensitivity=None):
+    """Revenue ``p * #{bids >= p}`` on a price grid, and the exponential mechanism's distribution over it.
+
+    ``sensitivity`` defaults to ``max(prices)``: one bidder changes the revenue at price p by at most p.
+    Returns the Figure.
+    """
+    b = check_real_array(bids, "bids", ndim=1)
+    p = check_real_array(prices, "prices", ndim=1)
+    delta = float(p.max()) if sensitivity is None else check_sensitivity(sensitivity)
+    revenue = p * (b[None, :] >= p[:, None]).sum(axis=1)
+    probs = exponential_probabilities(revenue, delta, epsilon)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.6))
+    ax1.plot(p, revenue, drawstyle="steps-post")
+    ax1.set_xlabel("price ($)")
+    ax1.set_ylabel("revenue ($)")
+    ax1.set_title(f"{b.size} bids")
+    ax2.plot(p, probs)
+    ax2.set_xlabel("price ($)")
+    ax2.set_ylabel("probability")
+    ax2.set_title(rf"exponential mechanism, $\Delta u$ = {delta:g}, $\varepsilon$ = {epsilon:g}")
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,423 @@
+"""Private selection: report noisy max, the exponential mechanism and permute-and-flip.
+
+All three pick one index out of ``m`` candidates whose *scores* (or *utilities*) depend on the data.
+Each candidate's score may move by at most ``sensitivity`` between neighbouring datasets; the
+mechanisms release only the chosen index, never the scores.
+
+The noise scale of every mechanism here is ``k * sensitivity / epsilon`` with ``k = 2`` in general and
+``k = 1`` when ``monotone=True``: the scores are *monotone* if, for every pair of neighbours, all scores
+move in the same direction (all up by at most ``sensitivity``, or all down). The theorems are those of
+the chapter "Private selection" (labels ``thm-sel-rnm-privacy``, ``thm-sel-em-privacy``,
+``thm-sel-em-accuracy``, ``thm-sel-pf-privacy``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import integrate
+
+from ._validation import (
+    as_rng,
+    check_choice,
+    check_epsilon,
+    check_flag,
+    check_positive_int,
+    check_real,
+    check_real_array,
+    check_sensitivity,
+)
+
+__all__ = [
+    "exponential_probabilities",
+    "exponential_mechanism",
+    "exponential_accuracy_gap",
+    "report_noisy_max",
+    "noisy_max_probabilities",
+    "permute_and_flip",
+    "permute_and_flip_probabilities",
+]
+
+_NOISES = ("laplace", "exponential", "gumbel")
+# A candidate whose scaled score is this far below the best one has probability below 1e-300 under
+# every noise of this module; exact-probability routines treat it as 0.
+_NEGLIGIBLE_GAP = 800.0
+_CHUNK = 1 << 22  # noise values drawn at once by the samplers (bounds memory for large ``size``)
+
+
+def _scaled(utilities, sensitivity, epsilon, monotone, name):
+    """Validate, then return ``(u - max u) * epsilon / (k * sensitivity)``: entries in [-inf, 0].
+
+    Subtracting the maximum first keeps every entry finite-or--inf whatever the magnitude of the
+    utilities, and ``0 * inf`` (an infinite coefficient) is never formed.
+    """
+    u = check_real_array(utilities, name, ndim=1)
+    delta = check_sensitivity(sensitivity)
+    eps = check_epsilon(epsilon)
+    k = 1.0 if check_flag(monotone, "monotone") else 2.0
+    coef = eps / (k * delta)
+    with np.errstate(over="ignore", invalid="ignore"):
+        diff = u - u.max()  # may be -inf if the spread overflows; never NaN
+        return np.where(diff == 0.0, 0.0, diff * coef)
+
+
+def _check_size(size):
+    return None if size is None else check_positive_int(size, "size")
+
+
+def exponential_probabilities(utilities, sensitivity, epsilon, *, monotone=False):
+    """Output distribution of the exponential mechanism.
+
+    Candidate ``r`` is chosen with probability proportional to ``exp(epsilon * u[r] / (2 * sensitivity))``
+    (``exp(epsilon * u[r] / sensitivity)`` when ``monotone=True``). Computed in a numerically stable way
+    (the largest utility is subtracted before exponentiating), so utilities of any magnitude work.
+
+    Privacy: if every utility moves by at most ``sensitivity`` between neighbouring datasets (under the
+    relation the caller has in mind), sampling from this distribution is epsilon-DP under that relation
+    (theorem ``thm-sel-em-privacy``). ``monotone=True`` is epsilon-DP only if, in addition, for every pair
+    of neighbours all utilities move in the same direction.
+
+    Parameters
+    ----------
+    utilities : array_like of shape (m,)
+        Finite real utilities ``u(x, r)`` of the m >= 1 candidates on the dataset x.
+    sensitivity : float
+        Bound ``Delta u > 0`` on ``|u(x, r) - u(x', r)|`` over neighbours x, x' and candidates r.
+    epsilon : float
+        Privacy parameter, > 0.
+    monotone : bool, optional
+        Use the weights ``exp(epsilon * u / sensitivity)``, valid for monotone utilities only.
+
+    Returns
+    -------
+    numpy.ndarray of shape (m,)
+        The probabilities, >= 0, summing to 1 (candidates far below the best may get exactly 0).
+
+    Examples
+    --------
+    >>> exponential_probabilities([0.0, 0.0], 1.0, 1.0)
+    array([0.5, 0.5])
+    >>> p = exponential_probabilities([1e6, -1e6, 1e6 - 2], sensitivity=1, epsilon=1)
+    >>> [round(float(v), 6) for v in p]  # weights 1, 0, e^-1
+    [0.731059, 0.0, 0.268941]
+    """
+    w = np.exp(_scaled(utilities, sensitivity, epsilon, monotone, "utilities"))
+    return w / w.sum()
+
+
+def exponential_mechanism(utilities, sensitivity, epsilon, *, monotone=False, rng=None, size=None):
+    """Sample the index chosen by the exponential mechanism.
+
+    Draws from :func:`exponential_probabilities` (inverse-CDF sampling; many draws are one vectorized
+    call). epsilon-DP when every utility moves by at most ``sensitivity`` between neighbours
+    (theorem ``thm-sel-em-privacy``); with ``monotone=True`` only for monotone utilities.
+
+    Parameters
+    ----------
+    utilities, sensitivity, epsilon, monotone
+        As in :func:`exponential_probabilities`.
+    rng : None, int or numpy.random.Generator, optional
+        Source of randomness: None for fresh OS entropy, an int seed, or a Generator.
+    size : None or int, optional
+        None for one index; an int >= 1 for that many independent draws (each one is an epsilon-DP
+        release: releasing all of them costs ``size * epsilon`` by composition).
+
+    Returns
+    -------
+    int or numpy.ndarray of int
+        The chosen index in ``range(m)``, or an array of ``size`` indices.
+
+    Examples
+    --------
+    >>> exponential_mechanism([3.0, 2.0], sensitivity=2, epsilon=0.2, rng=0) in (0, 1)
+    True
+    >>> exponential_mechanism([3.0, 2.0], 2, 0.2, rng=0, size=5).shape
+    (5,)
+    """
+    p = exponential_probabilities(utilities, sensitivity, epsilon, monotone=monotone)
+    size = _check_size(size)
+    gen = as_rng(rng)
+    out = gen.choice(p.size, size=size, p=p)
+    return int(out) if size is None else out.astype(np.int64)
+
+
+def exponential_accuracy_gap(n_candidates, sensitivity, epsilon, t, *, monotone=False):
+    """The utility loss ``(2 * sensitivity / epsilon) * (ln n_candidates + t)`` of the accuracy theorem.
+
+    The exponential mechanism outputs a candidate whose utility is at most ``OPT - gap`` with
+    probability at most ``e^(-t)`` (theorem ``thm-sel-em-accuracy``); with ``monotone=True`` the factor 2
+    is dropped, matching the weights of :func:`exponential_probabilities` with ``monotone=True``.
+
+    Parameters
+    ----------
+    n_candidates : int
+        Number of candidates ``|R| >= 1``.
+    sensitivity, epsilon : float
+        As in :func:`exponential_probabilities` (> 0).
+    t : float or array_like of floats
+        Tail parameter(s), finite, >= 0.
+    monotone : bool, optional
+        See above.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The gap(s), in units of the utility; a float for a scalar ``t``.
+
+    Examples
+    --------
+    >>> round(exponential_accuracy_gap(4, 1.0, 2.0, 0.0), 6)  # ln 4
+    1.386294
+    >>> exponential_accuracy_gap(1, 1.0, 1.0, [0.0, 1.0]).tolist()
+    [0.0, 2.0]
+    """
+    n = check_positive_int(n_candidates, "n_candidates")
+    delta = check_sensitivity(sensitivity)
+    eps = check_epsilon(epsilon)
+    k = 1.0 if check_flag(monotone, "monotone") else 2.0
+    if np.ndim(t) == 0:
+        return float(k * delta / eps * (np.log(n) + check_real(t, "t", low=0.0)))
+    tt = check_real_array(t, "t")
+    if (tt < 0).any():
+        raise ValueError(f"t must lie in [0.0, +inf), got {tt[np.argmax(tt < 0)]} at index {int(np.argmax(tt < 0))}")
+    return k * delta / eps * (np.log(n) + tt)
+
+
+def _draw_noise(gen, noise, shape):
+    if noise == "laplace":
+        return gen.laplace(0.0, 1.0, size=shape)
+    if noise == "exponential":
+        return gen.standard_exponential(size=shape)
+    return gen.gumbel(0.0, 1.0, size=shape)
+
+
+def report_noisy_max(scores, sensitivity, epsilon, *, monotone=False, noise="laplace", rng=None, size=None):
+    """Add independent noise to every score and release only the index of the largest noisy score.
+
+    The noise has scale ``b = 2 * sensitivity / epsilon`` by default and ``b = sensitivity / epsilon``
+    with ``monotone=True``. Ties between noisy scores (probability 0) go to the smallest index.
+
+    Privacy (theorem ``thm-sel-rnm-privacy``): if every score moves by at most ``sensitivity`` between
+    neighbouring datasets, under the relation the caller has in mind, the released index is epsilon-DP
+    under that relation. ``monotone=True`` is epsilon-DP only when, in addition, for every pair of
+    neighbours all scores move in the same direction: e.g. counts under add/remove one person, where a
+    person adds 1 to every count they belong to (the counts may overlap). With ``monotone=True`` on
+    scores that are not monotone (counts under replace-one, general utilities), the guarantee is only
+    2 * epsilon.
+
+    The three noises give three different mechanisms: Laplace noise is the classic report noisy max;
+    exponential noise gives permute-and-flip (:func:`permute_and_flip`), Gumbel noise gives exactly the
+    exponential mechanism (:func:`exponential_mechanism`); all three are epsilon-DP with the same ``b``.
+
+    Parameters
+    ----------
+    scores : array_like of shape (m,)
+        Finite real scores of the m >= 1 candidates.
+    sensitivity : float
+        Bound > 0 on how much any one score moves between neighbours.
+    epsilon : float
+        Privacy parameter, > 0.
+    monotone : bool, optional
+        Use the noise scale ``sensitivity / epsilon`` (monotone scores only, see above).
+    noise : {"laplace", "exponential", "gumbel"}, optional
+        The noise distribution (standard Laplace, standard exponential or standard Gumbel, times b).
+    rng : None, int or numpy.random.Generator, optional
+        Source of randomness: None for fresh OS entropy, an int seed, or a Generator.
+    size : None or int, optional
+        None for one index; an int >= 1 for that many independent runs (each one an epsilon-DP release).
+
+    Returns
+    -------
+    int or numpy.ndarray of int
+        The chosen index, or an array of ``size`` indices.
+
+    Examples
+    --------
+    Which fruit do most children like (apple 1, orange 4, banana 3 likes)?
+
+    >>> report_noisy_max([1, 4, 3], sensitivity=1, epsilon=1.0, monotone=True, rng=0) in (0, 1, 2)
+    True
+    >>> report_noisy_max([1, 4, 3], 1, 1.0, rng=0, size=1000).shape
+    (1000,)
+    """
+    logits = _scaled(scores, sensitivity, epsilon, monotone, "scores")
+    noise = check_choice(noise, "noise", _NOISES)
+    size = _check_size(size)
+    gen = as_rng(rng)
+    m = logits.size
+    if size is None:
+        return int(np.argmax(logits + _draw_noise(gen, noise, m)))
+    out = np.empty(size, dtype=np.int64)
+    rows = max(1, _CHUNK // m)
+    for start in range(0, size, rows):  # chunks only bound memory; each chunk is one vectorized draw
+        stop = min(size, start + rows)
+        out[start:stop] = np.argmax(logits + _draw_noise(gen, noise, (stop - start, m)), axis=1)
+    return out
+
+
+def _noise_pdf_cdf(noise):
+    if noise == "laplace":
+        return (lambda z: 0.5 * np.exp(-np.abs(z)),
+                lambda z: np.where(z < 0, 0.5 * np.exp(np.minimum(z, 0.0)), 1.0 - 0.5 * np.exp(-np.maximum(z, 0.0))))
+    if noise == "exponential":
+        return (lambda z: np.where(z >= 0, np.exp(-np.maximum(z, 0.0)), 0.0),
+                lambda z: np.where(z >= 0, -np.expm1(-np.maximum(z, 0.0)), 0.0))
+    return (lambda z: np.exp(-z - np.exp(-z)), lambda z: np.exp(-np.exp(-z)))
+
+
+def noisy_max_probabilities(scores, sensitivity, epsilon, *, monotone=False, noise="laplace"):
+    """Exact output distribution of :func:`report_noisy_max`, by numerical integration.
+
+    With ``Y_j = s_j + b N_j`` (N_j i.i.d. standard noise with density f and CDF F), candidate i wins with
+    probability ``integral f(y - l_i) prod_{j != i} F(y - l_j) dy`` where ``l = (s - max s) / b``. Each
+    integral is computed by adaptive quadrature (``scipy.integrate.quad``, relative tolerance 1e-12,
+    with the kinks of the Laplace density as break points). Meant for checking and teaching with a few
+    dozen candidates at most; the cost grows like m^2.
+
+    Candidates whose score lies more than ``800 b`` below the best get probability 0 (their true
+    probability is below 1e-300). For ``noise="gumbel"`` the result equals
+    :func:`exponential_probabilities` (the Gumbel-max fact) and for ``noise="exponential"`` it equals
+    :func:`permute_and_flip_probabilities`: both serve as independent checks of those closed forms.
+
+    Parameters
+    ----------
+    scores, sensitivity, epsilon, monotone, noise
+        As in :func:`report_noisy_max`.
+
+    Returns
+    -------
+    numpy.ndarray of shape (m,)
+        The probabilities (normalised; before normalisation they sum to 1 within 1e-9, else
+        ``RuntimeError``).
+
+    Examples
+    --------
+    Two tied candidates win equally often:
+
+    >>> noisy_max_probabilities([2.0, 2.0], 1.0, 1.0).tolist()
+    [0.5, 0.5]
+    """
+    logits = _scaled(scores, sensitivity, epsilon, monotone, "scores")
+    noise = check_choice(noise, "noise", _NOISES)
+    m = logits.size
+    active = np.flatnonzero(logits > -_NEGLIGIBLE_GAP)
+    la = logits[active]
+    out = np.zeros(m)
+    if active.size == 1:
+        out[active] = 1.0
+        return out
+    pdf, cdf = _noise_pdf_cdf(noise)
+    if noise == "laplace":
+        lo, hi = float(la.min()) - 45.0, 45.0
+        points = np.unique(la)
+    elif noise == "exponential":
+        lo, hi, points = 0.0, 50.0, None
+    else:
+        lo, hi, points = -8.0, 50.0, None
+    for idx, (i, li) in enumerate(zip(active, la)):
+        others = np.delete(la, idx)
+
+        def integrand(y, li=li, others=others):
+            return float(pdf(y - li) * np.prod(cdf(y - others)))
+
+        val, _ = integrate.quad(integrand, lo, hi, points=points, epsabs=0.0, epsrel=1e-12, limit=1000)
+        out[i] = val
+    total = out.sum()
+    if not abs(total - 1.0) < 1e-9:
+        raise RuntimeError(f"numerical integration failed: probabilities sum to {total!r}")
+    return out / total
+
+
+def permute_and_flip(utilities, sensitivity, epsilon, *, monotone=False, rng=None, size=None):
+    """The permute-and-flip mechanism of McKenna and Sheldon.
+
+    Visit the candidates in a uniformly random order; at candidate r flip a coin with heads probability
+    ``exp(epsilon * (u[r] - max u) / (2 * sensitivity))`` (``/ sensitivity`` when ``monotone=True``)
+    and release r at the first heads. A best candidate has heads probability 1, so one pass always
+    ends. The ``size`` runs are simulated at once without sorting: a uniformly random order is the
+    order of i.i.d. uniform arrival times, so each run draws an arrival time and a coin per candidate
+    and releases the earliest arrival whose coin shows heads.
+
+    Privacy (theorem ``thm-sel-pf-privacy``): epsilon-DP whenever every utility moves by at most
+    ``sensitivity`` between neighbours (``monotone=True``: only for monotone utilities). Its expected
+    utility is never below the exponential mechanism's at the same epsilon. In distribution it equals
+    :func:`report_noisy_max` with ``noise="exponential"``.
+
+    Parameters
+    ----------
+    utilities, sensitivity, epsilon, monotone, rng, size
+        As in :func:`exponential_mechanism`.
+
+    Returns
+    -------
+    int or numpy.ndarray of int
+        The chosen index, or an array of ``size`` indices.
+
+    Examples
+    --------
+    >>> permute_and_flip([0.0, 50.0, 0.0], sensitivity=1, epsilon=1, rng=3)  # coins e^-25 for the others
+    1
+    """
+    p = np.exp(_scaled(utilities, sensitivity, epsilon, monotone, "utilities"))
+    size = _check_size(size)
+    gen = as_rng(rng)
+    m = p.size
+    n = 1 if size is None else size
+    out = np.empty(n, dtype=np.int64)
+    rows = max(1, _CHUNK // m)
+    for start in range(0, n, rows):  # chunks only bound memory
+        k = min(n, start + rows) - start
+        arrival = gen.random((k, m))  # ranking i.i.d. uniforms gives a uniform random order
+        heads = gen.random((k, m)) < p  # a best candidate (p = 1) always shows heads
+        arrival[~heads] = 2.0  # later than every real arrival time in [0, 1)
+        out[start:start + k] = np.argmin(arrival, axis=1)
+    return int(out[0]) if size is None else out
+
+
+def permute_and_flip_probabilities(utilities, sensitivity, epsilon, *, monotone=False):
+    """Exact output distribution of :func:`permute_and_flip`.
+
+    With heads probabilities ``p_r`` and ``q_r = 1 - p_r``, candidate r sits at a uniform position
+    ``k in {0, ..., m-1}`` and the candidates before it form a uniform k-subset S of the others, so
+    ``P[r] = p_r * (1/m) * sum_k E_k`` where ``E_k`` is the mean of ``prod_{j in S} q_j`` over the
+    k-subsets S of the other candidates. The means are built by a recursion whose steps are convex
+    combinations of numbers in [0, 1] (no cancellation, no overflow); cost O(m^3) with O(m) vectorized
+    steps, fine for a few hundred candidates.
+
+    Parameters
+    ----------
+    utilities, sensitivity, epsilon, monotone
+        As in :func:`exponential_probabilities`.
+
+    Returns
+    -------
+    numpy.ndarray of shape (m,)
+        The probabilities, summing to 1.
+
+    Examples
+    --------
+    Two candidates with heads probabilities 1 and p: the worse one wins only if it comes first and
+    flips heads, with probability p / 2.
+
+    >>> u = [0.0, -2.0]  # p = e^{-1} at epsilon = 1, sensitivity = 1
+    >>> round(float(permute_and_flip_probabilities(u, 1, 1)[1]), 6), round(float(np.exp(-1) / 2), 6)
+    (0.18394, 0.18394)
+    """
+    scaled = _scaled(utilities, sensitivity, epsilon, monotone, "utilities")
+    p = np.exp(scaled)
+    q = -np.expm1(scaled)  # 1 - p without cancellation for p near 1
+    m = p.size
+    # E[r, k]: mean over k-subsets S of the candidates added so far, excluding r, of prod_{j in S} q_j.
+    E = np.zeros((m, m))
+    E[:, 0] = 1.0
+    n = np.zeros(m)  # how many candidates each row has absorbed
+    k = np.arange(1, m)
+    for j in range(m):
+        rows = np.arange(m) != j
+        nn = n[rows][:, None] + 1.0
+        old = E[rows]
+        new = old.copy()
+        new[:, 1:] = np.clip(nn - k, 0.0, None) / nn * old[:, 1:] + k / nn * q[j] * old[:, :-1]
+        E[rows] = new
+        n[rows] += 1.0
+    probs = p * E.mean(axis=1)
+    return probs / probs.sum()

@@ -1,0 +1,291 @@
+"""Composition bounds: hand-computed values, the exact optimum against brute force, laws, and bad input."""
+
+import math
+from functools import reduce
+
+import numpy as np
+import pytest
+from scipy import integrate, optimize, special
+
+from dpcourse import (advanced_composition, advanced_composition_crossover, basic_composition,
+                      gaussian_composition_epsilon, gaussian_epsilon, hockey_stick, optimal_composition_delta,
+                      optimal_composition_epsilon, rdp_gaussian, rdp_laplace, rdp_pure_dp, rdp_to_epsilon,
+                      zcdp_epsilon)
+
+
+def rr_pair(eps):
+    p = np.array([math.exp(eps), 1.0]) / (1 + math.exp(eps))
+    return p, p[::-1].copy()
+
+
+def product(dist, k):
+    return reduce(np.kron, [dist] * k)
+
+
+# ---------------------------------------------------------------- basic and advanced composition
+
+def test_basic_by_hand():
+    assert basic_composition(0.25, 4) == (1.0, 0.0)
+    assert basic_composition(0.5, 3, 1e-6) == pytest.approx((1.5, 3e-6), rel=1e-15)
+
+
+def test_advanced_by_hand():
+    # eps = 0.5, k = 10, delta' = e^-2: sqrt(2 * 10 * 2) = sqrt(40); drift 10 * 0.5 * (e^0.5 - 1).
+    assert advanced_composition(0.5, 10, math.exp(-2)) == pytest.approx(0.5 * math.sqrt(40) + 5 * (math.e ** 0.5 - 1),
+                                                                         rel=1e-14)
+    # a second case with round numbers: eps = 0.01, k = 10000, delta' = e^-8: 0.01 * sqrt(160000) = 4
+    assert advanced_composition(0.01, 10_000, math.exp(-8)) == pytest.approx(4 + 100 * math.expm1(0.01), rel=1e-13)
+
+
+def test_crossover_closed_form_is_the_root():
+    for k, dp in [(100, 1e-5), (1000, 1e-6), (10 ** 5, 1e-9), (50, 0.1)]:
+        e_star = advanced_composition_crossover(k, dp)
+        assert 0 < e_star < math.log(2)
+        root = optimize.brentq(lambda e: advanced_composition(e, k, dp) - k * e, 1e-12, math.log(2), xtol=1e-15)
+        assert e_star == pytest.approx(root, rel=1e-10)
+        assert advanced_composition(0.99 * e_star, k, dp) < k * 0.99 * e_star
+        assert advanced_composition(1.01 * e_star, k, dp) > k * 1.01 * e_star
+
+
+def test_advanced_never_beats_basic_when_k_small_or_eps_large():
+    assert advanced_composition_crossover(23, 1e-5) == 0.0  # k <= 2 ln(1e5) = 23.03
+    for k in [1, 10, 23, 1000, 10 ** 6]:
+        for eps in [math.log(2), 1.0, 2.0]:
+            assert advanced_composition(eps, k, 1e-5) >= k * eps
+
+
+# ---------------------------------------------------------------- optimal composition
+
+@pytest.mark.parametrize("eps", [0.1, 0.7, 2.0])
+@pytest.mark.parametrize("delta", [1e-6, 1e-3, 0.05])
+def test_optimal_k1_is_the_single_mechanism(eps, delta):
+    got = optimal_composition_epsilon(eps, 1, delta)
+    assert got <= eps
+    # the randomized-response pair inverted by hand: (e^eps - e^e') / (1 + e^eps) = delta
+    # (clipped at 0 when delta exceeds the total variation distance)
+    assert got == pytest.approx(max(0.0, math.log(math.exp(eps) - delta * (1 + math.exp(eps)))), rel=1e-12)
+    p, q = rr_pair(eps)
+    if got > 0:
+        assert hockey_stick(p, q, got) == pytest.approx(delta, rel=1e-9)
+    else:
+        assert hockey_stick(p, q, 0.0) <= delta
+
+
+@pytest.mark.parametrize("eps, k", [(0.3, 1), (0.3, 2), (0.5, 5), (1.0, 7), (0.05, 9), (2.0, 4)])
+def test_optimal_delta_is_the_hockey_stick_of_the_products(eps, k):
+    p, q = rr_pair(eps)
+    pk, qk = product(p, k), product(q, k)
+    grid = np.linspace(0, k * eps * 1.1, 37)
+    want = hockey_stick(pk, qk, grid)
+    got = np.array([optimal_composition_delta(eps, k, e) for e in grid])
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-15)
+    assert np.array_equal(want, hockey_stick(qk, pk, grid)) or np.allclose(want, hockey_stick(qk, pk, grid), atol=1e-15)
+
+
+def test_optimal_matches_kov_formula_at_grid_points():
+    # delta_i = sum_{l < i} C(k, l) (e^{(k-l) eps} - e^{(k-2i+l) eps}) / (1 + e^eps)^k at eps' = (k - 2i) eps.
+    eps, k = 0.4, 12
+    for i in range(0, k // 2 + 1):
+        kov = sum(math.comb(k, l) * (math.exp((k - l) * eps) - math.exp((k - 2 * i + l) * eps))
+                  for l in range(i)) / (1 + math.exp(eps)) ** k
+        assert optimal_composition_delta(eps, k, (k - 2 * i) * eps) == pytest.approx(kov, rel=1e-12, abs=1e-300)
+
+
+@pytest.mark.parametrize("eps, k", [(0.5, 5), (0.1, 50), (1.0, 3), (0.01, 1000), (0.2, 2000)])
+@pytest.mark.parametrize("delta", [1e-10, 1e-5, 1e-2])
+def test_optimal_epsilon_inverts_delta(eps, k, delta):
+    e = optimal_composition_epsilon(eps, k, delta)
+    if e > 0:
+        assert optimal_composition_delta(eps, k, e) == pytest.approx(delta, rel=1e-8)
+        assert optimal_composition_delta(eps, k, e * (1 - 1e-7)) > delta
+    else:
+        assert optimal_composition_delta(eps, k, 0.0) <= delta
+
+
+def test_optimal_epsilon_small_k_by_brute_force_search():
+    # independent of the closed-form inversion: bisection on the brute-force hockey-stick of the products
+    eps, k, delta = 0.6, 6, 1e-3
+    pk, qk = (product(d, k) for d in rr_pair(eps))
+    root = optimize.brentq(lambda e: hockey_stick(pk, qk, e) - delta, 0, k * eps, xtol=1e-14)
+    assert optimal_composition_epsilon(eps, k, delta) == pytest.approx(root, rel=1e-10)
+
+
+def test_optimal_is_below_every_other_bound_on_a_grid():
+    for eps in [0.001, 0.01, 0.1, 0.5, 1.0, 3.0]:
+        for k in [1, 2, 10, 100, 1000]:
+            for delta in [1e-9, 1e-5, 1e-2]:
+                opt = optimal_composition_epsilon(eps, k, delta)
+                assert opt <= k * eps * (1 + 1e-12)
+                assert opt <= advanced_composition(eps, k, delta) * (1 + 1e-12)
+                assert opt <= zcdp_epsilon(k * eps * eps / 2, delta) * (1 + 1e-12)
+                rdp = rdp_to_epsilon(lambda a: k * rdp_pure_dp(a, eps), delta)[0]
+                assert opt <= rdp * (1 + 1e-9)
+
+
+def test_optimal_large_k_against_normal_approximation():
+    # For small eps the loss is ~ N(k eps tanh(eps/2), k eps^2): the exact answer is close to the Gaussian profile
+    # with mu = sqrt(k) eps (central limit theorem), within a few percent.
+    eps, k, delta = 0.01, 5000, 1e-5
+    exact = optimal_composition_epsilon(eps, k, delta)
+    assert exact == pytest.approx(gaussian_epsilon(delta, math.sqrt(k) * eps), rel=0.03)
+
+
+def test_monotonicity_of_optimal():
+    ks = [1, 2, 3, 5, 10, 30, 100, 300]
+    vals = [optimal_composition_epsilon(0.2, k, 1e-5) for k in ks]
+    assert all(a < b for a, b in zip(vals, vals[1:]))
+    ds = [1e-12, 1e-8, 1e-5, 1e-3, 0.1]
+    vals = [optimal_composition_epsilon(0.2, 50, d) for d in ds]
+    assert all(a > b for a, b in zip(vals, vals[1:]))
+    es = [0.01, 0.05, 0.1, 0.5, 1.0]
+    vals = [optimal_composition_epsilon(e, 50, 1e-5) for e in es]
+    assert all(a < b for a, b in zip(vals, vals[1:]))
+
+
+# ---------------------------------------------------------------- Gaussian, RDP, zCDP
+
+@pytest.mark.parametrize("sigma, k, delta, sens", [(10.0, 100, 1e-5, 1.0), (2.0, 1, 1e-6, 1.0), (3.0, 7, 1e-3, 2.5)])
+def test_gaussian_composition_is_one_gaussian(sigma, k, delta, sens):
+    got = gaussian_composition_epsilon(sigma, k, delta, l2_sensitivity=sens)
+    assert got == gaussian_epsilon(delta, math.sqrt(k) * sens / sigma)
+
+
+def test_gaussian_composition_monotone():
+    sig = [gaussian_composition_epsilon(s, 50, 1e-5) for s in [1, 2, 5, 10, 50]]
+    assert all(a > b for a, b in zip(sig, sig[1:]))  # more noise, less epsilon
+    ks = [gaussian_composition_epsilon(5.0, k, 1e-5) for k in [1, 2, 10, 100, 1000]]
+    assert all(a < b for a, b in zip(ks, ks[1:]))
+    ds = [gaussian_composition_epsilon(5.0, 100, d) for d in [1e-10, 1e-6, 1e-3, 1e-1]]
+    assert all(a > b for a, b in zip(ds, ds[1:]))
+
+
+def test_rdp_gaussian_mironov_conversion_is_the_zcdp_formula():
+    for mu, k, delta in [(1.0, 1, 1e-5), (0.1, 100, 1e-6), (0.5, 30, 1e-3)]:
+        rho = k * mu * mu / 2
+        eps, alpha = rdp_to_epsilon(lambda a: k * rdp_gaussian(a, mu), delta, conversion="mironov")
+        assert eps == pytest.approx(rho + 2 * math.sqrt(rho * math.log(1 / delta)), rel=1e-9)
+        assert alpha == pytest.approx(1 + math.sqrt(math.log(1 / delta) / rho), rel=1e-4)
+        assert eps == pytest.approx(zcdp_epsilon(rho, delta), rel=1e-9)
+        improved = rdp_to_epsilon(lambda a: k * rdp_gaussian(a, mu), delta)[0]
+        exact = gaussian_composition_epsilon(1 / mu, k, delta)
+        assert exact < improved < eps  # every conversion is a valid bound; the improved one is tighter
+
+
+def test_rdp_curves_against_direct_integrals():
+    for a in [1.5, 2.0, 7.0]:
+        # Laplace with scale 1 and shift eps: D_a = 1/(a-1) ln int p^a q^(1-a)
+        eps = 0.8
+        f = lambda x: 0.5 * math.exp(-a * abs(x - eps) - (1 - a) * abs(x))  # noqa: E731
+        integral = sum(integrate.quad(f, lo, hi, epsabs=1e-14, epsrel=1e-13)[0]
+                       for lo, hi in [(-np.inf, 0), (0, eps), (eps, np.inf)])
+        assert rdp_laplace(a, eps) == pytest.approx(math.log(integral) / (a - 1), rel=1e-9)
+        p, q = rr_pair(eps)
+        direct = math.log(np.sum(p ** a * q ** (1 - a))) / (a - 1)
+        assert rdp_pure_dp(a, eps) == pytest.approx(direct, rel=1e-12)
+        assert rdp_pure_dp(a, eps) <= min(eps, a * eps * eps / 2)
+        assert rdp_laplace(a, eps) <= rdp_pure_dp(a, eps)  # Laplace is an eps-DP mechanism
+    assert rdp_gaussian(np.array([2.0, 3.0]), 2.0).tolist() == [4.0, 6.0]
+
+
+def test_zcdp_by_hand():
+    # rho = 2, delta = e^-8: 2 + 2 sqrt(16) = 10
+    assert zcdp_epsilon(2.0, math.exp(-8)) == pytest.approx(10.0, rel=1e-14)
+
+
+def test_zcdp_form_of_advanced_composition():
+    # k eps^2/2 + eps sqrt(2k ln 1/delta) is the zCDP route, and the "+k eps^2" form is looser than it
+    eps, k, d = 0.05, 400, 1e-6
+    z = zcdp_epsilon(k * eps ** 2 / 2, d)
+    assert z == pytest.approx(k * eps ** 2 / 2 + eps * math.sqrt(2 * k * math.log(1 / d)), rel=1e-13)
+    assert z < k * eps ** 2 + eps * math.sqrt(2 * k * math.log(1 / d)) < advanced_composition(eps, k, d)
+
+
+def test_dropping_the_drift_term_gives_a_false_bound():
+    # eps sqrt(2k ln 1/delta) alone claims less than the exact optimum: it is not a valid bound
+    eps, k, d = 0.5, 100, 1e-5
+    assert eps * math.sqrt(2 * k * math.log(1 / d)) < optimal_composition_epsilon(eps, k, d)
+
+
+# ---------------------------------------------------------------- validation
+
+BAD_EPS = [(0.0, ValueError), (-1.0, ValueError), (math.nan, ValueError), (math.inf, ValueError), (True, TypeError),
+           ("0.1", TypeError)]
+BAD_K = [(0, ValueError), (-3, ValueError), (2.5, TypeError), (3.0, TypeError), (True, TypeError), (None, TypeError)]
+BAD_DELTA = [(0.0, ValueError), (1.0, ValueError), (-1e-5, ValueError), (1.5, ValueError), (math.nan, ValueError),
+             (math.inf, ValueError), (False, TypeError)]
+
+FUNCS_EPS_K_DELTA = [advanced_composition, optimal_composition_epsilon]
+
+
+@pytest.mark.parametrize("fn", FUNCS_EPS_K_DELTA + [optimal_composition_delta, basic_composition])
+@pytest.mark.parametrize("bad, exc", BAD_EPS)
+def test_bad_epsilon(fn, bad, exc):
+    with pytest.raises(exc, match="epsilon"):
+        fn(bad, 10, 1e-5) if fn is not basic_composition else fn(bad, 10)
+
+
+@pytest.mark.parametrize("fn", FUNCS_EPS_K_DELTA + [optimal_composition_delta, basic_composition])
+@pytest.mark.parametrize("bad, exc", BAD_K)
+def test_bad_k(fn, bad, exc):
+    with pytest.raises(exc, match="k must be an integer"):
+        fn(0.1, bad, 1e-5)
+    with pytest.raises(exc, match="k must be an integer"):
+        gaussian_composition_epsilon(1.0, bad, 1e-5)
+    with pytest.raises(exc, match="k must be an integer"):
+        advanced_composition_crossover(bad, 1e-5)
+
+
+@pytest.mark.parametrize("bad, exc", BAD_DELTA)
+def test_bad_delta(bad, exc):
+    for call in [lambda: advanced_composition(0.1, 10, bad), lambda: optimal_composition_epsilon(0.1, 10, bad),
+                 lambda: gaussian_composition_epsilon(1.0, 10, bad), lambda: zcdp_epsilon(1.0, bad),
+                 lambda: advanced_composition_crossover(10, bad),
+                 lambda: rdp_to_epsilon(lambda a: rdp_gaussian(a, 1.0), bad)]:
+        with pytest.raises(exc, match="delta"):
+            call()
+
+
+@pytest.mark.parametrize("bad, exc", BAD_EPS)
+def test_bad_sigma_and_sensitivity(bad, exc):
+    with pytest.raises(exc, match="sigma"):
+        gaussian_composition_epsilon(bad, 10, 1e-5)
+    with pytest.raises(exc, match="l2_sensitivity"):
+        gaussian_composition_epsilon(1.0, 10, 1e-5, l2_sensitivity=bad)
+
+
+def test_bad_basic_delta_and_other_arguments():
+    with pytest.raises(ValueError, match="delta"):
+        basic_composition(0.1, 3, 1.0)
+    with pytest.raises(ValueError, match="epsilon_total"):
+        optimal_composition_delta(0.1, 3, -0.5)
+    with pytest.raises(ValueError, match="epsilon_total"):
+        optimal_composition_delta(0.1, 3, math.nan)
+    with pytest.raises(ValueError, match="rho"):
+        zcdp_epsilon(0.0, 1e-5)
+    with pytest.raises(ValueError, match="alpha"):
+        rdp_gaussian(1.0, 1.0)
+    with pytest.raises(ValueError, match="alpha"):
+        rdp_laplace(np.array([2.0, math.nan]), 1.0)
+    with pytest.raises(TypeError, match="alpha"):
+        rdp_pure_dp(True, 1.0)
+    with pytest.raises(ValueError, match="mu"):
+        rdp_gaussian(2.0, -1.0)
+    with pytest.raises(ValueError, match="conversion"):
+        rdp_to_epsilon(lambda a: rdp_gaussian(a, 1.0), 1e-5, conversion="magic")
+    with pytest.raises(TypeError, match="rdp_curve"):
+        rdp_to_epsilon(3.0, 1e-5)
+    with pytest.raises(ValueError, match="rdp_curve"):
+        rdp_to_epsilon(lambda a: np.full_like(a, np.nan), 1e-5)
+
+
+def test_no_overflow_for_large_k():
+    e = optimal_composition_epsilon(1.0, 3000, 1e-12)
+    assert math.isfinite(e) and 0 < e < 3000
+    assert special.logsumexp([0.0]) == 0.0  # keeps the import honest
+
+
+def test_huge_epsilon_gives_finite_or_infinite_bounds_never_an_error():
+    assert advanced_composition(1000.0, 3, 1e-5) == math.inf
+    assert optimal_composition_epsilon(1000.0, 3, 1e-5) == pytest.approx(3000.0 + math.log1p(-1e-5), rel=1e-12)
+    assert rdp_pure_dp(2.0, 1000.0) == pytest.approx(1000.0, rel=1e-3)
+    assert rdp_laplace(2.0, 1000.0) == pytest.approx(1000.0, rel=1e-2)
