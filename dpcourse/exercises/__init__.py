@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["CheckResult"]
+import numpy as np
+
+__all__ = ["CheckResult", "call_student"]
 
 
 @dataclass(frozen=True)
@@ -27,3 +29,36 @@ class CheckResult:
 
     def __str__(self) -> str:
         return repr(self)
+
+
+def call_student(student_fn, args, context: str, *, shape=None):
+    """Run a student's function on ``args``; return ``(result, None)`` or ``(None, CheckResult)`` on failure.
+
+    With ``shape=None`` the result must be one real number and comes back as a float; with a tuple
+    ``shape`` it must be an array of numbers of that shape and comes back as a float64 array. The
+    failure says whether the function was not passed, raised (the student's code may raise anything),
+    or returned the wrong kind of value; ``context`` (e.g. "on p=[...], epsilon=0.5") names the call.
+    NumPy warnings are silenced: the checker reports a NaN itself, with a hint.
+    """
+    if not callable(student_fn):
+        return None, CheckResult(False, "pass the function itself (its name, without parentheses)")
+    try:
+        with np.errstate(all="ignore"):
+            out = student_fn(*args)
+    except Exception as exc:  # noqa: BLE001 - any exception in the student's code is feedback
+        return None, CheckResult(False, f"your function raised {type(exc).__name__}: {exc} ({context})")
+    if shape is None:
+        if isinstance(out, (bool, np.bool_)):
+            return None, CheckResult(False, f"your function should return one number, it returned a bool ({context})")
+        try:
+            return float(out), None
+        except (TypeError, ValueError):
+            return None, CheckResult(False, f"your function should return one number, it returned "
+                                            f"{type(out).__name__} ({context})")
+    try:
+        arr = np.asarray(out, dtype=float)
+    except (TypeError, ValueError):
+        return None, CheckResult(False, f"return an array of numbers, got {type(out).__name__} ({context})")
+    if arr.shape != tuple(shape):
+        return None, CheckResult(False, f"return an array of shape {tuple(shape)}, got shape {arr.shape} ({context})")
+    return arr, None

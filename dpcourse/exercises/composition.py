@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..composition import optimal_composition_delta
-from . import CheckResult
+from . import CheckResult, call_student
 
 __all__ = ["check_optimal_delta"]
 
@@ -40,17 +40,12 @@ def check_optimal_delta(student_fn) -> CheckResult:
         return CheckResult(False, "pass the function itself, e.g. check_optimal_delta(my_optimal_delta)")
     for eps, k, et in _CASES:
         where = f"on epsilon={eps}, k={k}, epsilon_total={et}"
-        try:
-            got = student_fn(eps, k, et)
-        except OverflowError:
-            return CheckResult(False, f"{where} your function overflowed: (1 + e^eps)^k and C(k, j) are huge for large k; "
-                                      "work with logarithms (scipy.special.gammaln, logsumexp)")
-        except Exception as exc:  # the student's code may raise anything; report it as feedback
-            return CheckResult(False, f"your function raised {type(exc).__name__}: {exc} {where}")
-        try:
-            got = float(got)
-        except (TypeError, ValueError):
-            return CheckResult(False, f"your function should return one number, it returned {type(got).__name__}")
+        got, failure = call_student(student_fn, (eps, k, et), where)
+        if failure is not None:
+            if "OverflowError" in failure.message:
+                return CheckResult(False, f"{where} your function overflowed: (1 + e^eps)^k and C(k, j) are huge for "
+                                          "large k; work with logarithms (scipy.special.gammaln, logsumexp)")
+            return failure
         want = optimal_composition_delta(eps, k, et)
         if math.isclose(got, want, rel_tol=1e-7, abs_tol=1e-15):
             continue

@@ -6,7 +6,7 @@ import math
 
 from ..approx_dp import group_privacy
 from ..gaussian import _classic_sigma_formula, analytic_gaussian_sigma, gaussian_delta
-from . import CheckResult
+from . import CheckResult, call_student
 
 __all__ = ["check_group_delta", "check_analytic_sigma"]
 
@@ -15,14 +15,6 @@ _GROUP_CASES = [(0.5, 1e-6, 1), (0.5, 1e-6, 2), (1.0, 1e-5, 3), (0.1, 1e-8, 10),
 
 # (epsilon, delta): small and large epsilon (the classic formula is unproven for epsilon >= 1), small and large delta.
 _SIGMA_CASES = [(0.5, 1e-5), (1.0, 1e-6), (3.0, 1e-3), (0.1, 1e-8), (20.0, 1e-6), (0.05, 0.2)]
-
-
-def _as_number(got):
-    try:
-        x = float(got)
-    except (TypeError, ValueError):
-        return None
-    return x
 
 
 def check_group_delta(student_fn) -> CheckResult:
@@ -35,12 +27,9 @@ def check_group_delta(student_fn) -> CheckResult:
         return CheckResult(False, "pass the function itself, e.g. check_group_delta(my_group_delta)")
     for eps, delta, k in _GROUP_CASES:
         where = f"for epsilon={eps}, delta={delta}, k={k}"
-        try:
-            got = _as_number(student_fn(eps, delta, k))
-        except Exception as exc:  # the student's code may raise anything; report it as feedback
-            return CheckResult(False, f"your function raised {type(exc).__name__}: {exc} {where}")
-        if got is None:
-            return CheckResult(False, f"{where} your function should return one number (delta_k only, not a pair)")
+        got, failure = call_student(student_fn, (eps, delta, k), f"{where}; return delta_k only, not a pair")
+        if failure is not None:
+            return failure
         want = group_privacy(eps, delta, k)[1]
         if math.isclose(got, want, rel_tol=1e-9):
             continue
@@ -70,11 +59,10 @@ def check_analytic_sigma(student_fn) -> CheckResult:
         return CheckResult(False, "pass the function itself, e.g. check_analytic_sigma(my_analytic_sigma)")
     for eps, delta in _SIGMA_CASES:
         where = f"for epsilon={eps}, delta={delta}"
-        try:
-            got = _as_number(student_fn(eps, delta))
-        except Exception as exc:  # the student's code may raise anything; report it as feedback
-            return CheckResult(False, f"your function raised {type(exc).__name__}: {exc} {where}")
-        if got is None or not math.isfinite(got) or got <= 0:
+        got, failure = call_student(student_fn, (eps, delta), where)
+        if failure is not None:
+            return failure
+        if not math.isfinite(got) or got <= 0:
             return CheckResult(False, f"{where} your function should return a positive finite number, got {got!r}")
         want = analytic_gaussian_sigma(eps, delta)
         if math.isclose(got, want, rel_tol=1e-6):

@@ -6,8 +6,7 @@ import numpy as np
 from scipy import stats
 
 from ..histogram import exact_histogram, histogram_sensitivity
-from . import CheckResult
-from .laplace import call_for_array
+from . import CheckResult, call_student
 
 __all__ = ["check_my_dp_histogram"]
 
@@ -36,9 +35,9 @@ def check_my_dp_histogram(student_fn) -> CheckResult:
     categories, data = _case()
     exact = exact_histogram(data, categories=categories)
     for seed, relation in enumerate(("add_remove", "replace_one")):
-        out, failure = call_for_array(student_fn, (data.copy(), categories.copy(), _EPSILON, relation,
-                                                   np.random.default_rng(seed)), exact.shape,
-                                      f"relation={relation!r}; one noisy count per category")
+        out, failure = call_student(student_fn, (data.copy(), categories.copy(), _EPSILON, relation,
+                                                 np.random.default_rng(seed)),
+                                    f"relation={relation!r}; one noisy count per category", shape=exact.shape)
         if failure is not None:
             return failure
         if not np.isfinite(out).all():

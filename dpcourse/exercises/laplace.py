@@ -9,34 +9,13 @@ import numpy as np
 from scipy import stats
 
 from ..laplace import counting_queries_sample_size
-from . import CheckResult
+from . import CheckResult, call_student
 
 __all__ = ["check_inverse_cdf_sampler", "check_sample_size"]
 
 # Uniforms chosen to expose the usual slips: both halves, the median, and values near 0 and 1.
 _U = np.array([1e-9, 0.001, 0.1, 0.25, 0.4, 0.5, 0.6, 0.75, 0.9, 0.999, 1 - 1e-9])
 _SCALES = (1.0, 2.5)
-
-
-def call_for_array(student_fn, args, shape, context):
-    """Run a student's function on ``args`` and return ``(array, None)``, or ``(None, CheckResult)`` on failure.
-
-    The failure says whether the function raised, returned something that is not an array of numbers,
-    or returned the wrong shape; ``context`` (e.g. "with scale=2.5") tells the student which call failed.
-    Warnings from NumPy (log of a negative number, ...) are silenced: the caller reports the NaN itself.
-    """
-    try:
-        with np.errstate(all="ignore"):
-            out = student_fn(*args)
-    except Exception as exc:  # the student's code may raise anything; report it as feedback
-        return None, CheckResult(False, f"your function raised {type(exc).__name__}: {exc} ({context})")
-    try:
-        out = np.asarray(out, dtype=float)
-    except (TypeError, ValueError):
-        return None, CheckResult(False, f"return an array of numbers, got {type(out).__name__} ({context})")
-    if out.shape != shape:
-        return None, CheckResult(False, f"return an array of shape {shape}, got shape {out.shape} ({context})")
-    return out, None
 
 
 def check_inverse_cdf_sampler(student_fn) -> CheckResult:
@@ -48,8 +27,9 @@ def check_inverse_cdf_sampler(student_fn) -> CheckResult:
     if not callable(student_fn):
         return CheckResult(False, "pass the function itself, e.g. check_inverse_cdf_sampler(my_inverse_cdf)")
     for b in _SCALES:
-        got, failure = call_for_array(student_fn, (_U.copy(), b), _U.shape,
-                                      f"on an array u with scale={b}; use numpy functions such as np.where, not if/else")
+        got, failure = call_student(student_fn, (_U.copy(), b),
+                                    f"on an array u with scale={b}; use numpy functions such as np.where, not if/else",
+                                    shape=_U.shape)
         if failure is not None:
             return failure
         want = stats.laplace.ppf(_U, scale=b)

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..divergences import hockey_stick
-from . import CheckResult
+from . import CheckResult, call_student
 
 __all__ = ["check_hockey_stick", "check_mixture_epsilon"]
 
@@ -30,17 +30,10 @@ def check_hockey_stick(student_fn) -> CheckResult:
     The message describes the first case that fails (its inputs and what is wrong with the value), never
     the expected value.
     """
-    if not callable(student_fn):
-        return CheckResult(False, "pass the function itself, e.g. check_hockey_stick(my_hockey_stick)")
     for p, q, eps in _HS_CASES:
-        try:
-            got = student_fn(np.array(p), np.array(q), eps)
-        except Exception as exc:  # the student's code may raise anything; report it as feedback
-            return CheckResult(False, f"your function raised {type(exc).__name__}: {exc} on p={p}, q={q}, epsilon={eps}")
-        try:
-            got = float(got)
-        except (TypeError, ValueError):
-            return CheckResult(False, f"your function should return one number, it returned {type(got).__name__}")
+        got, failure = call_student(student_fn, (np.array(p), np.array(q), eps), f"on p={p}, q={q}, epsilon={eps}")
+        if failure is not None:
+            return failure
         want = hockey_stick(p, q, eps)
         if math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12):
             continue

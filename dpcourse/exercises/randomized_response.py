@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..rr import randomized_response, rr_estimate_mean, rr_standard_error
-from . import CheckResult
+from . import CheckResult, call_student
 
 __all__ = ["check_rr_estimator"]
 
@@ -41,16 +41,10 @@ def check_rr_estimator(student_fn) -> CheckResult:
         reports = _surveys(mean, eps, _EST_SEED + case)
         got = np.empty(_EST_REPS)
         for j in range(_EST_REPS):
-            try:
-                value = student_fn(reports[j].copy(), eps)
-            except Exception as exc:  # the student's code may raise anything; report it as feedback
-                return CheckResult(False, f"your function raised {type(exc).__name__}: {exc} "
-                                          f"(on {_EST_N} responses, epsilon = {eps})")
-            try:
-                got[j] = float(value)
-            except (TypeError, ValueError):
-                return CheckResult(False, "your function should return one number (the estimated mean), "
-                                          f"it returned {type(value).__name__}")
+            got[j], failure = call_student(student_fn, (reports[j].copy(), eps),
+                                           f"on {_EST_N} responses, epsilon = {eps}; return the estimated mean")
+            if failure is not None:
+                return failure
             if not math.isfinite(got[j]):
                 return CheckResult(False, f"your function returned {got[j]} on {_EST_N} responses at "
                                           f"epsilon = {eps}; an estimate must be a finite number")

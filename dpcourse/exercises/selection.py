@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..selection import exponential_probabilities
-from . import CheckResult
+from . import CheckResult, call_student
 
 __all__ = ["check_em_probabilities", "check_pumpkin_epsilon"]
 
@@ -40,17 +40,10 @@ def check_em_probabilities(student_fn) -> CheckResult:
         return CheckResult(False, "pass the function itself, e.g. check_em_probabilities(my_em_probabilities)")
     for u, delta, eps in _EM_CASES:
         where = f"on utilities={u}, sensitivity={delta}, epsilon={eps}"
-        try:
-            with np.errstate(all="ignore"):
-                got = student_fn(np.array(u), delta, eps)
-        except Exception as exc:  # the student's code may raise anything; report it as feedback
-            return CheckResult(False, f"your function raised {type(exc).__name__}: {exc} {where}")
-        try:
-            got = np.asarray(got, dtype=float)
-        except (TypeError, ValueError):
-            return CheckResult(False, f"{where} your function should return an array of probabilities")
-        if got.shape != (len(u),):
-            return CheckResult(False, f"{where} you returned shape {got.shape}; give one probability per candidate")
+        got, failure = call_student(student_fn, (np.array(u), delta, eps),
+                                    f"{where}; give one probability per candidate", shape=(len(u),))
+        if failure is not None:
+            return failure
         want = exponential_probabilities(u, delta, eps)
         if np.allclose(got, want, rtol=1e-9, atol=1e-12):
             continue
