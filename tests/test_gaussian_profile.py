@@ -68,3 +68,17 @@ def test_bad_epsilon():
         gaussian_delta(-0.5, 1.0)
     with pytest.raises(TypeError, match="epsilon"):
         gaussian_delta(True, 1.0)
+
+
+@pytest.mark.parametrize(
+    "eps, mu, reference",
+    [  # references computed with mpmath at 80 significant digits from the same formula
+        (1e-4, 1e-5, 7.4749339918537527e-30),
+        (1.0, 0.05, 1.1290332270977223e-91),
+        (0.01, 0.00027, 1.0622100687490736e-305),
+        (10.0, 0.27, 1.5543885455656868e-300),
+        (300.0, 15.0, 2.0274692797167509e-36),
+    ],
+)
+def test_tiny_deltas_keep_their_relative_accuracy(eps, mu, reference):
+    assert gaussian_delta(eps, mu) == pytest.approx(reference, rel=1e-8)
