@@ -199,8 +199,8 @@ def laplace_max_error_quantile(k, scale, beta) -> float:
     """Exact ``1 - beta`` quantile of ``max_i |Z_i|`` for k *independent* Laplace(0, scale) variables.
 
     The s with ``P(max_i |Z_i| >= s) = beta``, i.e. ``-scale * ln(1 - (1 - beta)^(1/k))`` by theorem
-    ``thm-laplace-max-error``; it is at most :func:`laplace_max_error_bound` and within about
-    ``scale * beta`` of it for small beta (corollary ``cor-hist-max-error``).
+    ``thm-laplace-max-error``; it is at most :func:`laplace_max_error_bound` and at least that bound minus
+    ``scale * beta / (1 - beta)`` (corollary ``cor-hist-max-error``).
 
     Examples
     --------

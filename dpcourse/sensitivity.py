@@ -39,7 +39,8 @@ def brute_force_sensitivity(query, universe, n, relation, *, max_datasets=20_000
         ``query(records) -> float or array``: takes a 1-d numpy array of records (possibly empty under
         add/remove) and returns a finite number or a fixed-shape array of finite numbers.
     universe : sequence of numbers or strings
-        The possible records, without repetitions (e.g. ``[0, 1]`` or ``["A", "B", "C"]``).
+        The possible records, without repetitions (e.g. ``[0, 1]`` or ``["A", "B", "C"]``); at least two
+        under replace-one, where a single possible record leaves no neighbouring pair.
     n : int
         Dataset size, >= 1.
     relation : {"add_remove", "replace_one"}
@@ -73,6 +74,9 @@ def brute_force_sensitivity(query, universe, n, relation, *, max_datasets=20_000
     limit = check_positive_int(max_datasets, "max_datasets")
     return_pair = check_flag(return_pair, "return_pair")
     m = u.size
+    if relation == "replace_one" and m < 2:
+        raise ValueError(f"universe must hold at least 2 records under replace_one (got {m}): with one possible "
+                         "record no two datasets of the same size differ, so there is no neighbouring pair")
     if n * math.log(m) > math.log(limit):
         raise ValueError(f"{m}**{n} datasets exceed max_datasets={limit}; use a smaller universe or n")
 

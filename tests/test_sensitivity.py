@@ -57,6 +57,11 @@ def test_sum_and_mean_under_add_remove():
     assert brute_force_sensitivity(mean, universe, 2, "replace_one") == pytest.approx(5 / 2)
 
 
+def test_a_single_record_universe_still_has_add_remove_neighbours():
+    assert brute_force_sensitivity(len, [7], 2, "add_remove") == 1.0
+    assert brute_force_sensitivity(np.sum, [7], 2, "add_remove", return_pair=True) == (7.0, (7, 7), (7,))
+
+
 def test_the_size_is_sensitive_only_under_add_remove():
     assert brute_force_sensitivity(len, [0, 1], 3, "add_remove") == 1.0
     assert brute_force_sensitivity(len, [0, 1], 3, "replace_one") == 0.0
@@ -83,6 +88,7 @@ def test_string_universe_and_order_of_records():
     (dict(universe=[[0, 1]]), ValueError, "1-d"),
     (dict(query=3), TypeError, "query must be callable"),
     (dict(universe=list(range(10)), n=6), ValueError, "max_datasets"),
+    (dict(universe=[0]), ValueError, "at least 2 records under replace_one"),
 ])
 def test_bad_arguments(kwargs, exc, match):
     args = dict(query=count_ones, universe=[0, 1], n=2, relation="replace_one")
