@@ -73,8 +73,9 @@ def exponential_probabilities(utilities, sensitivity, epsilon, *, monotone=False
 
     Privacy: if every utility moves by at most ``sensitivity`` between neighbouring datasets (under the
     relation the caller has in mind), sampling from this distribution is epsilon-DP under that relation
-    (theorem ``thm-sel-em-privacy``). ``monotone=True`` is epsilon-DP only if, in addition, for every pair
-    of neighbours all utilities move in the same direction.
+    (theorem ``thm-sel-em-privacy``). With ``monotone=True`` the guarantee is epsilon-DP only when, in
+    addition, for every pair of neighbours all utilities move in the same direction; otherwise it is
+    2 * epsilon-DP.
 
     Parameters
     ----------
@@ -198,7 +199,7 @@ def report_noisy_max(scores, sensitivity, epsilon, *, monotone=False, noise="lap
 
     Privacy (theorem ``thm-sel-rnm-privacy``): if every score moves by at most ``sensitivity`` between
     neighbouring datasets, under the relation the caller has in mind, the released index is epsilon-DP
-    under that relation. ``monotone=True`` is epsilon-DP only when, in addition, for every pair of
+    under that relation. ``monotone=True`` is guaranteed epsilon-DP only when, in addition, for every pair of
     neighbours all scores move in the same direction: e.g. counts under add/remove one person, where a
     person adds 1 to every count they belong to (the counts may overlap). With ``monotone=True`` on
     scores that are not monotone (counts under replace-one, general utilities), the guarantee is only

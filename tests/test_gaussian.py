@@ -62,7 +62,7 @@ def test_analytic_sigma_solves_the_profile(eps):
         sigma = analytic_gaussian_sigma(eps, delta)
         got = gaussian_delta(eps, 1.0 / sigma)
         assert got <= delta  # never above the target, as computed
-        assert got == pytest.approx(delta, rel=1e-9)
+        assert got == pytest.approx(delta, rel=1e-9, abs=0)
         assert gaussian_delta(eps, 1.0 / (sigma * (1 - 1e-6))) > delta  # slightly less noise is not private
 
 
@@ -80,6 +80,16 @@ def test_analytic_sigma_is_robust_at_extremes(eps, delta):
     sigma = analytic_gaussian_sigma(eps, delta)
     assert math.isfinite(sigma) and sigma > 0
     assert gaussian_delta(eps, 1.0 / sigma) <= delta
+
+
+@pytest.mark.parametrize("eps", [1e-4, 1e-3, 10.0, 1000.0])
+@pytest.mark.parametrize("delta", [1e-300, 1e-100, 1e-30])
+def test_analytic_sigma_is_accurate_for_tiny_delta_and_small_epsilon(eps, delta):
+    # the docstring's accuracy claim at the corners, where cancellation in the profile formula is worst
+    sigma = analytic_gaussian_sigma(eps, delta)
+    got = gaussian_delta(eps, 1.0 / sigma)
+    assert got <= delta
+    assert got == pytest.approx(delta, rel=1e-9, abs=0)
 
 
 @pytest.mark.parametrize("eps", [0.01, 0.1, 0.5, 0.9, 0.999])
@@ -247,6 +257,12 @@ def test_group_privacy_laws():
             _, dk = group_privacy(eps, 1e-8, k)
             assert k * 1e-8 * (1 - 1e-12) <= dk <= k * math.exp((k - 1) * eps) * 1e-8 * (1 + 1e-12)
     assert math.isinf(group_privacy(50.0, 0.5, 100)[1])  # overflow reported as inf, never NaN
+    # the closed form equals the chain's sum delta * sum_{j<k} e^{j eps} (computed term by term)
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        eps, k, delta = float(rng.uniform(1e-6, 5.0)), int(rng.integers(1, 40)), float(rng.uniform(0, 0.1))
+        chain = delta * math.fsum(math.exp(j * eps) for j in range(k))
+        assert group_privacy(eps, delta, k) == (pytest.approx(k * eps, rel=1e-15), pytest.approx(chain, rel=1e-11))
 
 
 def test_group_privacy_is_attained_by_the_alarm_mechanism():

@@ -49,6 +49,19 @@ def test_exponential_probabilities_any_magnitude():
     assert exponential_probabilities([1.0, 1.0, 0.0], 1e-300, 1e300).tolist() == [0.5, 0.5, 0.0]
 
 
+@pytest.mark.parametrize("dist", [stats.laplace, stats.expon, stats.gumbel_r])
+def test_shifted_tail_lemma(dist):
+    # lemma lem-sel-laplace-tail: P[N > n] <= e^{k/b} P[N > n + k] for k >= 0, for all three noises
+    b = 0.7
+    n = np.linspace(-20, 20, 401)[:, None]
+    k = np.array([0.0, 0.1, 1.0, 3.0])[None, :]
+    log_lhs = dist.logsf(n, scale=b)
+    log_rhs = k / b + dist.logsf(n + k, scale=b)
+    assert np.all(log_lhs <= log_rhs + 1e-12)
+    if dist is stats.laplace:  # tight on the right tail: equality for n >= 0
+        assert np.allclose(log_lhs[n[:, 0] >= 0], log_rhs[n[:, 0] >= 0], rtol=0, atol=1e-12)
+
+
 def test_noisy_max_two_candidates_closed_form():
     # N1 - N2 for i.i.d. Lap(b) has P[> t] = e^{-t/b} (2 + t/b) / 4 for t >= 0
     for gap, eps, mono in [(3.0, 1.0, False), (0.5, 2.0, True), (10.0, 0.3, False)]:
@@ -389,8 +402,11 @@ def test_check_em_probabilities():
     assert not res.passed and "normalise" in res.message
     assert "raised ZeroDivisionError" in check_em_probabilities(lambda u, s, e: 1 / 0).message
     assert not check_em_probabilities("not a function").passed
-    # the message never contains the expected probabilities
-    assert "0.5" not in check_em_probabilities(lambda u, s, e: np.ones(len(u))).message.split("on utilities")[0]
+    # the message never contains the expected probabilities (case 2: 0.512497..., 0.487502...)
+    for wrong in (lambda u, s, e: np.full(len(u), 1 / len(u)), lambda u, s, e: np.ones(len(u)), no_two):
+        msg = check_em_probabilities(wrong).message
+        assert "utilities=[3.0, 2.0]" in msg or "utilities=[0.0, 0.0]" in msg
+        assert "0.512" not in msg and "0.487" not in msg and "0.5125" not in msg
 
 
 def test_check_pumpkin_epsilon():
@@ -402,6 +418,9 @@ def test_check_pumpkin_epsilon():
     assert "not the smallest" in check_pumpkin_epsilon(1.0).message
     assert "too small" in check_pumpkin_epsilon(0.01).message
     assert not check_pumpkin_epsilon(True).passed and not check_pumpkin_epsilon(-1.0).passed
+    # no message reveals the answer ln(99)/20 = 0.2298
+    for a in (truth / 2, truth / 4, math.log(100) / 20, 1.0, 0.01, 0.2):
+        assert "0.229" not in check_pumpkin_epsilon(a).message and "0.23" not in check_pumpkin_epsilon(a).message
 
 
 def test_flag_and_choice_checks():
