@@ -175,23 +175,29 @@ def _basic(counts, delta):
 
 
 def _advanced(counts, delta):
-    """Advanced composition (theorem thm-comp-advanced) needs k copies of one mechanism. For a pure-DP
-    mechanism delta' = delta. For a Gaussian mechanism each run is (eps_0(delta_0), delta_0)-DP by its
-    exact profile and delta = k delta_0 + delta'; the split delta' is optimised numerically."""
+    """Advanced composition (theorem thm-comp-advanced) holds for k adaptively chosen mechanisms that share
+    one privacy guarantee. Pure-DP events (any mix of PureDPEvent and LaplaceEvent) qualify when they all
+    have the same epsilon; then delta' = delta. Gaussian events qualify when they all have the same
+    mu = l2_sensitivity / sigma: each run is (eps_0(delta_0), delta_0)-DP by its exact profile and
+    delta = k delta_0 + delta', the split delta' being optimised numerically."""
     pure, gauss, other = _split(counts)
     if other:
         _unknown("advanced", other)
-    if len(pure) + len(gauss) != 1:
-        raise NotApplicableError("advanced composition as stated (Dwork-Rothblum-Vadhan) is for k runs of one "
-                                 f"mechanism; these events contain {len(pure) + len(gauss)} different mechanisms")
+    if pure and gauss:
+        raise NotApplicableError("advanced composition as stated (Dwork-Rothblum-Vadhan) is for k mechanisms with one "
+                                 "common (epsilon, delta); these events mix pure-DP and Gaussian mechanisms")
+    params = {e.epsilon for e, _ in pure} if pure else {e.mu for e, _ in gauss}
+    if len(params) != 1:
+        raise NotApplicableError("advanced composition as stated (Dwork-Rothblum-Vadhan) is for k mechanisms with one "
+                                 f"common (epsilon, delta); these events have {len(params)} different privacy parameters")
+    k = sum(n for _, n in pure + gauss)
     if pure:
-        (e, k), = pure
-        return advanced_composition(e.epsilon, k, delta), "delta' = delta, per-mechanism delta = 0"
-    (e, k), = gauss
+        return advanced_composition(pure[0][0].epsilon, k, delta), "delta' = delta, per-mechanism delta = 0"
+    mu = gauss[0][0].mu
 
     def total(t):  # t = ln(delta' / delta) in (-inf, 0)
         dp = delta * math.exp(t)
-        return advanced_composition(max(gaussian_epsilon((delta - dp) / k, e.mu), 1e-300), k, dp)
+        return advanced_composition(max(gaussian_epsilon((delta - dp) / k, mu), 1e-300), k, dp)
 
     ts = np.linspace(math.log(1e-6), math.log(1 - 1e-6), 61)
     vals = [total(t) for t in ts]
@@ -211,9 +217,8 @@ def _optimal(counts, delta):
     if other:
         _unknown("optimal", other)
     if gauss:
-        raise NotApplicableError("optimal composition (Kairouz-Oh-Viswanath) is computed here for pure-DP events "
-                                 "only; a Gaussian mechanism is not epsilon-DP for any finite epsilon "
-                                 "(use 'gaussian_exact')")
+        raise NotApplicableError("a Gaussian mechanism is not epsilon-DP for any finite epsilon; optimal composition "
+                                 "(Kairouz-Oh-Viswanath) is computed here for pure-DP events only (use 'gaussian_exact')")
     groups = Counter()
     for e, n in pure:
         groups[e.epsilon] += n
@@ -290,7 +295,7 @@ class PrivacyAccountant:
     >>> acc.epsilon(1e-5, "optimal")
     Traceback (most recent call last):
     ...
-    dpcourse.accounting.NotApplicableError: optimal composition (Kairouz-Oh-Viswanath) is computed here for pure-DP events only; a Gaussian mechanism is not epsilon-DP for any finite epsilon (use 'gaussian_exact')
+    dpcourse.accounting.NotApplicableError: a Gaussian mechanism is not epsilon-DP for any finite epsilon; optimal composition (Kairouz-Oh-Viswanath) is computed here for pure-DP events only (use 'gaussian_exact')
     """
 
     def __init__(self, events=()):

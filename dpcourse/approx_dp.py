@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_delta, check_epsilon, check_positive_int
+from ._validation import check_delta, check_positive_int, check_real
 
 __all__ = ["group_privacy"]
 
@@ -30,7 +30,7 @@ def group_privacy(epsilon, delta, k) -> tuple[float, float]:
     Parameters
     ----------
     epsilon : float
-        epsilon > 0.
+        epsilon >= 0 (at epsilon = 0 the sum is k delta).
     delta : float
         delta in [0, 1).
     k : int
@@ -47,11 +47,13 @@ def group_privacy(epsilon, delta, k) -> tuple[float, float]:
     >>> eps_k, round(delta_k / 1e-6, 6)  # 1 + e^0.5
     (1.0, 2.648721)
     """
-    eps = check_epsilon(epsilon)
+    eps = check_real(epsilon, "epsilon", low=0.0)  # a bound, not a mechanism: (0, delta)-DP is meaningful
     d = check_delta(delta)
     k = check_positive_int(k, "k")
     if d == 0.0:
         return k * eps, 0.0
+    if eps == 0.0:
+        return 0.0, k * d
     # log of (e^{k eps} - 1) / (e^eps - 1), without overflow: log(expm1(x)) = x + log(-expm1(-x)).
     log_ratio = k * eps + np.log(-np.expm1(-k * eps)) - eps - np.log(-np.expm1(-eps))
     with np.errstate(over="ignore"):

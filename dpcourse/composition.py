@@ -221,7 +221,16 @@ def _epsilon_of_atoms(loss, logp, delta: float) -> float:
         return 0.0
     la, lb = log_a[ok], log_b[ok]
     cand = la + np.log(-np.expm1(log_d - la)) - lb
-    return float(max(0.0, cand.max()))
+    root = float(max(0.0, cand.max()))
+    # Rounding guard: when eps' lies within a few ulps of a loss atom, the float eps' cannot resolve delta
+    # finely and the delta computed at it may exceed the target by ~1e-6 relative. Move eps' up by a few
+    # ulps until the computed delta is within the target, so the answer is a valid (never optimistic) bound.
+    e, bump = root, 2.0 * float(np.finfo(float).eps)
+    for _ in range(60):
+        if _delta_of_atoms(loss, logp, e) <= delta:
+            return float(e)
+        e, bump = root * (1.0 + bump) + bump, 2.0 * bump
+    return float(e)
 
 
 def optimal_composition_delta(epsilon, k, epsilon_total) -> float:
@@ -264,7 +273,8 @@ def optimal_composition_epsilon(epsilon, k, delta) -> float:
     ``thm-comp-optimal``; Kairouz, Oh & Viswanath 2015). Every adaptive composition of k epsilon-DP
     mechanisms (same neighbouring relation) is (eps', delta)-DP, and some composition is not (e, delta)-DP
     for any e < eps'. Found in closed form on the right piece of the piecewise profile, in log space, so it
-    is exact to rounding for k up to several thousands. It never exceeds the basic ``k epsilon`` nor the
+    is exact to rounding for k up to several thousands; if rounding requires, it is then moved up by a few
+    ulps so that ``optimal_composition_delta(epsilon, k, eps') <= delta`` holds as computed. It never exceeds the basic ``k epsilon`` nor the
     advanced-composition bound at the same delta.
 
     Parameters

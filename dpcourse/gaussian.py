@@ -197,15 +197,21 @@ def gaussian_sigma(epsilon, delta, l2_sensitivity=1.0) -> float:
 
 
 def _log_gaussian_delta(eps: float, mu: float) -> float:
-    """``log(gaussian_delta(eps, mu))`` computed in the same way but without underflow (-inf when it is 0)."""
+    """``log(gaussian_delta(eps, mu))``, computed as there (erfcx) but without underflow (-inf when it is 0)."""
     if mu == 0.0:
         return -np.inf
     if np.isinf(mu):
         return 0.0
-    log_first = special.log_ndtr(mu / 2 - eps / mu)
+    a = mu / 2 - eps / mu
+    b = -mu / 2 - eps / mu
+    log_first = special.log_ndtr(a)
     if not np.isfinite(log_first):
         return -np.inf
-    diff = eps + special.log_ndtr(-mu / 2 - eps / mu) - log_first
+    if a < 0:  # delta = Phi(a) (1 - erfcx(-b/sqrt 2) / erfcx(-a/sqrt 2)), see gaussian_delta
+        ea = special.erfcx(-a / _SQRT2)
+        eb = special.erfcx(-b / _SQRT2)
+        return float(log_first + np.log((ea - eb) / ea)) if ea > eb else -np.inf
+    diff = eps + special.log_ndtr(b) - log_first
     if diff >= 0:
         return -np.inf
     return float(log_first + np.log(-np.expm1(diff)))
@@ -221,9 +227,8 @@ def analytic_gaussian_sigma(epsilon, delta, l2_sensitivity=1.0) -> float:
     (theorem ``thm-gaussian-profile``) is strictly decreasing in sigma. Valid for every epsilon > 0 (tested
     up to 1000) and delta in (0, 1); for epsilon < 1 it is never larger than :func:`gaussian_sigma`.
     Accuracy: ``gaussian_delta`` at the returned sigma never exceeds delta, and equals it within 1e-9
-    relative for epsilon >= 0.01 and delta >= 1e-12 (tested). Outside that range, cancellation inside the
-    profile formula limits the agreement to about 1e-8 (delta down to 1e-30) and about 1e-5 in the most
-    extreme corner (epsilon ~ 1e-4 with delta < 1e-200).
+    relative for epsilon in [0.01, 1000] and within 1e-8 relative for epsilon down to 1e-4, for delta in
+    [1e-300, 0.999] (tested; the limit is the accuracy of the profile formula itself at tiny epsilon).
 
     The root is found in log(mu) on log(delta) by Brent's method, so delta may be as small as the smallest
     float; the returned sigma is then nudged up, if rounding requires, so that ``gaussian_delta(epsilon,

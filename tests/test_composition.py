@@ -5,7 +5,7 @@ from functools import reduce
 
 import numpy as np
 import pytest
-from scipy import integrate, optimize, special
+from scipy import integrate, optimize
 
 from dpcourse import (advanced_composition, advanced_composition_crossover, basic_composition,
                       gaussian_composition_epsilon, gaussian_epsilon, hockey_stick, optimal_composition_delta,
@@ -26,7 +26,7 @@ def product(dist, k):
 
 def test_basic_by_hand():
     assert basic_composition(0.25, 4) == (1.0, 0.0)
-    assert basic_composition(0.5, 3, 1e-6) == pytest.approx((1.5, 3e-6), rel=1e-15)
+    assert basic_composition(0.5, 3, 1e-6) == pytest.approx((1.5, 3e-6), rel=1e-15, abs=0)
 
 
 def test_advanced_by_hand():
@@ -66,7 +66,7 @@ def test_optimal_k1_is_the_single_mechanism(eps, delta):
     assert got == pytest.approx(max(0.0, math.log(math.exp(eps) - delta * (1 + math.exp(eps)))), rel=1e-12)
     p, q = rr_pair(eps)
     if got > 0:
-        assert hockey_stick(p, q, got) == pytest.approx(delta, rel=1e-9)
+        assert hockey_stick(p, q, got) == pytest.approx(delta, rel=1e-9, abs=0)
     else:
         assert hockey_stick(p, q, 0.0) <= delta
 
@@ -96,10 +96,33 @@ def test_optimal_matches_kov_formula_at_grid_points():
 def test_optimal_epsilon_inverts_delta(eps, k, delta):
     e = optimal_composition_epsilon(eps, k, delta)
     if e > 0:
-        assert optimal_composition_delta(eps, k, e) == pytest.approx(delta, rel=1e-8)
+        d_at = optimal_composition_delta(eps, k, e)
+        assert d_at <= delta  # fail closed: the returned eps' is never optimistic, even by rounding
+        # equal to the target, or e' is within a few ulps of the exact answer (near a loss atom one ulp of e'
+        # moves delta by more than 1e-8 relative)
+        assert d_at == pytest.approx(delta, rel=1e-8, abs=0) or optimal_composition_delta(eps, k, e - 8 * np.spacing(e)) > delta
         assert optimal_composition_delta(eps, k, e * (1 - 1e-7)) > delta
     else:
         assert optimal_composition_delta(eps, k, 0.0) <= delta
+
+
+def test_optimal_epsilon_is_never_optimistic():
+    # the returned eps' must be private at delta as computed, including next to a loss atom (k eps, tiny delta)
+    for eps in [0.01, 0.3, 1.0, 2.0, 5.0]:
+        for k in [1, 2, 3, 10, 100]:
+            for delta in [1e-15, 1e-12, 1e-10, 1e-6, 1e-3, 0.1]:
+                e = optimal_composition_epsilon(eps, k, delta)
+                assert optimal_composition_delta(eps, k, e) <= delta
+    from dpcourse import PrivacyAccountant, PureDPEvent
+
+    # heterogeneous events through the accountant (the library's own log-space delta: a brute-force
+    # p - e^eps' q loses ~1e-7 relative to cancellation this close to a loss atom)
+    from dpcourse.composition import _delta_of_atoms, _product_atoms
+
+    acc = PrivacyAccountant([PureDPEvent(1.0), PureDPEvent(1.0), PureDPEvent(0.5)])
+    loss, logp = _product_atoms([(0.5, 1), (1.0, 2)])
+    for delta in [1e-14, 1e-10, 1e-4]:
+        assert _delta_of_atoms(loss, logp, acc.epsilon(delta, "optimal")) <= delta
 
 
 def test_optimal_epsilon_small_k_by_brute_force_search():
@@ -281,7 +304,6 @@ def test_bad_basic_delta_and_other_arguments():
 def test_no_overflow_for_large_k():
     e = optimal_composition_epsilon(1.0, 3000, 1e-12)
     assert math.isfinite(e) and 0 < e < 3000
-    assert special.logsumexp([0.0]) == 0.0  # keeps the import honest
 
 
 def test_huge_epsilon_gives_finite_or_infinite_bounds_never_an_error():
@@ -289,3 +311,38 @@ def test_huge_epsilon_gives_finite_or_infinite_bounds_never_an_error():
     assert optimal_composition_epsilon(1000.0, 3, 1e-5) == pytest.approx(3000.0 + math.log1p(-1e-5), rel=1e-12)
     assert rdp_pure_dp(2.0, 1000.0) == pytest.approx(1000.0, rel=1e-3)
     assert rdp_laplace(2.0, 1000.0) == pytest.approx(1000.0, rel=1e-2)
+
+
+# ---------------------------------------------------------------- figures and widget
+
+def test_pure_dp_totals_are_the_library_numbers():
+    from dpcourse.plots.composition import pure_dp_totals
+
+    t = pure_dp_totals(0.1, 100, 1e-5)
+    assert t["basic"] == pytest.approx(10.0, rel=1e-14)
+    assert t["advanced"] == advanced_composition(0.1, 100, 1e-5)
+    assert t["zCDP form"] == zcdp_epsilon(100 * 0.1 ** 2 / 2, 1e-5)
+    assert t["optimal"] == optimal_composition_epsilon(0.1, 100, 1e-5)
+    assert t["optimal"] < t["rdp"] < t["zCDP form"] < t["advanced"] < t["basic"]
+    with pytest.raises(ValueError, match="delta"):
+        pure_dp_totals(0.1, 100, 0.0)
+
+
+def test_composition_figures_and_widget_build():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dpcourse import PrivacyAccountant, GaussianEvent
+    from dpcourse.plots import composition as figs
+
+    res = PrivacyAccountant().compose(GaussianEvent(10.0), 100).compare(1e-5)
+    for fig in [figs.plot_composition_methods(0.5, 1e-6, 20), figs.plot_advanced_crossover(1e-5, ks=(100,)),
+                figs.plot_accountant_comparison(res, title="t")]:
+        assert isinstance(fig, matplotlib.figure.Figure)
+        plt.close(fig)
+    pytest.importorskip("ipywidgets")
+    w = figs.composition_widget()
+    assert len(w.children) >= 4  # three sliders and the output area
+    plt.close("all")

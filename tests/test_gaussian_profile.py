@@ -44,7 +44,7 @@ def test_extreme_arguments_stay_finite():
 def test_epsilon_inverts_delta(mu, delta):
     eps = gaussian_epsilon(delta, mu)
     if eps > 0:
-        assert gaussian_delta(eps, mu) == pytest.approx(delta, rel=1e-9)
+        assert gaussian_delta(eps, mu) == pytest.approx(delta, rel=1e-9, abs=0)
     else:
         assert gaussian_delta(0.0, mu) <= delta
 
@@ -81,4 +81,4 @@ def test_bad_epsilon():
     ],
 )
 def test_tiny_deltas_keep_their_relative_accuracy(eps, mu, reference):
-    assert gaussian_delta(eps, mu) == pytest.approx(reference, rel=1e-8)
+    assert gaussian_delta(eps, mu) == pytest.approx(reference, rel=1e-8, abs=0)

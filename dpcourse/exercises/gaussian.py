@@ -42,7 +42,7 @@ def check_group_delta(student_fn) -> CheckResult:
             return CheckResult(False, f"{where} you returned k e^((k-1) epsilon) delta: that is a valid upper bound, "
                                       "but the chain argument gives something smaller; unroll the recursion exactly")
         if math.isclose(got, want * math.exp(eps), rel_tol=1e-9) or math.isclose(got, delta * math.exp(k * eps), rel_tol=1e-9):
-            return CheckResult(False, f"{where} check your exponents: the last link of the chain adds delta "
+            return CheckResult(False, f"{where} check your exponents: the link next to x adds delta "
                                       "without any factor e^epsilon")
         return CheckResult(False, f"{where} your value {got:.6g} is off; write the inequality for a chain of "
                                   "length 2, then 3, and look at the pattern")
