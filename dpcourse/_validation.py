@@ -30,6 +30,8 @@ __all__ = [
     "check_binary_array",
     "check_flag",
     "check_choice",
+    "check_labels",
+    "check_callable",
 ]
 
 

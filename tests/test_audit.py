@@ -282,7 +282,8 @@ def test_checker_accepts_the_reference_answer():
         (lambda x, lo, hi, eps, rng: np.clip(x, lo, hi).mean() + rng.laplace(0.0, (hi - lo) / eps),
          "more than twice what the sensitivity"),
         (lambda x, lo, hi, eps, rng: 0.0, "should be centred on the true mean"),
-        (lambda x, lo, hi, eps, rng: x, "must return one float per call"),
+        (lambda x, lo, hi, eps, rng: x, "should return one number"),
+        (lambda x, lo, hi, eps, rng: 1 / 0, "raised ZeroDivisionError"),
         ("not a function", "pass the function itself"),
     ],
 )

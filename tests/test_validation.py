@@ -119,3 +119,52 @@ def test_as_rng():
             v.as_rng(bad)
     with pytest.raises(ValueError):
         v.as_rng(-1)
+
+
+def test_relation_and_choice():
+    assert v.check_relation("add_remove") == "add_remove"
+    assert v.check_relation("replace_one") == "replace_one"
+    with pytest.raises(ValueError, match=r"relation must be one of \('add_remove', 'replace_one'\), got 'bounded'"):
+        v.check_relation("bounded")
+    with pytest.raises(TypeError, match="relation"):
+        v.check_relation(1)
+    with pytest.raises(ValueError, match="noise"):
+        v.check_choice("cauchy", "noise", ("laplace", "gumbel"))
+
+
+def test_flag_and_callable():
+    assert v.check_flag(np.bool_(True), "monotone") is True
+    for bad in (1, 0, "yes", None):
+        with pytest.raises(TypeError, match="monotone must be True or False"):
+            v.check_flag(bad, "monotone")
+    assert v.check_callable(len) is len
+    with pytest.raises(TypeError, match="mechanism must be callable, got int"):
+        v.check_callable(3)
+
+
+def test_binary_array():
+    out = v.check_binary_array([0, 1.0, 1])
+    assert out.dtype == np.int64 and out.tolist() == [0, 1, 1]
+    with pytest.raises(ValueError, match=r"bits must contain only 0 and 1, got 2.0 at index \(1,\)"):
+        v.check_binary_array([0, 2, 1])
+    with pytest.raises(ValueError, match="0.5"):
+        v.check_binary_array([[0, 1], [0.5, 1]])
+    with pytest.raises(TypeError, match="booleans"):
+        v.check_binary_array([True, False])
+    with pytest.raises(ValueError, match="finite"):
+        v.check_binary_array([0, np.nan])
+
+
+def test_labels():
+    assert v.check_labels(["A", "B"], "categories").tolist() == ["A", "B"]
+    assert v.check_labels([3, 1, 2], "universe").tolist() == [3, 1, 2]
+    with pytest.raises(ValueError, match="must not repeat"):
+        v.check_labels(["A", "A"], "categories")
+    with pytest.raises(ValueError, match="non-empty"):
+        v.check_labels([], "categories")
+    with pytest.raises(TypeError, match="string"):
+        v.check_labels("AB", "categories")
+    with pytest.raises(TypeError, match="booleans"):
+        v.check_labels([True, False], "categories")
+    with pytest.raises(ValueError, match="finite"):
+        v.check_labels([1.0, np.inf], "universe")

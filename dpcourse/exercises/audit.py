@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..audit import audit_epsilon
-from . import CheckResult
+from . import CheckResult, call_student
 
 __all__ = ["check_clamped_mean"]
 
@@ -39,9 +39,11 @@ def check_clamped_mean(student_fn, *, seed: int = 2026) -> CheckResult:
     audits it with :func:`dpcourse.audit_epsilon` at confidence 0.999 on three pairs of neighbours, at
     epsilon 0.5 and 2. The message names the pair that exposes a problem, never the fix.
     """
-    if not callable(student_fn):
-        return CheckResult(False, "pass the function itself, e.g. check_clamped_mean(my_dp_mean)")
     rng = np.random.default_rng(seed)
+    _, failure = call_student(student_fn, (np.full(_N, 0.5), _LOWER, _UPPER, 0.5, rng),
+                              "on x = ten records equal to 0.5, lower = 0, upper = 1, epsilon = 0.5")
+    if failure is not None:
+        return failure
     for eps in (0.5, 2.0):
 
         def mech(x, gen, eps=eps):
