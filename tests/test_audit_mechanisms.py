@@ -125,6 +125,7 @@ SELECTION = [
     ("exponential_mechanism", {}, U, U_PRIME),
     ("exponential_mechanism", dict(monotone=True), M, M_PRIME),
     ("permute_and_flip", {}, U, U_PRIME),
+    ("permute_and_flip", dict(monotone=True), M, M_PRIME),
 ]
 PROBABILITIES = {
     "report_noisy_max": "noisy_max_probabilities",
