@@ -46,16 +46,6 @@ def test_noise_is_laplace_with_the_relation_scale(relation, delta):
     assert stats.kstest(noise, stats.laplace(scale=b / 1.1).cdf).pvalue < ALPHA
 
 
-def cell_log_ratios(a, b, edges, min_count):
-    """Largest |ln ratio| of cell frequencies of two samples of vectors, over cells populated in both."""
-    ca, _ = np.histogramdd(a, edges)
-    cb, _ = np.histogramdd(b, edges)
-    ok = (ca >= min_count) & (cb >= min_count)
-    r = np.abs(np.log(ca[ok] / cb[ok]))
-    i = int(np.argmax(r))
-    return float(r[i]), math.sqrt(1 / ca[ok][i] + 1 / cb[ok][i])
-
-
 def releases(data, eps, relation, trials, seed):
     gen = np.random.default_rng(seed)
     # dp_histogram once per trial would be slow; the noise vectors are i.i.d., so one call on a stacked
@@ -65,7 +55,7 @@ def releases(data, eps, relation, trials, seed):
     return dp_histogram(stacked, eps, relation=relation, categories=cats, rng=gen).reshape(trials, 3)
 
 
-def test_privacy_replace_one_reaches_epsilon_and_no_more():
+def test_privacy_replace_one_reaches_epsilon_and_no_more(max_log_ratio):
     # grades 0, 1, 2; x has counts (3, 5, 0), x' moves one record from grade 0 to grade 1: (2, 6, 0)
     x = [0] * 3 + [1] * 5
     x2 = [0] * 2 + [1] * 6
@@ -74,12 +64,12 @@ def test_privacy_replace_one_reaches_epsilon_and_no_more():
     b = releases(x2, eps, "replace_one", trials, 2)[:, :2]
     # cells split at the two centres of each coordinate; the corner (A < 2, B > 6) has the full ratio e^-eps
     edges = [np.array([-np.inf, 0, 2, 3, 5, np.inf]), np.array([-np.inf, 3, 5, 6, 8, np.inf])]
-    loss, se = cell_log_ratios(a, b, edges, 3000)
+    loss, se = max_log_ratio(a, b, edges, 3000)
     assert eps - 5.5 * se <= loss <= eps + 5.5 * se
     # the same neighbours released with the add/remove noise (scale 1/eps) leak 2 eps: the check sees it
     a_bad = releases(x, eps, "add_remove", trials, 1)[:, :2]
     b_bad = releases(x2, eps, "add_remove", trials, 2)[:, :2]
-    loss_bad, se_bad = cell_log_ratios(a_bad, b_bad, edges, 3000)
+    loss_bad, se_bad = max_log_ratio(a_bad, b_bad, edges, 3000)
     assert loss_bad > eps + 5.5 * se_bad
 
 
