@@ -12,6 +12,7 @@ __all__ = ["check_my_dp_histogram"]
 
 _K = 2000      # many categories: one call gives 2000 noise draws to test
 _EPSILON = 0.5
+_ALPHA = 1e-6  # level of each statistical test: a correct answer fails with probability below 1e-6
 
 
 def _case():
@@ -22,13 +23,21 @@ def _case():
     return categories, data
 
 
+def _too_little_noise(relation, ratio) -> CheckResult:
+    return CheckResult(False, f"too little noise for relation={relation!r}: your noise is about {ratio:.2f} times "
+                              "the right size. How many counts can change, and by how much, between neighbours "
+                              "under this relation?")
+
+
 def check_my_dp_histogram(student_fn) -> CheckResult:
     """Check ``student_fn(data, categories, epsilon, relation, rng)``, a Laplace histogram built by hand.
 
     It must return one noisy count per category, in the order of ``categories``, with Laplace noise of
     the right scale for ``relation`` ("add_remove" or "replace_one"), and raise ``ValueError`` on a
-    record outside the declared categories. The noise is tested with a Kolmogorov-Smirnov test at level
-    1e-6 over 2000 categories; the message says what looks wrong, never the scale.
+    record outside the declared categories. The noise is tested over 2000 categories, each test at level
+    1e-6: first one-sided on the mean absolute residual (exact, |Lap(b)| is exponential with mean b), which
+    refuses a scale 0.8 times the right one or less (a 1.25 epsilon guarantee), then with a two-sided
+    Kolmogorov-Smirnov test on the shape. The message says what looks wrong, never the scale.
     """
     if not callable(student_fn):
         return CheckResult(False, "pass the function itself, e.g. check_my_dp_histogram(my_dp_histogram)")
@@ -55,14 +64,17 @@ def check_my_dp_histogram(student_fn) -> CheckResult:
             return CheckResult(False, "your noisy counts are not centred on the exact counts: is the i-th output the "
                                       "count of categories[i] (in the given order, not sorted)?")
         scale = histogram_sensitivity(relation) / _EPSILON
-        p = stats.kstest(resid, stats.laplace(scale=scale).cdf).pvalue
-        if p > 1e-6:
-            continue
         observed = float(np.mean(np.abs(resid)))  # the mean absolute value estimates the Laplace scale
+        # One-sided test against too little noise. Under Lap(scale), |Z| is exponential with mean scale, so
+        # sum |Z_j| / scale ~ Gamma(K, 1) exactly; reject if that sum is improbably small (level 1e-6). With
+        # K = 2000 this refuses scales of 0.8x and below, which the two-sided KS test lets through.
+        if stats.gamma.cdf(observed * _K / scale, a=_K) < _ALPHA:
+            return _too_little_noise(relation, observed / scale)
+        p = stats.kstest(resid, stats.laplace(scale=scale).cdf).pvalue
+        if p > _ALPHA:
+            continue
         if observed < scale:
-            return CheckResult(False, f"too little noise for relation={relation!r}: your noise is about "
-                                      f"{observed / scale:.2f} times the right size. How many counts can change, "
-                                      "and by how much, between neighbours under this relation?")
+            return _too_little_noise(relation, observed / scale)
         return CheckResult(False, f"too much noise for relation={relation!r}: about {observed / scale:.2f} times the "
                                   "right size. Over-noising is safe but wastes accuracy: recheck the sensitivity "
                                   "under this relation and the scale of the Laplace noise")

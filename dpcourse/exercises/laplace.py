@@ -61,15 +61,24 @@ def check_inverse_cdf_sampler(student_fn) -> CheckResult:
 def check_sample_size(answer, k, alpha, beta, epsilon) -> CheckResult:
     """Check the smallest n (a number, need not be whole) for k normalised counting queries within ``alpha``.
 
-    The guarantee asked for: with probability at least ``1 - beta`` *all* k answers of the Laplace
-    mechanism are within ``alpha`` of the truth, under replace-one with n public.
+    The guarantee asked for (corollary ``cor-laplace-counting``): with probability at least ``1 - beta``
+    *all* k answers of the Laplace mechanism are within ``alpha`` of the truth, under replace-one with n
+    public. Accepted: any n from the bound ``k ln(k/beta)/(alpha epsilon)`` itself up to the next whole
+    number (or 0.1% above the bound, if that is larger); an n below the bound, even by 0.1%, is refused.
     """
     if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
         return CheckResult(False, "give n as a number")
     a = float(answer)
+    if not math.isfinite(a) or a <= 0:
+        return CheckResult(False, "n must be a positive finite number")
     truth = counting_queries_sample_size(k, alpha, beta, epsilon)
-    if math.isclose(a, truth, rel_tol=1e-3) or math.isclose(a, math.ceil(truth), rel_tol=1e-9):
-        return CheckResult(True, f"n of about {math.ceil(truth)} records suffices.")
+    # n is a lower bound: accept the bound itself (up to floating-point error) and anything up to the next
+    # whole number, but nothing below the bound, however close (5294 < 5298.3 does not meet it).
+    if truth * (1 - 1e-9) <= a <= max(math.ceil(truth), truth * (1 + 1e-3)):
+        return CheckResult(True, f"n of at least {math.ceil(truth)} records suffices.")
+    if truth * (1 - 2e-3) <= a < truth:
+        return CheckResult(False, "just below the bound: the corollary needs n at least the bound, so round up, "
+                                  "never to the nearest")
     if math.isclose(a, truth / k, rel_tol=1e-3) or math.isclose(a, math.log(k / beta) / (alpha * epsilon), rel_tol=1e-3):
         return CheckResult(False, "too small by a factor k: the noise scale comes from the sensitivity of the whole "
                                   "vector of k answers, not of one answer")

@@ -1,0 +1,115 @@
+"""Checkers of chapters 03-05 (issue 11): each accepts the reference answer and refuses the near misses.
+
+* ``check_sample_size`` refuses every n below the bound of corollary ``cor-laplace-counting``, however close.
+* ``check_pumpkin_epsilon`` accepts the answer to three significant digits (0.23, as the solution prints it),
+  and still refuses ln(100)/20.
+* ``check_my_dp_histogram`` refuses a Laplace scale 0.75x the right one under add/remove and 0.8x under
+  replace-one (1.33 epsilon and 1.25 epsilon guarantees), while the reference passes, for several seeds.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from dpcourse import exact_histogram, laplace_mechanism
+from dpcourse.exercises.histogram import check_my_dp_histogram
+from dpcourse.exercises.laplace import check_sample_size
+from dpcourse.exercises.selection import PUMPKIN_REL_TOL, check_pumpkin_epsilon
+
+K, ALPHA, BETA, EPS = 10, 0.01, 0.05, 1.0
+BOUND = K * math.log(K / BETA) / (ALPHA * EPS)  # 5298.317..., computed by hand from the corollary
+
+
+@pytest.mark.parametrize("n", [BOUND, 5298.32, 5299, 5300])
+def test_sample_size_accepts_the_bound_and_its_ceiling(n):
+    result = check_sample_size(n, k=K, alpha=ALPHA, beta=BETA, epsilon=EPS)
+    assert result.passed, result.message
+
+
+@pytest.mark.parametrize("n", [5294, 5298, 5298.3, BOUND * (1 - 1e-6)])
+def test_sample_size_refuses_anything_below_the_bound(n):
+    result = check_sample_size(n, k=K, alpha=ALPHA, beta=BETA, epsilon=EPS)
+    assert not result.passed and "round up" in result.message, result.message
+    assert "5299" not in result.message and "5298" not in result.message
+
+
+@pytest.mark.parametrize("n", [5310, 6000])
+def test_sample_size_refuses_too_large(n):
+    assert "larger than the bound" in check_sample_size(n, k=K, alpha=ALPHA, beta=BETA, epsilon=EPS).message
+
+
+@pytest.mark.parametrize("n", [0, -5, float("nan"), float("inf")])
+def test_sample_size_refuses_nonsense(n):
+    assert not check_sample_size(n, k=K, alpha=ALPHA, beta=BETA, epsilon=EPS).passed
+
+
+TRUTH = math.log(99) / 20  # 0.229756, the exponential mechanism's smallest epsilon
+
+
+@pytest.mark.parametrize("answer", [TRUTH, 0.23, 0.230, 0.2298, TRUTH * (1 + 0.9 * PUMPKIN_REL_TOL)])
+def test_pumpkin_accepts_three_significant_digits(answer):
+    result = check_pumpkin_epsilon(answer)
+    assert result.passed, result.message
+
+
+@pytest.mark.parametrize("answer, hint", [
+    (math.log(100) / 20, "1/99"),          # 0.2303: within 0.22% of the answer, but the wrong equation
+    (0.232, "not the smallest"),
+    (TRUTH * (1 + 2 * PUMPKIN_REL_TOL), "three significant digits"),
+    (0.229, "too small"),
+    (0.22, "too small"),
+])
+def test_pumpkin_refuses_near_misses(answer, hint):
+    result = check_pumpkin_epsilon(answer)
+    assert not result.passed and hint in result.message, result.message
+    assert "0.23" not in result.message and "0.229" not in result.message
+
+
+def _histogram(scale_factor):
+    """A hand-built Laplace histogram whose scale is ``scale_factor`` times the right one for each relation."""
+    def fn(data, categories, epsilon, relation, rng):
+        if not np.isin(data, categories).all():
+            raise ValueError("record outside the categories")
+        factor = scale_factor[relation]
+        sensitivity = 1.0 if relation == "add_remove" else 2.0
+        return laplace_mechanism(exact_histogram(data, categories=categories), factor * sensitivity, epsilon, rng=rng)
+    return fn
+
+
+REFERENCE = _histogram({"add_remove": 1.0, "replace_one": 1.0})
+
+
+def test_histogram_reference_passes():
+    result = check_my_dp_histogram(REFERENCE)
+    assert result.passed, result.message
+
+
+@pytest.mark.parametrize("factors, relation, ratio", [
+    ({"add_remove": 0.75, "replace_one": 1.0}, "add_remove", 0.75),    # a 1.33 epsilon guarantee
+    ({"add_remove": 1.0, "replace_one": 0.8}, "replace_one", 0.8),     # a 1.25 epsilon guarantee
+    ({"add_remove": 0.8, "replace_one": 0.8}, "add_remove", 0.8),
+])
+def test_histogram_refuses_slightly_under_noised(factors, relation, ratio):
+    result = check_my_dp_histogram(_histogram(factors))
+    assert not result.passed, result.message
+    assert "too little noise" in result.message and repr(relation) in result.message, result.message
+    reported = float(result.message.split("about ")[1].split(" times")[0])
+    assert abs(reported - ratio) < 0.05, result.message
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_one_sided_test_separates_for_other_seeds(seed):
+    """The statistic of the checker on fresh seeds: the reference is never below the cut, 0.8x always is.
+
+    The checker itself uses fixed seeds; this shows its decision is not an accident of those seeds.
+    """
+    from scipy import stats
+
+    k, b = 2000, 4.0
+    cut = stats.gamma.ppf(1e-6, a=k) / k  # mean |Z| / b below this is refused
+    gen = np.random.default_rng(1000 + seed)
+    right = np.mean(np.abs(laplace_mechanism(np.zeros(k), b, 1.0, rng=gen))) / b
+    under = np.mean(np.abs(laplace_mechanism(np.zeros(k), 0.8 * b, 1.0, rng=gen))) / b
+    assert right > cut > under, (right, cut, under)
+    assert 0.88 < cut < 0.91
