@@ -1,0 +1,64 @@
+"""Checkers for the exercises of the chapter "Composing private releases"."""
+
+from __future__ import annotations
+
+import math
+
+from ..composition_basics import composed_epsilon
+from . import CheckResult, call_student
+
+__all__ = ["check_plan_epsilon"]
+
+# (epsilons, parts): sequential only, parallel only, the same part twice, mixed plans, one release, and
+# a plan whose largest part is not the one with the largest single release.
+_PLANS = [
+    ([0.5, 0.25], [None, None]),
+    ([1.0, 1.0, 1.0], ["Adelie", "Chinstrap", "Gentoo"]),
+    ([0.1, 0.3], ["a", "a"]),
+    ([0.2, 0.5, 0.3, 0.4], [None, "a", "b", "a"]),
+    ([0.25], [None]),
+    ([0.6, 0.35, 0.35, 0.1], ["x", "y", "y", None]),
+]
+
+
+def check_plan_epsilon(student_fn) -> CheckResult:
+    """Check ``student_fn(epsilons, parts)``: the total epsilon of a plan of releases under add/remove.
+
+    Release j is ``epsilons[j]``-DP under add/remove on the whole dataset (``parts[j] is None``) or on the
+    records of one part of a public partition (``parts[j]`` names the part). The message names the first
+    plan that is off and what the value looks like, never the expected total.
+    """
+    if not callable(student_fn):
+        return CheckResult(False, "pass the function itself, e.g. check_plan_epsilon(my_plan_epsilon)")
+    for eps, parts in _PLANS:
+        where = f"on epsilons={eps}, parts={parts}"
+        got, failure = call_student(student_fn, (list(eps), list(parts)), f"{where}; return one number")
+        if failure is not None:
+            return failure
+        want = composed_epsilon(eps, parts, relation="add_remove")
+        if math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12):
+            continue
+        if not math.isfinite(got):
+            return CheckResult(False, f"{where} your function returned {got}")
+        whole = sum(e for e, p in zip(eps, parts) if p is None)
+        if got <= 0:
+            extra = ", and the whole-dataset releases (part None) see every record" if whole > 0 else ""
+            return CheckResult(False, f"{where} your total is {got:g}, but every release costs some privacy{extra}")
+        if math.isclose(got, sum(eps), rel_tol=1e-9):
+            return CheckResult(False, f"{where} you added every release. A record lies in one part only: the "
+                                      "releases on the other parts see the same data on both neighbours")
+        if math.isclose(got, max(eps), rel_tol=1e-9):
+            return CheckResult(False, f"{where} you took the largest single epsilon. Releases that see the same "
+                                      "record (all whole-dataset releases, and all releases on one part) add up")
+        per_part_max = whole + max((e for e, p in zip(eps, parts) if p is not None), default=0.0)
+        if math.isclose(got, per_part_max, rel_tol=1e-9):
+            return CheckResult(False, f"{where} two releases on the same part both see that part's records: "
+                                      "within a part, epsilons add up")
+        if whole > 0 and math.isclose(got, want - whole, rel_tol=1e-9):
+            return CheckResult(False, f"{where} the whole-dataset releases (part None) are missing: they see every "
+                                      "record, whatever its part")
+        if math.isclose(got, composed_epsilon(eps, parts, relation="replace_one"), rel_tol=1e-9):
+            return CheckResult(False, f"{where} the plan is under add/remove: one record is added or removed, so "
+                                      "it enters or leaves one part only")
+        return CheckResult(False, f"{where} your total is off; which releases can see one given record?")
+    return CheckResult(True, f"your totals agree on all {len(_PLANS)} plans, sequential, parallel and mixed.")

@@ -1,0 +1,186 @@
+"""Sequential and parallel composition (chapter "Composing private releases"), its checker and figures."""
+
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from scipy import stats  # noqa: E402
+
+import dpcourse  # noqa: E402
+from dpcourse import basic_composition, composed_epsilon, laplace_mechanism, laplace_privacy_loss  # noqa: E402
+from dpcourse.exercises.composition_basics import check_plan_epsilon  # noqa: E402
+from dpcourse.plots import composition_basics as figs  # noqa: E402
+
+
+# ---------------------------------------------------------------- composed_epsilon: values by hand
+
+@pytest.mark.parametrize("eps, parts, relation, total", [
+    ([0.5, 0.25], None, "add_remove", 0.75),
+    ([0.5, 0.25], None, "replace_one", 0.75),               # whole-dataset releases: same rule
+    ([1.0, 1.0, 1.0], ["A", "C", "G"], "add_remove", 1.0),  # a histogram: parallel
+    ([1.0, 1.0, 1.0], ["A", "C", "G"], "replace_one", 2.0),  # a record moves between two parts
+    ([0.1, 0.3], ["a", "a"], "add_remove", 0.4),            # one part, two releases: sequential
+    ([0.2, 0.5, 0.3, 0.4], [None, "a", "b", "a"], "add_remove", 1.1),
+    ([0.2, 0.5, 0.3, 0.4], [None, "a", "b", "a"], "replace_one", 2.0),
+    ([0.6, 0.35, 0.35, 0.1], ["x", "y", "y", None], "add_remove", 0.8),
+])
+def test_composed_epsilon_by_hand(eps, parts, relation, total):
+    assert composed_epsilon(eps, parts, relation=relation) == pytest.approx(total, rel=1e-12, abs=0)
+
+
+@pytest.mark.parametrize("eps, k", [(0.1, 10), (0.5, 3), (2.0, 1)])
+def test_sequential_agrees_with_basic_composition(eps, k):
+    assert composed_epsilon([eps] * k, relation="add_remove") == pytest.approx(basic_composition(eps, k)[0])
+
+
+def test_parallel_never_exceeds_sequential_and_is_at_least_the_largest_release():
+    gen = np.random.default_rng(3)
+    for _ in range(200):
+        m = int(gen.integers(1, 8))
+        eps = list(gen.uniform(0.01, 2.0, size=m))
+        parts = [None if gen.random() < 0.3 else int(gen.integers(0, 3)) for _ in range(m)]
+        total = composed_epsilon(eps, parts, relation="add_remove")
+        assert max(eps) - 1e-12 <= total <= sum(eps) + 1e-12
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    (dict(epsilons=[], relation="add_remove"), ValueError, "at least one"),
+    (dict(epsilons=[0.5, float("nan")], relation="add_remove"), ValueError, r"epsilons\[1\]"),
+    (dict(epsilons=[0.5, 0.0], relation="add_remove"), ValueError, r"epsilons\[1\]"),
+    (dict(epsilons=[True], relation="add_remove"), TypeError, r"epsilons\[0\]"),
+    (dict(epsilons=0.5, relation="add_remove"), TypeError, "sequence"),
+    (dict(epsilons=[0.5], parts=["a", "b"], relation="add_remove"), ValueError, "one label per release"),
+    (dict(epsilons=[0.5], parts=[["a"]], relation="add_remove"), TypeError, "hashable"),
+    (dict(epsilons=[0.5], parts="a", relation="add_remove"), TypeError, "parts"),
+    (dict(epsilons=[0.5], relation="bounded"), ValueError, "relation"),
+])
+def test_composed_epsilon_fails_closed(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        composed_epsilon(**kwargs)
+
+
+def test_relation_is_required():
+    with pytest.raises(TypeError, match="relation"):
+        composed_epsilon([0.5])
+
+
+# ---------------------------------------------------------------- laplace_privacy_loss
+
+def test_laplace_loss_by_hand_and_against_scipy():
+    # one release: y = 0.3 between f(x) = 0 and f(x') = 1, scale 2: (|0.3 - 1| - |0.3|) / 2 = 0.2
+    assert laplace_privacy_loss([0.3], [0.0], [1.0], 2.0) == pytest.approx(0.2, abs=1e-15)
+    gen = np.random.default_rng(0)
+    y = gen.normal(0, 3, size=(1000, 3))
+    fx, fxp, b = np.array([0.0, 2.0, -1.0]), np.array([1.0, 2.5, -3.0]), np.array([0.5, 1.0, 2.0])
+    want = (stats.laplace(fx, b).logpdf(y) - stats.laplace(fxp, b).logpdf(y)).sum(axis=1)
+    np.testing.assert_allclose(laplace_privacy_loss(y, fx, fxp, b), want, rtol=0, atol=1e-12)
+    bound = np.sum(np.abs(fx - fxp) / b)
+    assert np.abs(laplace_privacy_loss(y, fx, fxp, b)).max() <= bound + 1e-12
+
+
+@pytest.mark.parametrize("args, exc", [
+    (([[0.0, 1.0]], [0.0], [1.0], 1.0), ValueError),          # 2 releases, 1 value
+    (([0.0], [0.0], [1.0], 0.0), ValueError),                  # scale 0
+    (([0.0, 1.0], [0.0, 0.0], [1.0, 1.0], [1.0, -1.0]), ValueError),
+    (([0.0, 1.0], [0.0, 0.0], [1.0, 1.0], [1.0, 1.0, 1.0]), ValueError),
+    (([float("nan")], [0.0], [1.0], 1.0), ValueError),
+    ((0.0, [0.0], [1.0], 1.0), ValueError),
+])
+def test_laplace_loss_fails_closed(args, exc):
+    with pytest.raises(exc):
+        laplace_privacy_loss(*args)
+
+
+# ---------------------------------------------------------------- the theorem, measured on the mechanism
+
+def _log_ratio_of_corner(eps1, eps2, scale_factor, n, seed):
+    """ln(P_x[E] / P_x'[E]) estimated for E = {Y1 <= 0, Y2 <= 0}, counts 0 on x and 1 on x'."""
+    gen = np.random.default_rng(seed)
+    scales = scale_factor * np.array([1 / eps1, 1 / eps2])
+    on_x = laplace_mechanism(np.zeros((n, 2)), 1.0, 1.0, rng=gen) * scales  # Lap(1) rescaled per column
+    on_xp = 1.0 + laplace_mechanism(np.zeros((n, 2)), 1.0, 1.0, rng=gen) * scales
+    a = int(np.all(on_x <= 0, axis=1).sum())
+    b = int(np.all(on_xp <= 0, axis=1).sum())
+    return math.log(a / b), math.sqrt(1 / a + 1 / b)
+
+
+def test_two_laplace_releases_attain_the_sum_and_a_ten_percent_error_is_seen():
+    """Basic composition is tight: the event 'both outputs <= f(x)' has ratio exactly e^(eps1 + eps2).
+
+    With the right scales the estimate is within 5 standard errors (about 1e-6 two-sided) of 1.0; with
+    scales 10% too small the true log ratio is 1/0.9 = 1.11 and the same check fails.
+    """
+    eps1, eps2 = 0.3, 0.7
+    est, se = _log_ratio_of_corner(eps1, eps2, 1.0, 400_000, seed=11)
+    assert abs(est - (eps1 + eps2)) < 5 * se, (est, se)
+    est_bad, se_bad = _log_ratio_of_corner(eps1, eps2, 0.9, 400_000, seed=11)
+    assert abs(est_bad - (eps1 + eps2)) > 5 * se_bad, (est_bad, se_bad)
+
+
+def test_parallel_histogram_loss_is_one_bin():
+    """Laplace noise of scale 1/eps per bin on a histogram: removing one record changes one bin only."""
+    gen = np.random.default_rng(5)
+    h = np.array([152.0, 68.0, 124.0])
+    h_minus = h - np.array([0.0, 0.0, 1.0])
+    y = laplace_mechanism(np.broadcast_to(h, (50_000, 3)), 1.0, 1.0, rng=gen)
+    loss = laplace_privacy_loss(y, h, h_minus, 1.0)
+    assert np.abs(loss).max() <= 1.0 + 1e-9
+    assert np.mean(loss >= 1.0 - 1e-9) == pytest.approx(0.5, abs=5 * math.sqrt(0.25 / 50_000))
+
+
+# ---------------------------------------------------------------- checker and figures
+
+def reference(eps, parts):
+    return composed_epsilon(eps, parts, relation="add_remove")
+
+
+def test_checker_accepts_the_reference():
+    result = check_plan_epsilon(reference)
+    assert result.passed, result.message
+
+
+def _max_within_part(eps, parts):
+    whole = sum(e for e, p in zip(eps, parts) if p is None)
+    return whole + max((e for e, p in zip(eps, parts) if p is not None), default=0.0)
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda e, p: sum(e), "added every release"),
+    (lambda e, p: max(e), "largest single epsilon"),
+    (_max_within_part, "add up"),
+    (lambda e, p: composed_epsilon(e, p, relation="replace_one"), "under add/remove"),
+    (lambda e, p: reference(e, p) - sum(x for x, q in zip(e, p) if q is None), "whole-dataset releases"),
+    (lambda e, p: 0.0, "every release costs"),
+    (lambda e, p: reference(e, p) + 0.05, "which releases can see"),
+    (lambda e, p: 1 / 0, "ZeroDivisionError"),
+    (lambda e, p: "one", "one number"),
+    (lambda e, p: float("nan"), "nan"),
+])
+def test_checker_hints(wrong, hint):
+    result = check_plan_epsilon(wrong)
+    assert not result.passed and hint in result.message, (hint, result.message)
+
+
+def test_checker_never_prints_a_total():
+    """Apart from the plan it names, a message has no number in it (so no expected total)."""
+    for wrong in (lambda e, p: sum(e), lambda e, p: max(e), _max_within_part, lambda e, p: reference(e, p) + 0.05):
+        msg = check_plan_epsilon(wrong).message
+        rest = msg.split("parts=")[1].split("]", 1)[1]
+        assert not any(ch.isdigit() for ch in rest), msg
+
+
+def test_figures_draw():
+    losses = figs.composed_laplace_losses(0.5, 3, n_samples=4000, rng=0)
+    assert losses.shape == (4000,) and np.abs(losses).max() <= 1.5 + 1e-9
+    assert isinstance(figs.plot_composition_loss(0.5, 3, n_samples=2000, rng=0), plt.Figure)
+    w = figs.composition_loss_widget()
+    assert {"epsilon", "k"} <= {getattr(c, "description", "") for c in w.children}
+    plt.close("all")
+
+
+def test_exported():
+    assert dpcourse.composed_epsilon is composed_epsilon and dpcourse.laplace_privacy_loss is laplace_privacy_loss
