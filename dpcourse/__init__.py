@@ -15,6 +15,9 @@ from .composition import (advanced_composition, advanced_composition_crossover, 
                           gaussian_composition_epsilon, optimal_composition_delta, optimal_composition_epsilon,
                           rdp_gaussian, rdp_laplace, rdp_pure_dp, rdp_to_epsilon, zcdp_epsilon)
 from .composition_basics import composed_epsilon, laplace_privacy_loss
+from .discrete import (GaussianLattice, LaplaceLattice, discrete_gaussian, discrete_gaussian_delta,
+                       discrete_gaussian_pmf, discrete_laplace, discrete_laplace_pmf, gaussian_lattice,
+                       geometric_mechanism, laplace_lattice)
 from .gaussian import gaussian_delta, gaussian_epsilon
 from .gaussian import analytic_gaussian_sigma, gaussian_loss_tail, gaussian_mechanism, gaussian_sigma
 from .histogram import dp_histogram, exact_histogram, histogram_sensitivity

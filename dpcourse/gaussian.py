@@ -15,7 +15,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize, special
 
-from ._validation import as_rng, check_delta, check_epsilon, check_real, check_real_array, check_sensitivity
+from ._validation import (as_rng, check_delta, check_epsilon, check_flag, check_real, check_real_array,
+                          check_sensitivity)
+from .discrete import secure_gaussian
 
 _SQRT2 = np.sqrt(2.0)
 
@@ -289,15 +291,24 @@ def analytic_gaussian_sigma(epsilon, delta, l2_sensitivity=1.0) -> float:
     return sens / float(np.exp(lo))  # the safe end of the bracket (not reached in the tested range)
 
 
-def gaussian_mechanism(value, l2_sensitivity, epsilon, delta, *, rng=None):
-    """Release ``value`` plus independent N(0, sigma^2) noise per coordinate, sigma from the analytic calibration.
+def gaussian_mechanism(value, l2_sensitivity, epsilon, delta, *, rng=None, secure=True):
+    """Release ``value`` plus independent Gaussian noise per coordinate, (epsilon, delta)-DP.
 
     Privacy: if ``value = f(x)`` for a query ``f`` whose l2 sensitivity (the largest Euclidean distance
     between ``f(x)`` and ``f(x')`` over neighbouring datasets, under the relation the caller has in mind) is
-    at most ``l2_sensitivity``, the release is (epsilon, delta)-DP under that same relation, and the noise is
-    the smallest Gaussian noise that guarantees it (theorems ``thm-gaussian-profile`` and
-    ``thm-gaussian-analytic``). For an array, ``l2_sensitivity`` bounds the l2 norm of the change of the
-    *whole* vector: k counts that each change by at most 1 have l2 sensitivity sqrt(k).
+    at most ``l2_sensitivity``, the release is (epsilon, delta)-DP under that same relation. For an array,
+    ``l2_sensitivity`` bounds the l2 norm of the change of the *whole* vector: k counts that each change by
+    at most 1 have l2 sensitivity sqrt(k).
+
+    * ``secure=True`` (default): floating-point safe. The value is rounded to a power-of-two lattice and
+      exact discrete Gaussian noise on that lattice is added (:func:`dpcourse.gaussian_lattice`,
+      theorem ``thm-lattice-gaussian``), the rounding charged to the sensitivity and the noise calibrated
+      through zCDP; every output is a multiple of the lattice spacing and every multiple is possible
+      from every input. The noise is about 10-20 % larger than the analytic sigma.
+    * ``secure=False``: the textbook sampler, N(0, sigma^2) from :meth:`numpy.random.Generator.normal`
+      with the analytic sigma (theorems ``thm-gaussian-profile`` and ``thm-gaussian-analytic``). Its
+      floating-point outputs can reveal the input (chapter "Noise on a real computer"): **unsafe**,
+      kept to demonstrate that.
 
     Parameters
     ----------
@@ -311,6 +322,8 @@ def gaussian_mechanism(value, l2_sensitivity, epsilon, delta, *, rng=None):
         0 < delta < 1 (delta = 0 is impossible with Gaussian noise).
     rng : None, int or numpy.random.Generator, optional
         Source of randomness: None for fresh OS entropy, an int seed, or a Generator.
+    secure : bool, default True
+        Exact lattice sampler (True) or the unsafe textbook float sampler (False).
 
     Returns
     -------
@@ -319,14 +332,19 @@ def gaussian_mechanism(value, l2_sensitivity, epsilon, delta, *, rng=None):
 
     Examples
     --------
-    >>> round(gaussian_mechanism(42, l2_sensitivity=1, epsilon=1.0, delta=1e-6, rng=0), 4)
+    >>> round(gaussian_mechanism(42, l2_sensitivity=1, epsilon=1.0, delta=1e-6, rng=0, secure=False), 4)
     42.5312
     >>> gaussian_mechanism([[1.0, 2.0], [3.0, 4.0]], 2.0, 1.0, 1e-6, rng=1).shape
     (2, 2)
     """
     x = check_real_array(value, "value", allow_empty=True)
-    sigma = analytic_gaussian_sigma(epsilon, delta, l2_sensitivity)
+    safe = check_flag(secure, "secure")
     gen = as_rng(rng)
-    out = gen.normal(0.0, sigma, size=x.shape)
-    out += x
+    if safe:
+        out = secure_gaussian(x, check_sensitivity(l2_sensitivity, "l2_sensitivity"), check_epsilon(epsilon),
+                              _check_gaussian_delta(delta), gen)
+    else:
+        sigma = analytic_gaussian_sigma(epsilon, delta, l2_sensitivity)
+        out = gen.normal(0.0, sigma, size=x.shape)
+        out += x
     return float(out) if out.ndim == 0 else out

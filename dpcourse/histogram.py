@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_labels, check_real_array, check_relation
+from ._validation import check_epsilon, check_flag, check_labels, check_real_array, check_relation
+from .discrete import geometric_mechanism
 from .laplace import laplace_mechanism
 
 __all__ = ["histogram_sensitivity", "exact_histogram", "dp_histogram"]
@@ -97,13 +98,19 @@ def exact_histogram(data, *, categories=None, bins=None) -> np.ndarray:
     return np.bincount(order[pos], minlength=cats.size).astype(np.int64)
 
 
-def dp_histogram(data, epsilon, *, relation, categories=None, bins=None, rng=None) -> np.ndarray:
-    """Release the counts of ``data`` per category (or bin), each plus Laplace noise of scale Delta/epsilon.
+def dp_histogram(data, epsilon, *, relation, categories=None, bins=None, rng=None, secure=True) -> np.ndarray:
+    """Release the counts of ``data`` per category (or bin), each plus Laplace-type noise of scale Delta/epsilon.
 
     ``Delta = histogram_sensitivity(relation)`` is 1 under add/remove and 2 under replace-one, so the
     release is epsilon-DP under ``relation`` (theorem ``thm-hist-privacy``). With probability at least
     ``1 - beta`` every one of the k counts is within ``(Delta / epsilon) ln(k / beta)`` of the truth
     (corollary ``cor-hist-max-error``; :func:`dpcourse.laplace_max_error_bound`).
+
+    ``secure=True`` (default): the counts get two-sided geometric (discrete Laplace) noise of scale
+    Delta/epsilon from the exact sampler, :func:`dpcourse.geometric_mechanism` (theorem
+    ``thm-geometric-privacy``), and the release is an int64 array. ``secure=False``: continuous Laplace
+    noise from the textbook float sampler (:func:`dpcourse.laplace_mechanism` with ``secure=False``),
+    a float array; **unsafe** on a real computer, kept for demonstrations.
 
     The categories (or bin edges) are public and must be fixed before seeing the data; records outside
     them raise ``ValueError`` (see :func:`exact_histogram`). The noisy counts are real numbers that can be
@@ -123,17 +130,25 @@ def dp_histogram(data, epsilon, *, relation, categories=None, bins=None, rng=Non
         Declared bin edges.
     rng : None, int or numpy.random.Generator, optional
         Source of randomness.
+    secure : bool, default True
+        Exact geometric noise on integer counts (True) or the unsafe float Laplace sampler (False).
 
     Returns
     -------
-    numpy.ndarray of float64, shape (k,)
+    numpy.ndarray of int64 (secure) or float64 (``secure=False``), shape (k,)
 
     Examples
     --------
-    >>> noisy = dp_histogram(list("ABBA"), 1e9, relation="add_remove", categories=list("ABC"), rng=0)
+    >>> dp_histogram(list("ABBA"), 1e9, relation="add_remove", categories=list("ABC"), rng=0).tolist()
+    [2, 2, 0]
+    >>> noisy = dp_histogram(list("ABBA"), 1e9, relation="add_remove", categories=list("ABC"), rng=0, secure=False)
     >>> (noisy.round(6) + 0.0).tolist()  # epsilon huge: almost no noise
     [2.0, 2.0, 0.0]
     """
+    safe = check_flag(secure, "secure")
     delta = histogram_sensitivity(relation)
+    eps = check_epsilon(epsilon)
     counts = exact_histogram(data, categories=categories, bins=bins)
-    return laplace_mechanism(counts, delta, epsilon, rng=rng)
+    if safe:
+        return geometric_mechanism(counts, int(delta), eps, rng=rng)
+    return laplace_mechanism(counts, delta, eps, rng=rng, secure=False)

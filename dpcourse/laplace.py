@@ -11,10 +11,12 @@ import math
 
 import numpy as np
 
+from .discrete import secure_laplace
 from ._validation import (
     as_rng,
     check_bounds,
     check_epsilon,
+    check_flag,
     check_positive_int,
     check_probability,
     check_real,
@@ -33,14 +35,23 @@ __all__ = [
 ]
 
 
-def laplace_mechanism(value, sensitivity, epsilon, *, rng=None):
+def laplace_mechanism(value, sensitivity, epsilon, *, rng=None, secure=True):
     """Release ``value`` plus independent Laplace noise of scale ``sensitivity / epsilon`` per coordinate.
 
     Privacy: if ``value = f(x)`` for a query ``f`` whose l1 sensitivity (the largest l1 distance between
     ``f(x)`` and ``f(x')`` over neighbouring datasets, under the relation the caller has in mind) is at
-    most ``sensitivity``, the release is epsilon-DP under that same relation
-    (theorem ``thm-laplace-privacy``). For an array, ``sensitivity`` bounds the l1 norm of the change of the
+    most ``sensitivity``, the release is epsilon-DP under that same relation (theorem
+    ``thm-laplace-privacy``). For an array, ``sensitivity`` bounds the l1 norm of the change of the
     *whole* vector, not of each coordinate.
+
+    * ``secure=True`` (default): floating-point safe. The value is rounded to a power-of-two lattice g Z
+      and g times exact discrete Laplace noise is added, with the rounding charged to the sensitivity
+      (:func:`dpcourse.laplace_lattice`, theorem ``thm-lattice-laplace``). The noise scale exceeds
+      ``sensitivity / epsilon`` by a factor of at most ``1 + 2**-20`` for ``dim * epsilon <= 2**20``;
+      every output is a multiple of g and every multiple of g is possible from every input.
+    * ``secure=False``: the textbook float sampler :meth:`numpy.random.Generator.laplace`. Most of its
+      outputs are impossible under a neighbouring input (Mironov 2012; chapter "Noise on a real
+      computer"), so it is **not** private on a real computer: kept to demonstrate that.
 
     Parameters
     ----------
@@ -52,6 +63,8 @@ def laplace_mechanism(value, sensitivity, epsilon, *, rng=None):
         Privacy parameter, > 0.
     rng : None, int or numpy.random.Generator, optional
         Source of randomness: None for fresh OS entropy, an int seed, or a Generator.
+    secure : bool, default True
+        Exact lattice sampler (True) or the unsafe textbook float sampler (False).
 
     Returns
     -------
@@ -60,24 +73,32 @@ def laplace_mechanism(value, sensitivity, epsilon, *, rng=None):
 
     Examples
     --------
-    >>> laplace_mechanism(42, sensitivity=1, epsilon=0.5, rng=0)  # doctest: +SKIP
-    42.25...
+    >>> out = laplace_mechanism(42, sensitivity=1, epsilon=0.5, rng=0)
+    >>> out == round(out * 2**20) / 2**20   # a multiple of the lattice spacing 2**-20
+    True
     >>> laplace_mechanism([3.0, 4.0], 2.0, 1.0, rng=1).shape
     (2,)
     """
     x = check_real_array(value, "value", allow_empty=True)
-    b = check_sensitivity(sensitivity) / check_epsilon(epsilon)
+    sens = check_sensitivity(sensitivity)
+    eps = check_epsilon(epsilon)
+    safe = check_flag(secure, "secure")
     gen = as_rng(rng)
-    out = gen.laplace(0.0, b, size=x.shape)
-    out += x  # in place: one pass over the noise, no second array of a million floats
+    if safe:
+        out = secure_laplace(x, sens, eps, gen)
+    else:
+        out = gen.laplace(0.0, sens / eps, size=x.shape)
+        out += x  # in place: one pass over the noise, no second array of a million floats
     return float(out) if out.ndim == 0 else out
 
 
-def dp_mean(x, lower, upper, epsilon, *, rng=None) -> float:
+def dp_mean(x, lower, upper, epsilon, *, rng=None, secure=True) -> float:
     """Release the mean of ``x`` clamped to the public interval ``[lower, upper]``, with Laplace noise.
 
     Each value is clamped to ``[lower, upper]``, the clamped values are averaged, and Laplace noise of
-    scale ``(upper - lower) / (n * epsilon)`` is added, where ``n = len(x)``.
+    scale ``(upper - lower) / (n * epsilon)`` is added, where ``n = len(x)``, by
+    :func:`laplace_mechanism` (``secure=True``: the exact lattice sampler, the default; ``secure=False``:
+    the unsafe textbook float sampler).
 
     Privacy: epsilon-DP under the **replace-one** relation, in which the number of records ``n`` is
     public (theorem ``thm-laplace-mean``): replacing one record moves the clamped mean by at most
@@ -99,6 +120,8 @@ def dp_mean(x, lower, upper, epsilon, *, rng=None) -> float:
         Privacy parameter, > 0.
     rng : None, int or numpy.random.Generator, optional
         Source of randomness.
+    secure : bool, default True
+        Exact lattice sampler (True) or the unsafe textbook float sampler (False).
 
     Returns
     -------
@@ -119,8 +142,9 @@ def dp_mean(x, lower, upper, epsilon, *, rng=None) -> float:
     lo, hi = check_bounds(lower, upper)
     eps = check_epsilon(epsilon)
     n = values.size
-    clamped_mean = float(np.clip(values, lo, hi).mean())
-    return laplace_mechanism(clamped_mean, (hi - lo) / n, eps, rng=rng)
+    # math.fsum: the exactly rounded sum, so the computed mean moves by (upper - lower) / n up to rounding
+    clamped_mean = math.fsum(np.clip(values, lo, hi).tolist()) / n
+    return laplace_mechanism(clamped_mean, (hi - lo) / n, eps, rng=rng, secure=secure)
 
 
 def laplace_tail(t, scale):

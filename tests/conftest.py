@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
 
 
 def _max_cell_log_ratio(a, b, edges, min_count):
@@ -28,3 +29,38 @@ def _max_cell_log_ratio(a, b, edges, min_count):
 def max_log_ratio():
     """The function :func:`_max_cell_log_ratio`, for tests that measure a privacy loss from samples."""
     return _max_cell_log_ratio
+
+
+def _chi2_pvalue(samples, pmf, min_expected=5.0):
+    """Chi-square p-value of integer ``samples`` against an exact ``pmf`` (a function of an int array).
+
+    Every integer whose expected count is at least ``min_expected`` is its own cell; the two tails
+    beyond them are one cell each, with their exact probabilities (1 minus the rest, split by side).
+    """
+    x = np.asarray(samples).ravel()
+    n = x.size
+    centre = int(np.median(x))
+    span = int(np.abs(x - centre).max()) + 1
+    ks = np.arange(centre - span, centre + span + 1)
+    p = pmf(ks)
+    keep = np.flatnonzero(p * n >= min_expected)
+    lo, hi = ks[keep[0]], ks[keep[-1]]
+    cells = ks[keep[0]:keep[-1] + 1]
+    probs = pmf(cells)
+    counts = np.array([np.sum(x == k) for k in cells], dtype=float) if cells.size < 50 else \
+        np.bincount(x[(x >= lo) & (x <= hi)] - lo, minlength=cells.size).astype(float)
+    below, above = float(np.sum(x < lo)), float(np.sum(x > hi))
+    p_below = float(pmf(np.arange(lo - 20 * span - 1, lo)).sum())
+    p_above = max(0.0, 1.0 - float(probs.sum()) - p_below)
+    obs = np.concatenate([counts, [below, above]])
+    exp = np.concatenate([probs, [p_below, p_above]]) * n
+    mask = exp > 0
+    if (obs[~mask] > 0).any():
+        return 0.0
+    return float(stats.chisquare(obs[mask], exp[mask] * obs[mask].sum() / exp[mask].sum()).pvalue)
+
+
+@pytest.fixture
+def chi2_pvalue():
+    """The function :func:`_chi2_pvalue`: goodness of fit of integer samples to an exact pmf."""
+    return _chi2_pvalue

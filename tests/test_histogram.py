@@ -34,12 +34,28 @@ def test_sensitivity_per_relation():
     assert histogram_sensitivity("replace_one") == 2.0
 
 
-@pytest.mark.parametrize("relation, delta", [("add_remove", 1.0), ("replace_one", 2.0)])
-def test_noise_is_laplace_with_the_relation_scale(relation, delta):
+@pytest.mark.parametrize("relation, delta", [("add_remove", 1), ("replace_one", 2)])
+def test_secure_noise_is_discrete_laplace_with_the_relation_scale(relation, delta, chi2_pvalue):
     k, eps = 50_000, 0.7
     cats = np.arange(k)
     data = np.repeat(cats[:100], 3)
-    noise = dp_histogram(data, eps, relation=relation, categories=cats, rng=5) - exact_histogram(data, categories=cats)
+    released = dp_histogram(data, eps, relation=relation, categories=cats, rng=5)
+    assert released.dtype == np.int64
+    noise = released - exact_histogram(data, categories=cats)
+    b = delta / eps
+    assert chi2_pvalue(noise, lambda k: dpcourse.discrete_laplace_pmf(k, b)) > ALPHA
+    # power: the scale of the other relation, or 10% off, is rejected
+    for wrong in (1.1 * b, b / 1.1, (3 - delta) / eps):
+        assert chi2_pvalue(noise, lambda k: dpcourse.discrete_laplace_pmf(k, wrong)) < ALPHA
+
+
+@pytest.mark.parametrize("relation, delta", [("add_remove", 1.0), ("replace_one", 2.0)])
+def test_textbook_noise_is_laplace_with_the_relation_scale(relation, delta):
+    k, eps = 50_000, 0.7
+    cats = np.arange(k)
+    data = np.repeat(cats[:100], 3)
+    noise = (dp_histogram(data, eps, relation=relation, categories=cats, rng=5, secure=False)
+             - exact_histogram(data, categories=cats))
     b = delta / eps
     assert stats.kstest(noise, stats.laplace(scale=b).cdf).pvalue > ALPHA
     assert stats.kstest(noise, stats.laplace(scale=1.1 * b).cdf).pvalue < ALPHA

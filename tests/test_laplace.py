@@ -148,8 +148,9 @@ def test_dp_mean_is_unbiased_when_data_are_inside_the_bounds():
 
 def test_dp_mean_clamps():
     # values outside [0, 10] are clamped: mean of (0, 10, 4) = 14 / 3
-    assert dp_mean([-50.0, 99.0, 4.0], 0.0, 10.0, 1e12, rng=0) == pytest.approx(14 / 3, abs=1e-9)
-    assert dp_mean([5.0], 0.0, 10.0, 1e12, rng=0) == pytest.approx(5.0, abs=1e-9)
+    # epsilon = 1e9: noise scale about 3e-9, so 1e-6 is 300 scales (probability e^-300 of a miss)
+    assert dp_mean([-50.0, 99.0, 4.0], 0.0, 10.0, 1e9, rng=0) == pytest.approx(14 / 3, abs=1e-6)
+    assert dp_mean([5.0], 0.0, 10.0, 1e9, rng=0) == pytest.approx(5.0, abs=1e-6)
 
 
 def test_dp_mean_privacy_under_replace_one(max_log_ratio):
