@@ -69,21 +69,38 @@ def test_mixture_checker():
 def test_figures_draw_and_refuse_bad_parameters():
     fig = figs.plot_exp_vs_linear(1e-4, 1.0)
     assert len(fig.axes) == 2
-    fig2 = figs.plot_rr_count(n=4, truth_prob=0.8)
+    fig2 = figs.plot_rr_count(n=4, epsilon=math.log(4))
     assert len(fig2.axes) == 3
     assert "privacy loss = 1.386" in fig2.axes[1].get_title()  # ln 4
+    fig4 = figs.plot_testing_tradeoff([0.5, 0.5], [0.25, 0.75], math.log(3))
+    assert len(fig4.axes) == 1
     fig3 = figs.plot_neighbour_distributions([0.5, 0.5, 0.0], [0.5, 0.25, 0.25])
     assert fig3.axes[1].get_title() == "privacy loss = inf"
     plt.close("all")
-    with pytest.raises(ValueError, match="truth_prob"):
-        figs.plot_rr_count(3, 1.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        figs.plot_rr_count(3, 0.0)
+    with pytest.raises(ValueError, match="delta"):
+        figs.plot_testing_tradeoff([0.5, 0.5], [0.25, 0.75], 1.0, delta=1.0)
+    with pytest.raises(ValueError, match="same length"):
+        figs.tradeoff_points([0.5, 0.5], [1.0])
     with pytest.raises(ValueError, match="eps_min"):
         figs.plot_exp_vs_linear(0.0, 1.0)
     with pytest.raises(TypeError, match="n"):
         figs.plot_rr_count(2.5, 0.7)
 
 
+def test_tradeoff_points_by_hand():
+    # two outcomes: events {}, {0}, {1}, {0, 1}; FPR = p(S), FNR = 1 - q(S)
+    pts = figs.tradeoff_points([0.5, 0.5], [0.25, 0.75])
+    np.testing.assert_allclose(pts, [[0.0, 1.0], [0.5, 0.75], [0.5, 0.25], [1.0, 0.0]], atol=1e-15)
+    # randomized response at ln 3 is ln 3-DP: every test satisfies both inequalities, one with equality
+    t = 0.75
+    pts = figs.tradeoff_points([t, 1 - t], [1 - t, t])
+    lhs = np.minimum(pts[:, 0] + 3 * pts[:, 1], pts[:, 1] + 3 * pts[:, 0])
+    assert lhs.min() == pytest.approx(1.0, abs=1e-12)
+
+
 def test_widget_builds():
     w = figs.rr_count_widget()
-    assert [c.description for c in w.children[:2]] == ["n", "truth prob."]
+    assert [c.description for c in w.children[:2]] == ["n", "epsilon"]
     plt.close("all")

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import math
+from itertools import combinations
+
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .._validation import check_positive_int, check_probability, check_real
+from .._validation import check_delta, check_distribution, check_epsilon, check_positive_int, check_real
 from ..divergences import hockey_stick, privacy_loss
-from ..rr import rr_count_distribution
+from ..rr import rr_count_distribution, rr_truth_probability
 
-__all__ = ["plot_exp_vs_linear", "plot_neighbour_distributions", "plot_rr_count", "rr_count_widget"]
+__all__ = ["plot_exp_vs_linear", "plot_neighbour_distributions", "plot_rr_count", "rr_count_widget",
+           "tradeoff_points", "plot_testing_tradeoff"]
 
 
 def plot_exp_vs_linear(eps_min=1e-4, eps_max=1.0):
@@ -77,14 +81,17 @@ def plot_neighbour_distributions(p, q, *, labels=None, names=("x", "x'"), axes=N
     return fig
 
 
-def plot_rr_count(n=5, truth_prob=0.75):
-    """Randomized-response count on x = (1, 0, ..., 0) and its replace-one neighbour (0, ..., 0).
+def plot_rr_count(n=5, epsilon=math.log(3)):
+    """Randomized-response count at epsilon on x = (1, 0, ..., 0) and its replace-one neighbour (0, ..., 0).
 
-    Three panels: the two output distributions, the privacy loss of each outcome, and the hockey-stick
-    divergence delta(eps) of the pair against eps, which reaches 0 exactly at the pair's privacy loss.
+    Each person reports their bit with probability ``e^epsilon / (1 + e^epsilon)`` (theorem
+    ``thm-rr-count-epsilon``). Three panels: the two output distributions, the privacy loss of each
+    outcome, and the hockey-stick divergence delta(eps) of the pair against eps, which reaches 0 exactly
+    at the pair's worst-case privacy loss (equal to ``epsilon``).
     """
     n = check_positive_int(n, "n")
-    t = check_probability(truth_prob, "truth_prob", open_low=True, open_high=True)
+    eps_rr = check_epsilon(epsilon)
+    t = rr_truth_probability(eps_rr)
     x = np.zeros(n)
     x[0] = 1
     p = rr_count_distribution(x, t)
@@ -99,21 +106,67 @@ def plot_rr_count(n=5, truth_prob=0.75):
     ax.set_xlabel(r"$\varepsilon$")
     ax.set_ylabel(r"smallest $\delta$")
     ax.set_title(r"$\delta(\varepsilon)$ of the pair")
-    fig.suptitle(f"randomized-response count, n = {n}, truth probability {t:.2f}")
+    fig.suptitle(f"randomized-response count, n = {n}, epsilon = {eps_rr:.2f} (truth probability {t:.2f})")
     fig.tight_layout()
     return fig
 
 
 def rr_count_widget():
-    """Sliders for n and the truth probability, redrawing :func:`plot_rr_count`."""
+    """Sliders for n and epsilon, redrawing :func:`plot_rr_count`."""
     import ipywidgets as widgets
 
-    def show(n, truth_prob):
-        plot_rr_count(n, truth_prob)
+    def show(n, epsilon):
+        plot_rr_count(n, epsilon)
         plt.show()
 
     return widgets.interactive(
         show,
         n=widgets.IntSlider(value=5, min=1, max=30, description="n"),
-        truth_prob=widgets.FloatSlider(value=0.75, min=0.51, max=0.99, step=0.01, description="truth prob."),
+        epsilon=widgets.FloatSlider(value=1.1, min=0.05, max=4.0, step=0.05, description="epsilon"),
     )
+
+
+def tradeoff_points(p, q):
+    """(false-positive rate, false-negative rate) of every deterministic test between two distributions.
+
+    H0: the output comes from ``p`` (dataset x); H1: from ``q`` (its neighbour x'). A deterministic test
+    rejects H0 on an event S of the (at most 16) outcomes; its errors are ``FPR = p(S)`` and
+    ``FNR = 1 - q(S)``. Returns an array of shape (2^m, 2), one row per event S (theorem
+    ``thm-testing-tradeoff``).
+    """
+    p = check_distribution(p, "p")
+    q = check_distribution(q, "q")
+    if p.shape != q.shape:
+        raise ValueError(f"p and q must have the same length, got {p.size} and {q.size}")
+    m = p.size
+    if m > 16:
+        raise ValueError(f"p and q must have at most 16 outcomes (2^m events are enumerated), got {m}")
+    rows = [(p[list(S)].sum(), 1.0 - q[list(S)].sum()) for r in range(m + 1) for S in combinations(range(m), r)]
+    return np.array(rows)
+
+
+def plot_testing_tradeoff(p, q, epsilon, delta=0.0):
+    """The errors of every test between p and q, inside the region that (epsilon, delta)-DP allows.
+
+    Points: (FPR, FNR) of every event (:func:`tradeoff_points`). Lines: FPR + e^eps FNR = 1 - delta and
+    FNR + e^eps FPR = 1 - delta; (epsilon, delta)-DP puts every test on or above both
+    (theorem ``thm-testing-tradeoff``).
+    """
+    eps = check_epsilon(epsilon)
+    d = check_delta(delta)
+    pts = tradeoff_points(p, q)
+    fig, ax = plt.subplots(figsize=(5.2, 4.6))
+    a = np.linspace(0, 1, 400)
+    bound = np.maximum.reduce([(1 - d - a) * math.exp(-eps), 1 - d - math.exp(eps) * a, np.zeros_like(a)])
+    ax.fill_between(a, 0, bound, color="C3", alpha=0.15, label="excluded by the theorem")
+    ax.plot(a, bound, color="C3")
+    ax.plot(a, 1 - a, color="0.6", ls=":", label="random guessing")
+    ax.scatter(pts[:, 0], pts[:, 1], s=12, color="C0", label="one test (event S)", zorder=3)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("false-positive rate  P[reject | x]")
+    ax.set_ylabel("false-negative rate  P[accept | x']")
+    ax.set_title(f"tests between two neighbours, ε = {eps:.3g}, δ = {d:g}")
+    ax.legend(fontsize=8, loc="upper right")
+    fig.tight_layout()
+    return fig
