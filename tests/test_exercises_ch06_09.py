@@ -1,0 +1,66 @@
+"""Checkers of chapters 06-09 that must refuse under-noised answers (issue 11, erratum 2)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from dpcourse.exercises import audit as audit_checker
+from dpcourse.exercises.audit import check_clamped_mean, smallest_unbiased_sd
+
+
+def scaled_student(factor):
+    """The reference clamped mean with ``factor`` times the Laplace scale it needs."""
+
+    def student(x, lower, upper, epsilon, rng):
+        return np.clip(x, lower, upper).mean() + rng.laplace(0.0, factor * (upper - lower) / (len(x) * epsilon))
+
+    return student
+
+
+def test_reference_clamped_mean_passes():
+    res = check_clamped_mean(scaled_student(1.0))
+    assert res.passed, res.message
+
+
+@pytest.mark.parametrize("factor", [0.45, 0.5, 0.6])
+def test_under_noised_clamped_mean_fails(factor):
+    # 0.45-0.6x the noise is about 1.7-2.2 epsilon-DP: the pair that moves one record from 0 to 1 exposes it
+    res = check_clamped_mean(scaled_student(factor))
+    assert not res.passed
+    assert "0 in one and 1 in the other" in res.message
+
+
+@pytest.mark.parametrize("factor", [0.5, 0.6])
+def test_noise_lower_bound_alone_refuses_half_the_noise(monkeypatch, factor):
+    class NeverRefutes:
+        lower_bound = 0.0
+        event = "none"
+
+        @staticmethod
+        def refutes(_eps):
+            return False
+
+    # switch the audits off: the Chapman-Robbins lower bound on the standard deviation must still fail it
+    monkeypatch.setattr(audit_checker, "audit_epsilon", lambda *a, **k: NeverRefutes())
+    res = check_clamped_mean(scaled_student(factor))
+    assert not res.passed and "less noise than any epsilon-DP mean" in res.message
+    assert check_clamped_mean(scaled_student(1.0)).passed
+
+
+def test_smallest_unbiased_sd_by_hand():
+    # Delta / (2 sinh(eps / 2)); at eps = 2 ln 2, sinh(ln 2) = (2 - 1/2) / 2 = 3/4, so the bound is 2 Delta / 3
+    assert smallest_unbiased_sd(0.3, 2 * math.log(2)) == pytest.approx(0.2, rel=1e-14, abs=0)
+    # the Laplace mechanism respects it, and tends to it as epsilon -> 0 (sqrt(2) Delta / eps >= Delta / eps)
+    for eps in (0.01, 0.5, 2.0, 8.0):
+        assert math.sqrt(2) * 0.1 / eps > smallest_unbiased_sd(0.1, eps)
+
+
+def test_smallest_unbiased_sd_is_attained_by_a_two_point_ratio():
+    # An exact check of the chi-square step: randomized response on {0, 1} shifted and scaled so that its
+    # mean moves by Delta; its likelihood ratio takes only the values e^eps and e^-eps, so the Chapman-Robbins
+    # bound holds with equality for the estimator (output - (1 - p)) / (2p - 1) * Delta.
+    eps, delta = 0.7, 0.1
+    p = math.exp(eps) / (1 + math.exp(eps))
+    sd_unbiased = math.sqrt(p * (1 - p)) / (2 * p - 1) * delta
+    assert sd_unbiased == pytest.approx(smallest_unbiased_sd(delta, eps), rel=1e-12, abs=0)
