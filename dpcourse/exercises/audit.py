@@ -48,7 +48,7 @@ def smallest_unbiased_sd(sensitivity: float, epsilon: float) -> float:
     sd sqrt(2) Delta / epsilon, is 1.43 times this bound at epsilon = 0.5 and 1.66 times at epsilon = 2.
 
     >>> round(smallest_unbiased_sd(0.1, 0.5), 4)
-    0.198
+    0.1979
     """
     return sensitivity / (2.0 * math.sinh(epsilon / 2.0))
 
