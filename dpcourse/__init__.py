@@ -19,6 +19,8 @@ from .discrete import (GaussianLattice, LaplaceLattice, discrete_gaussian, discr
                        discrete_gaussian_pmf, discrete_laplace, discrete_laplace_pmf, gaussian_lattice,
                        geometric_mechanism, laplace_lattice)
 from .gaussian import gaussian_delta, gaussian_epsilon
+from .float_attack import impossible_output_mechanism, lattice_reachable, textbook_reachable
+from .optimal_noise import geometric_remap_loss, knorm_l2_noise, optimal_count_mechanism
 from .gaussian import analytic_gaussian_sigma, gaussian_loss_tail, gaussian_mechanism, gaussian_sigma
 from .histogram import dp_histogram, exact_histogram, histogram_sensitivity
 from .laplace import (counting_queries_sample_size, dp_mean, laplace_max_error_bound, laplace_max_error_quantile,
@@ -27,6 +29,8 @@ from .selection import (exponential_accuracy_gap, exponential_mechanism, exponen
                         noisy_max_probabilities, permute_and_flip, permute_and_flip_probabilities,
                         report_noisy_max)
 from .sensitivity import brute_force_sensitivity
+from .queries import (above_threshold, mwem, reconstruction_attack, smalldb, sparse_vector, tpr_at_fpr,
+                      tracing_scores)
 from .rr import (randomized_response, rr_count_distribution, rr_epsilon, rr_estimate_mean,
                                   rr_sample_size, rr_standard_error, rr_truth_probability)
 
