@@ -71,9 +71,9 @@ def check_real(value, name: str, *, low=None, high=None, low_open=False, high_op
     if isinstance(value, np.ndarray):
         if value.ndim != 0:
             raise TypeError(f"{name} must be a real scalar, got {_describe(value)}")
+        if value.dtype.kind not in "iuf":  # bool, object (a Python True inside), complex, str, ...
+            raise TypeError(f"{name} must be a real number, got a 0-d array of dtype {value.dtype}: {value!r}")
         value = value[()]
-        if isinstance(value, np.bool_):
-            raise TypeError(f"{name} must be a real number, got the bool {value!r}")
     if not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__} {_describe(value)}")
     x = float(value)
@@ -115,6 +115,8 @@ def check_positive_int(k, name: str = "k", *, minimum: int = 1) -> int:
     """Check a whole number >= ``minimum`` (bools and floats such as 2.5 are refused; 3.0 is not an int)."""
     if isinstance(k, (bool, np.bool_)) or (isinstance(k, np.ndarray) and k.dtype == bool):
         raise TypeError(f"{name} must be an integer >= {minimum}, got the bool {k!r}")
+    if isinstance(k, np.ndarray) and (k.ndim != 0 or k.dtype.kind not in "iu"):
+        raise TypeError(f"{name} must be an integer >= {minimum}, got {_describe(k)}")
     try:
         k_int = operator.index(k)
     except TypeError:

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import optimize
 
-from ._validation import check_delta, check_epsilon, check_positive_int, check_real, check_sensitivity
+from ._validation import check_choice, check_delta, check_epsilon, check_positive_int, check_real, check_sensitivity
 from .composition import (
     _optimal_epsilon_groups,
     advanced_composition,
@@ -34,7 +35,7 @@ from .composition import (
     rdp_pure_dp,
     rdp_to_epsilon,
 )
-from .gaussian import gaussian_epsilon
+from .gaussian import _gaussian_epsilon_array, gaussian_epsilon
 
 __all__ = [
     "DpEvent",
@@ -94,6 +95,10 @@ class GaussianEvent(DpEvent):
     def __post_init__(self):
         object.__setattr__(self, "sigma", check_real(self.sigma, "sigma", low=0.0, low_open=True))
         object.__setattr__(self, "l2_sensitivity", check_sensitivity(self.l2_sensitivity, "l2_sensitivity"))
+        ratio = self.l2_sensitivity / self.sigma
+        if not (math.isfinite(ratio) and ratio > 0.0):
+            raise ValueError(f"l2_sensitivity / sigma must be a positive finite number, got "
+                             f"{self.l2_sensitivity!r} / {self.sigma!r} = {ratio!r} (rescale the query)")
 
     @property
     def mu(self) -> float:
@@ -121,8 +126,9 @@ class SequenceEvent(DpEvent):
     events: tuple
 
     def __post_init__(self):
-        if isinstance(self.events, DpEvent) or isinstance(self.events, (str, bytes)):
-            raise TypeError("events must be a sequence of DpEvent objects, e.g. SequenceEvent([e1, e2])")
+        if isinstance(self.events, (DpEvent, str, bytes)) or not isinstance(self.events, Iterable):
+            raise TypeError("events must be a sequence of DpEvent objects, e.g. SequenceEvent([e1, e2]), got "
+                            f"{type(self.events).__name__}")
         events = tuple(self.events)
         for i, e in enumerate(events):
             if not isinstance(e, DpEvent):
@@ -148,9 +154,15 @@ _PURE = (PureDPEvent, LaplaceEvent)
 
 
 def _split(counts):
-    pure = [(e, n) for e, n in counts if isinstance(e, _PURE)]
-    gauss = [(e, n) for e, n in counts if isinstance(e, GaussianEvent)]
-    other = [type(e).__name__ for e, n in counts if not isinstance(e, _PURE + (GaussianEvent,))]
+    pure, gauss, other = [], [], []
+    for item in counts:
+        e = item[0]
+        if isinstance(e, GaussianEvent):
+            gauss.append(item)
+        elif isinstance(e, _PURE):
+            pure.append(item)
+        else:
+            other.append(type(e).__name__)
     return pure, gauss, other
 
 
@@ -165,13 +177,22 @@ def _basic(counts, delta):
     pure, gauss, other = _split(counts)
     if other:
         _unknown("basic", other)
-    total = sum(basic_composition(e.epsilon, n)[0] for e, n in pure)
+    total = math.fsum(n * e.epsilon for e, n in pure)
     runs = sum(n for _, n in gauss)
     if not runs:
         return total, "sum of the epsilons (pure DP: holds for every delta)"
     d0 = delta / runs
-    total += sum(n * gaussian_epsilon(d0, e.mu) for e, n in gauss)
+    mus, ns = _gaussian_groups(gauss)
+    total += math.fsum(ns * _gaussian_epsilon_array(d0, mus))  # one vectorized inversion for all distinct mu
     return total, f"each of the {runs} Gaussian runs is (eps_0, delta/{runs})-DP by its exact profile"
+
+
+def _gaussian_groups(gauss):
+    """Distinct mu of the Gaussian events and how many runs each has (events with equal mu are grouped)."""
+    mu = np.fromiter((e.l2_sensitivity / e.sigma for e, _ in gauss), dtype=float, count=len(gauss))
+    n = np.fromiter((c for _, c in gauss), dtype=float, count=len(gauss))
+    mus, inverse = np.unique(mu, return_inverse=True)
+    return mus, np.bincount(inverse, weights=n, minlength=mus.size)
 
 
 def _advanced(counts, delta):
@@ -226,17 +247,18 @@ def _optimal(counts, delta):
 
 
 def _rdp_curve(counts):
+    """The total RDP curve. Gaussian terms add up to ``alpha/2 * sum n mu^2`` (one term, whatever the number
+    of events); pure-DP and Laplace events with equal epsilon are grouped, one curve per distinct epsilon."""
     pure, gauss, other = _split(counts)
     if other:
         _unknown("rdp", other)
-    terms = []
-    for e, n in counts:
-        if isinstance(e, GaussianEvent):
-            terms.append((rdp_gaussian, e.mu, n))
-        elif isinstance(e, LaplaceEvent):
-            terms.append((rdp_laplace, e.epsilon, n))
-        else:
-            terms.append((rdp_pure_dp, e.epsilon, n))
+    groups = Counter()
+    for e, n in pure:
+        groups[(rdp_laplace if isinstance(e, LaplaceEvent) else rdp_pure_dp, e.epsilon)] += n
+    terms = [(f, eps, n) for (f, eps), n in groups.items()]
+    sum_mu2 = math.fsum(n * (e.l2_sensitivity / e.sigma) ** 2 for e, n in gauss)
+    if sum_mu2 > 0.0:  # sum_i n_i rdp_gaussian(alpha, mu_i) = rdp_gaussian(alpha, sqrt(sum_i n_i mu_i^2))
+        terms.append((rdp_gaussian, math.sqrt(sum_mu2), 1))
     return lambda a: sum(n * f(a, p) for f, p, n in terms)
 
 
@@ -267,6 +289,10 @@ ACCOUNTING_METHODS = {
     "rdp": _rdp,
     "gaussian_exact": _gaussian_exact,
 }
+
+
+def _check_method(method) -> str:
+    return check_choice(method, "method", tuple(ACCOUNTING_METHODS))
 
 
 @dataclass(frozen=True)
@@ -300,7 +326,15 @@ class PrivacyAccountant:
 
     def __init__(self, events=()):
         self._events: list[DpEvent] = []
-        for e in events:
+        self._cache = None
+        if isinstance(events, DpEvent):
+            raise TypeError("events must be a sequence of DpEvent objects, e.g. PrivacyAccountant([event]); "
+                            f"got the single event {events!r}")
+        if isinstance(events, (str, bytes)) or not isinstance(events, Iterable):
+            raise TypeError(f"events must be a sequence of DpEvent objects, got {type(events).__name__}")
+        for i, e in enumerate(events):
+            if not isinstance(e, DpEvent):
+                raise TypeError(f"events[{i}] must be a DpEvent, got {type(e).__name__}")
             self.compose(e)
 
     def compose(self, event, k=1) -> "PrivacyAccountant":
@@ -309,6 +343,7 @@ class PrivacyAccountant:
             raise TypeError(f"event must be a DpEvent, got {type(event).__name__}")
         k = check_positive_int(k, "k")
         self._events.append(event if k == 1 else ComposedEvent(event, k))
+        self._cache = None
         return self
 
     @property
@@ -317,12 +352,16 @@ class PrivacyAccountant:
         return tuple(self._events)
 
     def _counts(self):
+        """The flattened events as ``((base_event, runs), ...)``, equal events grouped; cached until compose()."""
         if not self._events:
             raise ValueError("the accountant has no events yet; compose() some first")
-        counts = Counter()
-        for e in self._events:
-            _flatten(e, 1, counts)
-        return tuple(counts.items())
+        if self._cache is None:
+            nested = [e for e in self._events if isinstance(e, (ComposedEvent, SequenceEvent))]
+            counts = Counter(e for e in self._events if not isinstance(e, (ComposedEvent, SequenceEvent)))
+            for e in nested:
+                _flatten(e, 1, counts)
+            self._cache = tuple(counts.items())
+        return self._cache
 
     def epsilon(self, delta, method="rdp") -> float:
         """Total epsilon at ``delta`` in (0, 1) by ``method`` (a key of :data:`ACCOUNTING_METHODS`).
@@ -333,8 +372,7 @@ class PrivacyAccountant:
             If the method does not apply to the recorded events (the message says why).
         """
         d = check_delta(delta, allow_zero=False)
-        if method not in ACCOUNTING_METHODS:
-            raise ValueError(f"method must be one of {sorted(ACCOUNTING_METHODS)}, got {method!r}")
+        method = _check_method(method)
         return float(ACCOUNTING_METHODS[method](self._counts(), d)[0])
 
     def compare(self, delta) -> dict:
@@ -368,6 +406,7 @@ def max_compositions(event, epsilon, delta, method="rdp", *, k_max=10**6) -> int
     eps = check_epsilon(epsilon)
     d = check_delta(delta, allow_zero=False)
     k_max = check_positive_int(k_max, "k_max")
+    method = _check_method(method)
 
     def ok(k):
         return PrivacyAccountant().compose(event, k).epsilon(d, method) <= eps * (1 + 1e-12)

@@ -176,9 +176,12 @@ def _rr_atoms(eps: float, k: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _product_atoms(groups) -> tuple[np.ndarray, np.ndarray]:
     """Atoms of the product of k_i-fold RR pairs with parameters eps_i, for ``groups = [(eps_i, k_i), ...]``."""
-    size = 1
-    for _, k in groups:
+    size, total = 1, 0.0
+    for eps, k in groups:
         size *= k + 1
+        total += k * eps
+    if not math.isfinite(4.0 * total):
+        raise ValueError(f"the total epsilon of these pure-DP events, {total}, overflows floating point")
     if size > MAX_ATOMS:
         raise ValueError(f"the exact composition of these pure-DP events needs {size} atoms, more than {MAX_ATOMS}; "
                          "group identical events together or use another method")
@@ -233,6 +236,16 @@ def _epsilon_of_atoms(loss, logp, delta: float) -> float:
     return float(e)
 
 
+def _check_optimal_k(eps: float, k: int) -> None:
+    """Refuse a k whose k + 1 atoms exceed :data:`MAX_ATOMS`, or whose total k * epsilon overflows."""
+    if k + 1 > MAX_ATOMS:
+        raise ValueError(f"k must be at most {MAX_ATOMS - 1} for the exact optimal composition (it builds k + 1 "
+                         f"atoms), got {k}; use advanced or RDP composition for more mechanisms")
+    if not math.isfinite(4.0 * k * eps):
+        raise ValueError(f"k * epsilon must be finite, got k={k}, epsilon={eps!r} whose product overflows "
+                         "floating point (the total epsilon is then at least that product)")
+
+
 def optimal_composition_delta(epsilon, k, epsilon_total) -> float:
     """Exact smallest delta for which every k-fold adaptive composition of epsilon-DP mechanisms is (epsilon_total, delta)-DP.
 
@@ -262,6 +275,7 @@ def optimal_composition_delta(epsilon, k, epsilon_total) -> float:
     eps = check_epsilon(epsilon)
     k = check_positive_int(k, "k")
     et = check_real(epsilon_total, "epsilon_total", low=0.0)
+    _check_optimal_k(eps, k)
     loss, logp = _rr_atoms(eps, k)
     return _delta_of_atoms(loss, logp, et)
 
@@ -296,6 +310,7 @@ def optimal_composition_epsilon(epsilon, k, delta) -> float:
     eps = check_epsilon(epsilon)
     k = check_positive_int(k, "k")
     d = check_delta(delta, allow_zero=False)
+    _check_optimal_k(eps, k)
     loss, logp = _rr_atoms(eps, k)
     return _epsilon_of_atoms(loss, logp, d)
 
@@ -339,7 +354,11 @@ def gaussian_composition_epsilon(sigma, k, delta, l2_sensitivity=1.0) -> float:
     k = check_positive_int(k, "k")
     d = check_delta(delta, allow_zero=False)
     sens = check_sensitivity(l2_sensitivity, "l2_sensitivity")
-    return gaussian_epsilon(d, math.sqrt(k) * sens / s)
+    mu = math.sqrt(k) * sens / s
+    if not (math.isfinite(mu) and mu > 0.0):
+        raise ValueError(f"sqrt(k) * l2_sensitivity / sigma must be a positive finite number, got sqrt({k}) * "
+                         f"{sens!r} / {s!r} = {mu!r} (rescale the query)")
+    return gaussian_epsilon(d, mu)
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -347,9 +366,10 @@ def gaussian_composition_epsilon(sigma, k, delta, l2_sensitivity=1.0) -> float:
 
 
 def _check_orders(alpha) -> np.ndarray:
-    a = np.asarray(alpha, dtype=float) if not isinstance(alpha, (bool, np.bool_)) else None
-    if a is None or a.dtype.kind != "f":
-        raise TypeError(f"alpha must be a real number or an array of them, got {alpha!r}")
+    raw = None if isinstance(alpha, (bool, np.bool_, str, bytes)) else np.asarray(alpha)
+    if raw is None or raw.dtype.kind not in "iuf":  # refuse bools, strings ('2' is not the order 2), objects
+        raise TypeError(f"alpha must be a real number or an array of them, got {type(alpha).__name__} {alpha!r}")
+    a = raw.astype(float)
     if not np.all(np.isfinite(a)) or not np.all(a > 1.0):
         raise ValueError(f"alpha (the Renyi order) must be finite and > 1 everywhere, got {alpha!r}")
     return a
@@ -359,11 +379,56 @@ def _out(values, alpha):
     return float(values) if np.ndim(alpha) == 0 else values
 
 
+def _expm1_minus_x(z):
+    """``e^z - 1 - z`` (>= 0) without cancellation: Taylor series for |z| < 1/2, else directly."""
+    z = np.asarray(z, dtype=float)
+    small = np.abs(z) < 0.5
+    zs = np.where(small, z, 0.0)
+    term, series = zs * zs / 2.0, np.zeros_like(zs)
+    for n in range(3, 25):  # |z|^n / n! < 1e-17 relative to z^2/2 after ~20 terms for |z| < 1/2
+        series = series + term
+        term = term * zs / n
+    with np.errstate(over="ignore"):
+        direct = np.expm1(np.where(small, 0.0, z)) - np.where(small, 0.0, z)
+    return np.where(small, series, direct)
+
+
+def _laplace_log_moment(a, e):
+    """ln[a/(2a-1) e^{(a-1)e} + (a-1)/(2a-1) e^{-ae}]: the Laplace mechanism's Renyi moment.
+
+    The bracket is 1 + [a g((a-1)e) + (a-1) g(-ae)]/(2a-1) with g(z) = e^z - 1 - z >= 0 (the first-order
+    terms cancel exactly), so for small (a-1)e it is computed as log1p of a sum of positive terms; the
+    log-sum-exp form, which loses everything below 1e-16 to cancellation, is used only for larger values.
+    """
+    x = (a - 1) * e
+    small = x < 1.0
+    xs, ys = np.where(small, x, 0.0), np.where(small, a * e, 0.0)
+    near = np.log1p((a * _expm1_minus_x(xs) + (a - 1) * _expm1_minus_x(-ys)) / (2 * a - 1))
+    far = np.logaddexp(np.log(a / (2 * a - 1)) + x, np.log((a - 1) / (2 * a - 1)) - a * e)
+    return np.where(small, near, far)
+
+
+def _rr_log_moment(a, e):
+    """ln[(e^{ae} + e^{(1-a)e}) / (1 + e^e)]: the randomized-response pair's Renyi moment.
+
+    The numerator minus the denominator is g(ae) + g((1-a)e) - g(e) with g(z) = e^z - 1 - z (the
+    first-order terms cancel exactly); for small ae it is computed that way, else by log-sum-exp.
+    """
+    x = a * e
+    small = x < 1.0
+    ax, es = np.where(small, x, 0.0), np.where(small, e, 0.0)
+    diff = _expm1_minus_x(ax) + _expm1_minus_x(es - ax) - _expm1_minus_x(es)
+    near = np.log1p(diff / (2.0 + np.expm1(es)))
+    far = np.logaddexp(x, (1 - a) * e) - np.logaddexp(0.0, e)
+    return np.where(small, near, far)
+
+
 def _pure_dp_curve(alpha, epsilon, log_moment):
     """Validate (alpha, epsilon) and return ``log_moment(alpha, epsilon) / (alpha - 1)``."""
     a = _check_orders(alpha)
     eps = check_epsilon(epsilon)
-    return _out(log_moment(a, eps) / (a - 1), alpha)
+    # A Renyi divergence is >= 0; the clip only removes a rounding error of the order of 1e-300.
+    return _out(np.maximum(log_moment(a, eps) / (a - 1), 0.0), alpha)
 
 
 def rdp_gaussian(alpha, mu):
@@ -393,8 +458,7 @@ def rdp_laplace(alpha, epsilon):
     >>> round(rdp_laplace(2.0, 1.0), 6)
     0.619124
     """
-    return _pure_dp_curve(alpha, epsilon, lambda a, e: np.logaddexp(np.log(a / (2 * a - 1)) + (a - 1) * e,
-                                                                   np.log((a - 1) / (2 * a - 1)) - a * e))
+    return _pure_dp_curve(alpha, epsilon, _laplace_log_moment)
 
 
 def rdp_pure_dp(alpha, epsilon):
@@ -410,7 +474,7 @@ def rdp_pure_dp(alpha, epsilon):
     >>> round(rdp_pure_dp(2.0, 1.0), 6)
     0.735326
     """
-    return _pure_dp_curve(alpha, epsilon, lambda a, e: np.logaddexp(a * e, (1 - a) * e) - np.logaddexp(0.0, e))
+    return _pure_dp_curve(alpha, epsilon, _rr_log_moment)
 
 
 _CONVERSIONS = ("improved", "mironov")
@@ -462,14 +526,27 @@ def rdp_to_epsilon(rdp_curve, delta, *, conversion="improved") -> tuple[float, f
     if conversion not in _CONVERSIONS:
         raise ValueError(f"conversion must be one of {_CONVERSIONS}, got {conversion!r}")
 
+    def curve(a):
+        r = np.asarray(rdp_curve(a))
+        if r.dtype == bool or r.dtype.kind not in "iuf":
+            raise TypeError(f"rdp_curve must return real numbers, got dtype {r.dtype}")
+        if r.shape != a.shape:
+            raise ValueError(f"rdp_curve must return one number per order alpha: shape {r.shape} for {a.shape} orders")
+        r = r.astype(float)
+        if not np.all(np.isfinite(r)):
+            raise ValueError("rdp_curve must return one finite number per order alpha, got NaN or inf")
+        if (r < 0).any():
+            bad = int(np.argmax(r < 0))
+            raise ValueError(f"rdp_curve must be >= 0 (a Renyi divergence is never negative), got {r[bad]!r} at "
+                             f"alpha = {float(a[bad]):.6g}")
+        return r
+
     def total(log_am1):
         a = 1.0 + np.exp(log_am1)
-        return np.asarray(rdp_curve(a), dtype=float) + _conversion_term(a, d, conversion)
+        return curve(a) + _conversion_term(a, d, conversion)
 
     grid = np.linspace(math.log(1e-4), math.log(1e6), 2001)
     values = total(grid)
-    if values.shape != grid.shape or not np.all(np.isfinite(values)):
-        raise ValueError("rdp_curve must return one finite number per order alpha")
     i = int(np.argmin(values))
     lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
     best_x, best = grid[i], float(values[i])

@@ -7,6 +7,8 @@ definitions of differential privacy use.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable, Mapping
+
 import numpy as np
 
 from ._validation import check_distribution, check_real
@@ -137,12 +139,23 @@ def mechanism_epsilon(output_distributions, neighbours) -> float:
     >>> round(mechanism_epsilon(dists, [(0, 1)]), 6)
     1.098612
     """
+    if not isinstance(output_distributions, Mapping):
+        raise TypeError(f"output_distributions must be a mapping {{dataset: distribution}}, got "
+                        f"{type(output_distributions).__name__}")
+    if isinstance(neighbours, (str, bytes)) or not isinstance(neighbours, Iterable):
+        raise TypeError(f"neighbours must be an iterable of pairs (x, x2), got {type(neighbours).__name__}")
     pairs = list(neighbours)
     if not pairs:
         raise ValueError("neighbours must contain at least one pair of datasets")
+    for i, pair in enumerate(pairs):
+        if isinstance(pair, (str, bytes)) or not isinstance(pair, Iterable) or len(tuple(pair)) != 2:
+            raise ValueError(f"neighbours[{i}] must be a pair (x, x2) of dataset keys, got {pair!r}")
     worst = 0.0
     for x, x2 in pairs:
         for key in (x, x2):
+            if not isinstance(key, Hashable):
+                raise TypeError(f"neighbours names the dataset {key!r}, which is not a valid key (unhashable "
+                                f"{type(key).__name__}): use tuples, numbers or strings as dataset keys")
             if key not in output_distributions:
                 raise ValueError(f"neighbours names the dataset {key!r}, which output_distributions lacks")
         worst = max(worst, privacy_loss(output_distributions[x], output_distributions[x2]))

@@ -103,12 +103,101 @@ def gaussian_epsilon(delta, mu) -> float:
     m = _check_mu(mu)
     if d >= gaussian_delta(0.0, m):
         return 0.0
-    hi = 1.0
+    # The answer is below mu^2/2 + mu sqrt(2 ln(1/delta)) + 1 (the loss is N(mu^2/2, mu^2) and its tail
+    # bounds delta); start the bracket there so huge mu needs no long doubling, and double if rounding asks.
+    hi = min(m * m / 2.0 + m * np.sqrt(2.0 * -np.log(d)) + 1.0, 1e308)
     while gaussian_delta(hi, m) > d:
-        hi *= 2.0
-        if hi > 1e7:  # cannot happen for delta >= 1e-300; a guard against an endless loop
-            raise ValueError(f"epsilon for delta={delta!r}, mu={mu!r} exceeds 1e7")
-    return float(optimize.brentq(lambda e: gaussian_delta(e, m) - d, 0.0, hi, xtol=1e-14, rtol=1e-13, maxiter=500))
+        if hi >= 1e308:  # the epsilon exceeds the largest float: report it as unbounded (a valid bound)
+            return float("inf")
+        hi = min(2.0 * hi, 1e308)
+    root = float(optimize.brentq(lambda e: gaussian_delta(e, m) - d, 0.0, hi, xtol=1e-14, rtol=1e-13, maxiter=500))
+    e, bump = root, 1e-13
+    while e < hi and gaussian_delta(e, m) > d:  # rounding guard: never return an epsilon whose delta exceeds d
+        e, bump = min(root * (1.0 + bump) + bump, hi), 2.0 * bump
+    return float(e)
+
+
+def _gaussian_delta_array(eps: np.ndarray, mu: np.ndarray) -> np.ndarray:
+    """:func:`gaussian_delta` elementwise on already-validated arrays (same two branches, no checks)."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        a = mu / 2 - eps / mu
+        b = -mu / 2 - eps / mu
+        tails = a < 0
+        ea = special.erfcx(-np.where(tails, a, -1.0) / _SQRT2)
+        eb = special.erfcx(-np.where(tails, b, -1.0) / _SQRT2)
+        tail_value = np.exp(special.log_ndtr(a)) * ((ea - eb) / ea)
+        body_value = special.ndtr(a) - np.exp(eps + special.log_ndtr(b))
+    return np.maximum(np.where(tails, tail_value, body_value), 0.0)
+
+
+def _log_gaussian_delta_array(eps: np.ndarray, mu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(log delta(eps), log(e^eps Phi(b)))`` elementwise: the log profile and the log of minus its slope.
+
+    ``d delta / d eps = -e^eps Phi(-mu/2 - eps/mu)``, because the two density terms cancel
+    (e^eps phi(b) = phi(a)). Both are computed as in :func:`_log_gaussian_delta` (erfcx for two tails).
+    """
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        a = mu / 2 - eps / mu
+        b = -mu / 2 - eps / mu
+        log_first = special.log_ndtr(a)
+        log_slope = eps + special.log_ndtr(b)
+        tails = a < 0
+        ea = special.erfcx(-np.where(tails, a, -1.0) / _SQRT2)
+        eb = special.erfcx(-np.where(tails, b, -1.0) / _SQRT2)
+        tail_log = log_first + np.log((ea - eb) / ea)
+        body_log = log_first + np.log(-np.expm1(np.minimum(log_slope - log_first, 0.0)))
+        log_delta = np.where(tails, tail_log, body_log)
+    return np.where(np.isnan(log_delta), -np.inf, log_delta), log_slope
+
+
+def _gaussian_epsilon_array(delta: float, mu: np.ndarray) -> np.ndarray:
+    """:func:`gaussian_epsilon` for one delta in (0, 1) and an array of mu > 0 (validated by the caller).
+
+    Vectorized Newton iteration on ``log delta(eps) = log delta``, started to the right of the root.
+    ``delta(eps) = int_eps^inf e^t Phi(-mu/2 - t/mu) dt`` is the tail integral of a log-concave function,
+    hence log-concave (Prekopa), so each Newton step from the right lands between the root and the
+    previous point: the iterates decrease to the root (about six steps). Where the profile underflows
+    the iterate moves halfway to 0 instead. The limit is then nudged up, where rounding requires, until
+    ``delta(eps) <= delta`` holds as computed, so the answer is never optimistic.
+    """
+    mu = np.asarray(mu, dtype=float)
+    log_d = np.log(delta)
+    zero = delta >= _gaussian_delta_array(np.zeros_like(mu), mu)
+    # delta(eps) <= P[L > eps] = Phi(mu/2 - eps/mu) (the loss L is N(mu^2/2, mu^2)): a bracket end close
+    # to the root; the tiny margin absorbs rounding.
+    with np.errstate(over="ignore"):
+        hi = np.minimum((mu * mu / 2.0 - mu * special.ndtri(delta)) * (1 + 1e-12) + 1e-300, 1e308)
+    over = np.flatnonzero(~zero)
+    for _ in range(2100):  # the bound above holds mathematically; double where rounding says otherwise
+        over = over[np.isfinite(hi[over]) & (_gaussian_delta_array(hi[over], mu[over]) > delta)]
+        if not over.size:
+            break
+        with np.errstate(over="ignore"):
+            hi[over] = np.where(hi[over] >= 1e308, np.inf, np.minimum(2.0 * hi[over], 1e308))
+    x = hi.copy()
+    live = ~zero & np.isfinite(x)
+    for _ in range(100):
+        if not live.any():
+            break
+        h, m = x[live], mu[live]
+        log_delta, log_slope = _log_gaussian_delta_array(h, m)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            step = (log_d - log_delta) * np.exp(log_delta - log_slope)  # -g / g', >= 0 from the right
+        new = h - step
+        new = np.where(np.isfinite(new) & (new > 0.0), new, 0.5 * h)  # underflowed profile: move left
+        x[live] = new
+        idx = np.flatnonzero(live)
+        # Stop at a step below 1e-14 relative, or at a step to the right (rounding noise around the root).
+        live[idx[(new - h >= -1e-14 * h) & (new - h <= 1e-14 * h) | (new > h)]] = False
+    # Rounding guard: the profile is evaluated to ~1e-15, so the limit may sit a hair left of the root.
+    bad = np.flatnonzero(~zero & np.isfinite(x))
+    bad = bad[_gaussian_delta_array(x[bad], mu[bad]) > delta]
+    root, bump = x.copy(), 1e-15
+    while bad.size:
+        x[bad] = np.minimum(root[bad] * (1.0 + bump) + bump * 1e-300, hi[bad])
+        bad = bad[(x[bad] < hi[bad]) & (_gaussian_delta_array(x[bad], mu[bad]) > delta)]
+        bump *= 2.0
+    return np.where(zero, 0.0, x)
 
 
 def _check_gaussian_delta(delta) -> float:

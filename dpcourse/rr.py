@@ -9,6 +9,7 @@ the chapter "What differential privacy promises" (theorem ``thm-rr-count-epsilon
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -187,7 +188,7 @@ def rr_estimate_mean(responses, epsilon):
     if y.ndim == 0:
         raise ValueError("responses must be an array of reports (people along the first axis), got a scalar")
     eps = check_epsilon(epsilon)
-    flip_prob = 1.0 / (1.0 + math.exp(eps))
+    flip_prob = math.exp(-eps) / (1.0 + math.exp(-eps))  # 1/(1+e^eps) without overflow at large eps
     est = (y.mean(axis=0) - flip_prob) / _keep_minus_flip(eps)
     return float(est) if np.ndim(est) == 0 else est
 
@@ -212,7 +213,8 @@ def rr_standard_error(n, epsilon) -> float:
     """
     n = check_positive_int(n, "n")
     eps = check_epsilon(epsilon)
-    return 1.0 / (2.0 * math.sqrt(n) * math.sinh(eps / 2.0))
+    # 1 / (2 sinh(eps/2)) = e^{-eps/2} / (1 - e^{-eps}): no overflow, and exactly 0 once e^{-eps/2} underflows.
+    return math.exp(-eps / 2.0) / (math.sqrt(n) * -math.expm1(-eps))
 
 
 def rr_sample_size(alpha, beta, epsilon, *, k=1) -> int:
@@ -245,5 +247,15 @@ def rr_sample_size(alpha, beta, epsilon, *, k=1) -> int:
     b = check_probability(beta, "beta", open_low=True, open_high=True)
     eps = check_epsilon(epsilon)
     k = check_positive_int(k, "k")
-    slope = _keep_minus_flip(eps / k)
-    return math.ceil(math.log(2.0 * k / b) / (2.0 * slope**2 * a**2))
+    log_term = math.log(2.0 * k) - math.log(b)  # ln(2k/beta) without overflow for tiny beta
+    x = eps / (2.0 * k)
+    slope = math.tanh(x)
+    denom = 2.0 * slope**2 * a**2
+    if denom > 1e-250 and math.isfinite(log_term / denom):
+        return math.ceil(log_term / denom)
+    # Astronomically large n (tiny alpha or epsilon): exact rational arithmetic on the same numbers, so
+    # the answer is still the exact ceiling instead of an overflow or a division by zero. For tiny x the
+    # slope tanh(x) is replaced by its lower bound x - x^3/3 (a smaller slope only increases n).
+    fx = Fraction(eps) / (2 * k)
+    s = fx - fx**3 / 3 if x < 1e-5 else Fraction(slope)
+    return math.ceil(Fraction(log_term) / (2 * s**2 * Fraction(a) ** 2))

@@ -84,7 +84,11 @@ def brute_force_sensitivity(query, universe, n, relation, *, max_datasets=20_000
 
     def f(idx: tuple) -> np.ndarray:
         if idx not in cache:
-            value = np.asarray(query(u[np.array(idx, dtype=np.intp)]), dtype=float)
+            raw = np.asarray(query(u[np.array(idx, dtype=np.intp)]))
+            if raw.dtype == bool or raw.dtype.kind not in "iuf":  # complex, str, object, bool: no silent cast
+                raise TypeError(f"query must return real numbers, got dtype {raw.dtype} on the dataset "
+                                f"{tuple(u[list(idx)].tolist())}")
+            value = raw.astype(float)
             if not np.isfinite(value).all():
                 raise ValueError(f"query returned a non-finite value on the dataset {tuple(u[list(idx)].tolist())}")
             cache[idx] = value

@@ -66,7 +66,7 @@ def test_event_type_validation():
         SequenceEvent(PureDPEvent(0.1))
     with pytest.raises(TypeError, match="event must be a DpEvent"):
         PrivacyAccountant().compose("gaussian")
-    with pytest.raises(TypeError, match="event must be a DpEvent"):
+    with pytest.raises(TypeError, match=r"events\[1\] must be a DpEvent"):
         PrivacyAccountant([GaussianEvent(1.0), None])
 
 
