@@ -1,0 +1,94 @@
+"""Tests of the figures, the chi-square helper and the exercise checkers of the chapter "Noise on a real computer"."""
+
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import dpcourse  # noqa: E402
+from dpcourse.exercises.noise import IntegersOnly, check_bernoulli_exp, check_lattice_scale  # noqa: E402
+from dpcourse.plots import noise as figs  # noqa: E402
+
+
+def test_chi_square_accepts_right_pmf_and_refuses_10_percent_off():
+    x = dpcourse.discrete_laplace(2, size=100_000, rng=11)
+    assert figs.pmf_chi_square(x, lambda k: dpcourse.discrete_laplace_pmf(k, 2))[2] > 1e-6
+    assert figs.pmf_chi_square(x, lambda k: dpcourse.discrete_laplace_pmf(k, 2.2))[2] < 1e-6
+    y = dpcourse.discrete_gaussian(3, size=100_000, rng=12)
+    assert figs.pmf_chi_square(y, lambda k: dpcourse.discrete_gaussian_pmf(k, 3))[2] > 1e-6
+    assert figs.pmf_chi_square(y, lambda k: dpcourse.discrete_gaussian_pmf(k, 3.3))[2] < 1e-6
+
+
+def test_chi_square_by_hand():
+    """Samples exactly at their expectations give statistic 0 (up to the pooled tails)."""
+    pmf = lambda k: dpcourse.discrete_laplace_pmf(k, 1)  # noqa: E731
+    k = np.arange(-12, 13)
+    counts = np.round(10_000 * pmf(k)).astype(int)
+    x = np.repeat(k, counts)
+    stat, dof, p = figs.pmf_chi_square(x, pmf)
+    assert dof >= 10 and stat < 1.0 and p > 0.999
+    with pytest.raises(ValueError):
+        figs.pmf_chi_square(np.arange(10), pmf)
+
+
+def test_reachable_window_matches_exact_check():
+    fig, from0, from1 = figs.plot_reachable_window(0.0, 1.0, 0.3, 40)
+    plt.close(fig)
+    grid = [0.3]
+    for _ in range(39):
+        grid.append(math.nextafter(grid[-1], math.inf))
+    assert from0.tolist() == dpcourse.textbook_reachable(grid, 0.0, 1.0, 1.0).tolist()
+    assert from1.any() and from0.any() and not (from0 == from1).all()
+
+
+def test_figures_build():
+    for fig in (figs.plot_lattice_cost(), figs.plot_lattice_release(exponent=-3),
+                figs.plot_discrete_gaussian_delta(2.0), figs.plot_noise_dimension(),
+                figs.plot_pmf_check(dpcourse.discrete_laplace(2, size=1000, rng=0),
+                                    lambda k: dpcourse.discrete_laplace_pmf(k, 2))):
+        assert fig.axes
+        plt.close(fig)
+    with pytest.raises(ValueError, match="not neighbours"):
+        figs.plot_lattice_release(0.0, 2.0, 1.0)
+    w = figs.lattice_widget()
+    assert len(w.children) == 3
+    plt.close("all")
+
+
+def _exact(num, den, rng):
+    k = 1
+    while rng.integers(0, den * k) < num:
+        k += 1
+    return k % 2 == 1
+
+
+def test_bernoulli_checker():
+    assert check_bernoulli_exp(_exact).passed
+    assert not check_bernoulli_exp(lambda n, d, rng: not _exact(n, d, rng)).passed
+    assert "rng.integers" in check_bernoulli_exp(lambda n, d, rng: rng.random() < math.exp(-n / d)).message
+
+    def ten_percent_off(num, den, rng):      # gamma 10 % too large
+        k = 1
+        while rng.integers(0, 10 * den * k) < 11 * num:
+            k += 1
+        return k % 2 == 1
+
+    assert not check_bernoulli_exp(ten_percent_off).passed
+    assert not check_bernoulli_exp(lambda n, d, rng: 0.5).passed
+    assert not check_bernoulli_exp(3).passed
+    with pytest.raises(AttributeError, match="integers"):
+        IntegersOnly(0).uniform()
+
+
+def test_lattice_scale_checker():
+    assert check_lattice_scale(lambda s, e, g, d: g * (math.floor(s / g) + d) / e).passed
+    assert "charged" in check_lattice_scale(lambda s, e, g, d: s / e).message
+    assert "lattice steps" in check_lattice_scale(lambda s, e, g, d: (math.floor(s / g) + d) / e).message
+    assert "one coordinate" in check_lattice_scale(lambda s, e, g, d: g * (math.floor(s / g) + 1) / e).message
+    assert not check_lattice_scale(lambda s, e, g, d: g * (s / g + d / 2) / e).passed
+    assert not check_lattice_scale(lambda s, e, g, d: 1 / 0).passed
