@@ -1,0 +1,374 @@
+"""Many queries: reconstruction, tracing, sparse vector (privacy, exact rates, broken variants), SmallDB, MWEM."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+import dpcourse
+from dpcourse import audit_epsilon, laplace_mechanism
+from dpcourse.queries import (
+    AFFAIRS_SHAPE,
+    above_threshold,
+    above_threshold_accuracy,
+    affairs_histogram,
+    answer_queries,
+    error_versus_queries,
+    gaussian_per_query,
+    gaussian_per_query_sigma,
+    laplace_per_query,
+    max_query_error,
+    mwem,
+    penguin_sex_bits,
+    product_queries,
+    random_subset_queries,
+    reconstruction_attack,
+    replace_one_sensitivity,
+    smalldb,
+    smalldb_candidates,
+    smalldb_error_bound,
+    smalldb_sample_size,
+    sparse_vector,
+    sparse_vector_variant,
+    tpr_at_fpr,
+    tracing_experiment,
+    tracing_scores,
+)
+
+ALPHA = 1e-6
+SEED = 2026
+
+
+def secret_column(n=128):
+    """The real secret of the chapter: the sex of n penguins (seeded sample)."""
+    return penguin_sex_bits(n, rng=SEED)
+
+
+# ---------------------------------------------------------------- reconstruction
+
+
+def test_reconstruction_exact_answers_recover_everything():
+    s = secret_column()
+    a = random_subset_queries(4 * s.size, s.size, rng=SEED)
+    assert np.array_equal(reconstruction_attack(a, a @ s), s)
+
+
+def test_reconstruction_bounded_noise_two_recovers_95_percent():
+    # measured outcome of the issue: n = 128, m = 4n, noise uniform on [-2, 2]
+    s = secret_column()
+    rng = np.random.default_rng(SEED)
+    for _ in range(3):
+        a = random_subset_queries(4 * s.size, s.size, rng=rng)
+        noise = rng.uniform(-2.0, 2.0, size=a.shape[0])
+        assert np.mean(reconstruction_attack(a, a @ s + noise) == s) >= 0.95
+    # noise of magnitude exactly 2 (random signs) is harder, and still far from protecting the bits
+    noise = 2.0 * rng.choice([-1.0, 1.0], size=a.shape[0])
+    assert np.mean(reconstruction_attack(a, a @ s + noise) == s) >= 0.85
+
+
+def test_reconstruction_with_laplace_at_total_epsilon_one_fails():
+    # the same queries answered with epsilon = 1 in total (l1 sensitivity = largest column sum)
+    s = secret_column()
+    rng = np.random.default_rng(SEED)
+    fractions = []
+    for _ in range(3):
+        a = random_subset_queries(4 * s.size, s.size, rng=rng)
+        answers = laplace_mechanism(a @ s, float(a.sum(axis=0).max()), 1.0, rng=rng)
+        fractions.append(np.mean(reconstruction_attack(a, answers) == s))
+    assert max(fractions) <= 0.75
+    # and it is no better than guessing the more frequent sex for everyone, up to sampling noise
+    majority = max(np.mean(s == 0), np.mean(s == 1))
+    assert np.mean(fractions) <= majority + 0.1
+
+
+def test_reconstruction_by_hand_and_validation():
+    assert reconstruction_attack([[1, 1], [1, 0]], [1.0, 0.0]).tolist() == [0, 1]
+    with pytest.raises(ValueError, match="queries must contain only 0 and 1"):
+        reconstruction_attack([[1, 2]], [1.0])
+    with pytest.raises(ValueError, match="answers must have one entry per query"):
+        reconstruction_attack([[1, 0]], [1.0, 2.0])
+    with pytest.raises(ValueError, match="answers must be finite"):
+        reconstruction_attack([[1, 0]], [float("nan")])
+    with pytest.raises(ValueError, match="queries must have 2 dimension"):
+        reconstruction_attack([1, 0], [1.0])
+    with pytest.raises(TypeError, match="booleans"):
+        reconstruction_attack(np.array([[True, False]]), [1.0])
+
+
+# ---------------------------------------------------------------- tracing
+
+
+def test_tracing_scores_and_tpr_by_hand():
+    assert tracing_scores([[1, 1]], [1.0, 0.0], [0.5, 0.5]).tolist() == [0.25 - 0.25]
+    # non-members 0..9: at fpr 0.2 two may exceed tau, so tau = 7
+    assert tpr_at_fpr([7.0, 7.5, 9.5, 100.0], np.arange(10.0), 0.2) == 0.75
+    assert tpr_at_fpr([1.0], [0.0, 2.0], 1.0) == 1.0
+    with pytest.raises(ValueError, match="fpr must lie in"):
+        tpr_at_fpr([1.0], [0.0], 1.5)
+    with pytest.raises(ValueError, match="share d"):
+        tracing_scores([[1, 0]], [0.5], [0.5, 0.5])
+
+
+def test_tracing_exact_means_succeed_and_dp_means_fail():
+    mem, non = tracing_experiment(100, 5000, rng=SEED)
+    assert tpr_at_fpr(mem, non, 0.01) >= 0.9
+    mem, non = tracing_experiment(100, 5000, epsilon=1.0, rng=SEED)
+    # at most fpr + sampling error: a one-sided binomial test at ALPHA on the 100 members
+    assert tpr_at_fpr(mem, non, 0.01) <= stats.binom.isf(ALPHA, 100, 0.02) / 100
+
+
+# ---------------------------------------------------------------- sparse vector: exact rates
+
+
+def _difference_of_laplaces_tail(a, b_rho, b_nu):
+    """P[nu - rho >= a] for a >= 0, nu ~ Lap(b_nu), rho ~ Lap(b_rho), b_nu != b_rho."""
+    return (b_nu**2 * math.exp(-a / b_nu) - b_rho**2 * math.exp(-a / b_rho)) / (2 * (b_nu**2 - b_rho**2))
+
+
+@pytest.mark.parametrize("epsilon,c,gap", [(1.0, 1, 3.0), (0.5, 2, 6.0), (2.0, 3, 1.0)])
+def test_sparse_vector_first_answer_rate_is_exact(epsilon, c, gap):
+    # one query gap below the threshold: "above" iff nu - rho >= gap, rho ~ Lap(2/eps), nu ~ Lap(4c/eps)
+    n = 400_000
+    out = sparse_vector([0.0], gap, epsilon, c, rng=SEED, size=n)
+    hits = int(np.sum(out[:, 0] == 0))
+    p = _difference_of_laplaces_tail(gap, 2 / epsilon, 4 * c / epsilon)
+    assert stats.binomtest(hits, n, p).pvalue > ALPHA
+    # the same rate with 10% less query noise is rejected (the test has power against a wrong scale)
+    p_wrong = _difference_of_laplaces_tail(gap, 2 / epsilon, 0.9 * 4 * c / epsilon)
+    assert stats.binomtest(hits, n, p_wrong).pvalue < ALPHA
+
+
+def test_sparse_vector_threshold_noise_is_shared_not_redrawn():
+    # two identical queries 4 below T, c = 2: both "above" has probability E[P(nu >= rho + 4 | rho)^2]
+    # with one shared rho ~ Lap(2); a version that redraws rho after the first "above" gives p1^2
+    n = 300_000
+    out = sparse_vector([0.0, 0.0], 4.0, 1.0, 2, rng=SEED, size=n)
+    both = int(np.sum((out[:, 0] == 0) & (out[:, 1] == 1)))
+    b_rho, b_nu = 2.0, 8.0
+
+    def tail(r):  # P[nu >= r] for nu ~ Lap(b_nu)
+        return 0.5 * math.exp(-r / b_nu) if r >= 0 else 1 - 0.5 * math.exp(r / b_nu)
+
+    p_both = integrate.quad(lambda r: math.exp(-abs(r) / b_rho) / (2 * b_rho) * tail(r + 4.0) ** 2,
+                            -200.0, 200.0, points=[-4.0, 0.0], limit=200)[0]
+    p1 = _difference_of_laplaces_tail(4.0, b_rho, b_nu)
+    assert stats.binomtest(both, n, p_both).pvalue > ALPHA
+    assert stats.binomtest(both, n, p1**2).pvalue < ALPHA
+
+
+def test_sparse_vector_stops_after_c_and_matches_float_variant():
+    values = np.array([0.0, 10.0, 0.0, 10.0, 10.0, 0.0])
+    secure = sparse_vector(values, 5.0, 1.0, 2, rng=SEED, size=200_000)
+    transcript = sparse_vector_variant(values, 5.0, 1.0, 2, variant="lyu_su_li", rng=SEED + 1, size=200_000)
+    assert (np.diff(secure, axis=1)[(secure[:, 1] >= 0)] > 0).all()
+    # both reduce to the first released index; a two-sample chi-square on it at ALPHA
+    first_t = np.where((transcript == 1).any(axis=1), (transcript == 1).argmax(axis=1), -1)
+    cells = np.arange(-1, values.size)
+    a = np.array([np.sum(secure[:, 0] == v) for v in cells])
+    b = np.array([np.sum(first_t == v) for v in cells])
+    keep = (a + b) > 0
+    assert stats.chi2_contingency(np.stack([a[keep], b[keep]]))[1] > ALPHA
+    # after the c-th "above", the variant answers nothing more
+    done = (np.cumsum(transcript == 1, axis=1) >= 2)
+    assert (transcript[:, 1:][done[:, :-1]] == -1).all()
+
+
+def test_above_threshold_is_sparse_vector_with_c_one_and_accuracy_bound():
+    v = [0.0, 3.0, 1.0]
+    assert np.array_equal(above_threshold(v, 2.0, 1.0, rng=7, size=50), sparse_vector(v, 2.0, 1.0, 1, rng=7, size=50)[:, 0])
+    # theorem thm-svt-accuracy: 1000 queries, the last one alpha above T, the others alpha below
+    k, eps, beta = 1000, 1.0, 0.05
+    alpha = above_threshold_accuracy(k, eps, beta)
+    assert alpha == pytest.approx(8 * (math.log(k) + math.log(2 / beta)), rel=1e-14)
+    values = np.r_[np.full(k - 1, -alpha), alpha]
+    out = above_threshold(values, 0.0, eps, rng=SEED, size=2000)
+    wrong = int(np.sum(out != k - 1))
+    assert wrong <= stats.binom.isf(ALPHA, 2000, beta)
+
+
+def test_sparse_vector_validation():
+    with pytest.raises(ValueError, match="epsilon must lie in"):
+        sparse_vector([1.0], 0.0, 0.0, 1)
+    with pytest.raises(ValueError, match="values must be finite"):
+        above_threshold([1.0, float("nan")], 0.0, 1.0)
+    with pytest.raises(ValueError, match="threshold must be a real number, got NaN"):
+        above_threshold([1.0], float("nan"), 1.0)
+    with pytest.raises(ValueError, match="c must be an integer >= 1"):
+        sparse_vector([1.0], 0.0, 1.0, 0)
+    with pytest.raises(TypeError, match="c must be an integer"):
+        sparse_vector([1.0], 0.0, 1.0, 1.5)
+    with pytest.raises(ValueError, match="sensitivity must lie in"):
+        above_threshold([1.0], 0.0, 1.0, sensitivity=-1.0)
+    with pytest.raises(ValueError, match="variant must be one of"):
+        sparse_vector_variant([1.0], 0.0, 1.0, 1, variant="roth")
+    with pytest.raises(ValueError, match="too large for the lattice"):
+        above_threshold([1e30], 0.0, 1.0)
+
+
+# ---------------------------------------------------------------- sparse vector: audits
+
+
+def _first_above(x, rng, size=None, epsilon=1.0):
+    return above_threshold(np.asarray(x, float), 0.0, epsilon, rng=rng, size=size)
+
+
+def _variant_first(variant):
+    def mech(x, rng, size=None):
+        t = sparse_vector_variant(np.asarray(x, float), 0.0, 1.0, 1, variant=variant, rng=rng, size=size)
+        hit = t == 1
+        return np.where(hit.any(axis=1), hit.argmax(axis=1), -1)
+    return mech
+
+
+def _variant_half_difference(variant):
+    def mech(x, rng, size=None):
+        t = sparse_vector_variant(np.asarray(x, float), 0.0, 1.0, 1, variant=variant, rng=rng, size=size)
+        h = t.shape[1] // 2
+        return (t[:, :h] == 1).sum(axis=1) - (t[:, h:] == 1).sum(axis=1)
+    return mech
+
+
+# neighbours: ten "below" queries that drop by 1 and one "above" query that rises by 1
+BELOW_THEN_ABOVE = ([1.0] * 10 + [0.0], [0.0] * 10 + [1.0])
+
+
+def test_sparse_vector_audit_at_claimed_epsilon():
+    x, x_prime = BELOW_THEN_ABOVE
+    res = audit_epsilon(_first_above, x, x_prime, 400_000, rng=SEED)
+    assert not res.refutes(1.0)
+    assert res.lower_bound > 0.5  # the pair is nearly tight: the audit sees most of the claimed epsilon
+    # the same pair refutes the claim of half the epsilon: the audit is not blind here
+    assert res.refutes(0.5)
+
+
+def test_svt_variants_are_refuted():
+    x, x_prime = BELOW_THEN_ABOVE
+    # Lee & Clifton: query noise not scaled with c (true epsilon (1 + 6c)/4 = 1.75 for c = 1)
+    assert audit_epsilon(_variant_first("lee_clifton"), x[-4:], x_prime[-4:], 200_000, rng=SEED).refutes(1.0)
+    # Stoddard et al.: no query noise; (below, above) is impossible on one input
+    assert audit_epsilon(_variant_first("stoddard"), [1.0, 0.0], [0.0, 1.0], 20_000, rng=SEED).lower_bound > 5
+    # Chen et al.: no cutoff; 100 queries half moving up, half down
+    up_down = ([1.0] * 50 + [0.0] * 50, [0.0] * 50 + [1.0] * 50)
+    assert audit_epsilon(_variant_half_difference("chen"), *up_down, 20_000, rng=SEED).lower_bound > 3
+    # the correct algorithm on the same pairs is not refuted
+    assert not audit_epsilon(_variant_first("lyu_su_li"), [1.0, 0.0], [0.0, 1.0], 20_000, rng=SEED).refutes(1.0)
+    assert not audit_epsilon(_variant_half_difference("lyu_su_li"), *up_down, 20_000, rng=SEED).refutes(1.0)
+
+
+# ---------------------------------------------------------------- query release helpers
+
+
+def test_query_helpers_by_hand():
+    assert answer_queries([3, 1, 2], [[1, 0, 1]]).tolist() == [5.0]
+    assert max_query_error([[1, 0], [0, 1]], [3, 1], [2.0, 2.0]) == 1.0
+    q = product_queries((2, 3))
+    assert q.shape == (3 * 7, 6)
+    assert len({tuple(r) for r in q}) == 21 and q.sum(axis=1).min() == 1 and q.sum(axis=1).max() == 6
+    assert replace_one_sensitivity([[1, 0], [1, 0], [0, 0]]) == 2
+    assert smalldb_candidates(3, 2).sum(axis=1).tolist() == [2] * 6
+    assert smalldb_sample_size(1, 0.5) == 2  # ln 2 / 0.5 = 1.386
+    h = affairs_histogram()
+    assert h.sum() == 601 and h.reshape(AFFAIRS_SHAPE)[1].sum() == 150
+    with pytest.raises(ValueError, match="histogram must hold counts >= 0"):
+        mwem([1, -1], [[1, 0]], 1.0, iterations=1)
+    with pytest.raises(ValueError, match="histogram must hold whole counts"):
+        smalldb([1.5, 1], [[1, 0]], 1.0, m=2)
+    with pytest.raises(ValueError, match="one column per cell"):
+        mwem([1, 1], [[1, 0, 1]], 1.0, iterations=1)
+    with pytest.raises(ValueError, match="queries must contain only 0 and 1"):
+        mwem([1, 1], [[1, 0.5]], 1.0, iterations=1)
+    with pytest.raises(ValueError, match="epsilon must lie in"):
+        smalldb([1, 1], [[1, 0]], -1.0, m=2)
+    with pytest.raises(ValueError, match="iterations must be an integer >= 1"):
+        mwem([1, 1], [[1, 0]], 1.0, iterations=0)
+    with pytest.raises(ValueError, match="too many|exceeds"):
+        smalldb(np.ones(64), np.eye(64, dtype=int), 1.0, m=30)
+
+
+# ---------------------------------------------------------------- SmallDB
+
+
+def test_smalldb_distribution_is_the_exponential_mechanism():
+    # cells (3, 1), m = 2: candidates (2,0), (1,1), (0,2) scaled by n/m = 2 -> errors 1, 1, 3
+    eps = 1.0
+    w = np.exp(-eps * np.array([1.0, 1.0, 3.0]) / 2)
+    p = w / w.sum()
+    draws = [smalldb([3, 1], [[1, 0], [0, 1]], eps, m=2, rng=np.random.default_rng(s))[0] for s in range(3000)]
+    counts = np.array([np.sum(np.array(draws) == v) for v in (4.0, 2.0, 0.0)])
+    assert stats.chisquare(counts, p * counts.sum()).pvalue > ALPHA
+    # with epsilon 1.1 the probabilities differ enough to be rejected
+    w2 = np.exp(-1.3 * np.array([1.0, 1.0, 3.0]) / 2)
+    assert stats.chisquare(counts, w2 / w2.sum() * counts.sum()).pvalue < ALPHA
+
+
+def test_smalldb_audit_on_replace_one_neighbours():
+    # replace one record: (3, 1) vs (2, 2); candidate errors (1,1,3) vs (2,0,2): exact epsilon of the pair
+    q = [[1, 0], [0, 1]]
+
+    def mech(h, rng, size=None):
+        return np.array([smalldb(h, q, 1.0, m=2, rng=rng)[0] for _ in range(size)])
+
+    pa = np.exp(-np.array([1.0, 1.0, 3.0]) / 2)
+    pb = np.exp(-np.array([2.0, 0.0, 2.0]) / 2)
+    exact = float(np.max(np.abs(np.log((pa / pa.sum()) / (pb / pb.sum())))))
+    assert exact <= 1.0
+    res = audit_epsilon(mech, [3, 1], [2, 2], 4000, rng=SEED)
+    assert res.lower_bound <= exact
+
+
+def test_smalldb_error_within_theorem():
+    h = np.array([40, 25, 20, 15])
+    q = product_queries((2, 2))
+    m, eps, beta = 8, 1.0, 0.05
+    bound = smalldb_error_bound(int(h.sum()), q.shape[0], h.size, eps, m, beta)
+    errs = [max_query_error(q, h, smalldb(h, q, eps, m=m, rng=np.random.default_rng(s))) / h.sum()
+            for s in range(200)]
+    assert np.sum(np.array(errs) > bound) <= stats.binom.isf(ALPHA, 200, beta)
+
+
+# ---------------------------------------------------------------- MWEM
+
+
+def test_mwem_one_round_measurement_is_laplace_with_budget_over_two_t():
+    # one query, two cells: A_1(0) / A_1(1) = exp((m - 20) / (2 n)), so the measurement m can be read
+    # back from the output; m - 30 must be Laplace(2T / eps) (T = 1): a KS test at ALPHA
+    h, q, eps = [30, 10], [[1, 0]], 1.0
+    outs = np.array([mwem(h, q, eps, iterations=1, rng=np.random.default_rng(s)) for s in range(3000)])
+    measured = 20.0 + 2 * 40 * np.log(outs[:, 0] / outs[:, 1])
+    assert stats.kstest(measured - 30.0, stats.laplace(scale=2.0 / eps).cdf).pvalue > ALPHA
+    assert stats.kstest(measured - 30.0, stats.laplace(scale=1.0 / eps).cdf).pvalue < ALPHA
+
+
+def test_mwem_preserves_total_and_converges_with_large_epsilon():
+    h = affairs_histogram()
+    q = product_queries(AFFAIRS_SHAPE)[:200]
+    out = mwem(h, q, 1e4, iterations=60, rng=SEED)
+    assert out.sum() == pytest.approx(h.sum(), rel=1e-12) and (out > 0).all()
+    start = max_query_error(q, h, np.full(h.size, h.sum() / h.size))
+    assert max_query_error(q, h, out) < 0.4 * start
+
+
+def test_mwem_beats_laplace_per_query_for_1000_queries_on_64_cells():
+    h = affairs_histogram()
+    pool = product_queries(AFFAIRS_SHAPE)
+    q = pool[np.random.default_rng(SEED).permutation(len(pool))[:1000]]
+    true = q @ h
+    mwem_err = max_query_error(q, h, mwem(h, q, 1.0, iterations=20, rng=SEED))
+    lap_err = float(np.max(np.abs(laplace_per_query(h, q, 1.0, rng=SEED) - true)))
+    assert lap_err > mwem_err
+    # why this cannot be luck: the Laplace max error stays below MWEM's error with probability
+    # (1 - exp(-err / b))^k, b = sensitivity / epsilon, which is far below ALPHA here
+    b = replace_one_sensitivity(q) / 1.0
+    assert 1000 * math.log1p(-math.exp(-mwem_err / b)) < math.log(ALPHA)
+
+
+def test_error_versus_queries_and_gaussian_sigma():
+    h = affairs_histogram()
+    pool = product_queries(AFFAIRS_SHAPE)[::7]
+    res = error_versus_queries(h, pool, [5, 200], 1.0, runs=2, rng=SEED)
+    assert res["laplace"][0] < res["mwem"][0] and res["laplace"][1] > res["mwem"][1]
+    # accountant sigma for k unit-sensitivity Gaussians equals the analytic sigma of sensitivity sqrt(k)
+    sigma = gaussian_per_query_sigma(100, 1.0, 1e-6)
+    assert sigma == pytest.approx(dpcourse.analytic_gaussian_sigma(1.0, 1e-6, 10.0), rel=1e-6)
+    assert gaussian_per_query(h, pool[:3], 1.0, 1e-6, rng=0).shape == (3,)
