@@ -108,3 +108,122 @@ def test_launch_buttons_for_online_readers(html_dir):
     assert 'src="../_static/mathjax/tex-chtml.js"' in html  # MathJax from the book itself
     assert "mybinder.org/v2/gh/" in html
     assert "colab.research.google.com/github/" in html
+
+
+# ---------------------------------------------------------------- a real driver: Playwright on Debian's Chromium
+
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:  # pragma: no cover - playwright is pinned in requirements.txt
+    sync_playwright = None
+
+BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+# A formula is cut off when it is wider than the nearest ancestor that clips (overflow other than
+# visible) and neither it nor that ancestor can scroll. Formulas inside collapsed solutions have no box.
+CLIPPED_MATH_JS = """(removeCourseCss) => {
+  if (removeCourseCss) document.querySelectorAll('link[href*="course.css"]').forEach(l => l.remove());
+  const bad = [];
+  for (const el of document.querySelectorAll('mjx-container')) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    const own = getComputedStyle(el).overflowX;
+    if (own === 'auto' || own === 'scroll') continue;
+    for (let a = el.parentElement; a && a !== document.documentElement; a = a.parentElement) {
+      const ox = getComputedStyle(a).overflowX;
+      if (ox === 'visible') continue;
+      const ar = a.getBoundingClientRect();
+      if ((r.right > ar.right + 1 || r.left < ar.left - 1) && !(ox === 'auto' || ox === 'scroll')) {
+        bad.push(el.textContent.slice(0, 60));
+      }
+      break;
+    }
+  }
+  return bad;
+}"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if sync_playwright is None:
+        pytest.fail("playwright is not installed (it is pinned in requirements.txt)", pytrace=False)
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def open_page(browser, path: Path, width: int):
+    """Open a page at a viewport width; record page errors and every request that is not a local file."""
+    page = browser.new_page(viewport={"width": width, "height": 844})
+    page.errors, page.remote = [], []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    page.on("console", lambda msg: page.errors.append(msg.text) if msg.type == "error" else None)
+
+    def guard(route):
+        url = route.request.url
+        if url.startswith(("file:", "data:", "blob:", "about:")):
+            route.continue_()
+        else:
+            page.remote.append(url)
+            route.abort()
+
+    page.route("**/*", guard)
+    page.goto(path.as_uri())
+    page.wait_for_load_state("load")
+    page.wait_for_function("() => !window.MathJax || !window.MathJax.startup || "
+                           "window.MathJax.startup.promise !== undefined", timeout=15000)
+    page.evaluate("() => window.MathJax && window.MathJax.startup ? window.MathJax.startup.promise : null")
+    return page
+
+
+def test_sidebar_buttons_work_on_phone_and_desktop(browser, html_dir):
+    page_path = html_dir / "chapters" / "01_promise.html"
+    phone = open_page(browser, page_path, 390)
+    phone.locator("button.primary-toggle:visible").first.click()
+    assert phone.evaluate("() => document.getElementById('pst-primary-sidebar-modal').open"), "navigation did not open"
+    assert phone.locator("#pst-primary-sidebar-modal a.reference").first.is_visible()
+    phone.keyboard.press("Escape")
+    phone.locator("button.secondary-toggle:visible").first.click()
+    assert phone.evaluate("() => document.getElementById('pst-secondary-sidebar-modal').open"), "contents did not open"
+    phone.close()
+    desktop = open_page(browser, page_path, 1280)
+    sidebar = "() => document.getElementById('pst-primary-sidebar').classList.contains('pst-sidebar-hidden')"
+    assert not desktop.evaluate(sidebar)
+    desktop.locator("button.primary-toggle:visible").first.click()
+    assert desktop.evaluate(sidebar), "the menu button did not hide the sidebar on a wide screen"
+    desktop.close()
+
+
+def test_no_clipped_math_no_sideways_scroll_no_errors_no_requests(browser, html_dir):
+    pages = sorted((html_dir / "chapters").glob("*.html")) + [html_dir / "intro.html"]
+    for page_path in pages:
+        for width in (1280, 390):
+            page = open_page(browser, page_path, width)
+            clipped = page.evaluate(CLIPPED_MATH_JS, False)
+            assert not clipped, f"{page_path.name} at {width} px: formulas cut off: {clipped[:3]}"
+            if width == 390:
+                assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth + 1"), \
+                    f"{page_path.name}: the page scrolls sideways on a phone"
+            assert not page.errors, f"{page_path.name} at {width} px: {page.errors[:3]}"
+            assert not page.remote, f"{page_path.name}: requests left the machine: {page.remote[:3]}"
+            page.close()
+
+
+def test_the_clipping_check_has_power(browser, html_dir):
+    # without the course's stylesheet, the long formulas of chapter 1's proofs are cut off at 390 px
+    page = open_page(browser, html_dir / "chapters" / "01_promise.html", 390)
+    assert len(page.evaluate(CLIPPED_MATH_JS, True)) >= 3
+    page.close()
+
+
+def test_widget_script_only_where_widgets_are(html_dir):
+    for page_path in sorted(html_dir.rglob("*.html")):
+        html = page_path.read_text(encoding="utf-8")
+        tags = re.findall(r'<script[^>]*src="[^"]*widgets/embed\.js[^"]*"[^>]*>', html)
+        if "application/vnd.jupyter.widget-state+json" in html:
+            assert len(tags) == 1 and "defer" in tags[0], f"{page_path.name}: {tags}"
+        else:
+            assert not tags, f"{page_path.name} loads the widget manager without widgets"
+        assert "THEBE_JS_URL" not in html
