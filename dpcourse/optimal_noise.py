@@ -61,12 +61,13 @@ def _check_prior(prior, n: int) -> np.ndarray:
     return p
 
 
-def count_loss_matrix(n, loss="absolute") -> np.ndarray:
+def count_loss_matrix(n, loss="absolute", *, require_monotone=True) -> np.ndarray:
     """``L[x, r]``: the loss of answering r when the true count is x, for x, r in {0..n}.
 
     ``loss`` is ``"absolute"`` (|r - x|), ``"squared"`` ((r - x)^2), ``"zero_one"`` (r != x), or an
     array of shape (n + 1, n + 1) of the reader's choice. Theorem ``thm-geometric-optimal`` needs, for each
-    x, a loss that is non-decreasing in |r - x| (and may depend on x); an array is checked for that.
+    x, a loss that is non-decreasing in |r - x| (and may depend on x); an array is checked for that
+    unless ``require_monotone=False`` (used to show that the theorem fails without it).
 
     Examples
     --------
@@ -83,6 +84,10 @@ def count_loss_matrix(n, loss="absolute") -> np.ndarray:
     L = check_real_array(loss, "loss", ndim=2)
     if L.shape != (n + 1, n + 1):
         raise ValueError(f"loss must have shape ({n + 1}, {n + 1}), got {L.shape}")
+    if (L < 0).any():
+        raise ValueError("loss must be non-negative")
+    if not require_monotone:
+        return L
     for xi in range(n + 1):
         for r in range(n + 1):
             for s in range(n + 1):
@@ -141,7 +146,7 @@ def is_count_dp(matrix, epsilon, *, tol=1e-9) -> bool:
     return bool(np.all(a <= e * b + tol) and np.all(b <= e * a + tol))
 
 
-def optimal_count_mechanism(n, epsilon, *, prior=None, loss="absolute") -> CountMechanism:
+def optimal_count_mechanism(n, epsilon, *, prior=None, loss="absolute", require_monotone=True) -> CountMechanism:
     """The epsilon-DP mechanism on {0..n} with the smallest expected loss, by linear programming.
 
     Variables ``P[x, r] >= 0`` (x, r in {0..n}); constraints: rows sum to 1 and
@@ -160,6 +165,8 @@ def optimal_count_mechanism(n, epsilon, *, prior=None, loss="absolute") -> Count
         Prior on the true count, n + 1 non-negative entries summing to 1 (default uniform).
     loss : str or array_like
         See :func:`count_loss_matrix`.
+    require_monotone : bool
+        Refuse a loss that is not non-decreasing in |r - x| (default); False allows any non-negative loss.
 
     Examples
     --------
@@ -172,7 +179,7 @@ def optimal_count_mechanism(n, epsilon, *, prior=None, loss="absolute") -> Count
     n = _check_n(n)
     eps = check_epsilon(epsilon)
     p = _check_prior(prior, n)
-    L = count_loss_matrix(n, loss)
+    L = count_loss_matrix(n, loss, require_monotone=check_flag(require_monotone, "require_monotone"))
     m = n + 1
     e = math.exp(eps)
     idx = np.arange(m * m).reshape(m, m)
@@ -197,7 +204,7 @@ def optimal_count_mechanism(n, epsilon, *, prior=None, loss="absolute") -> Count
     return CountMechanism(P, mechanism_loss(P, p, L))
 
 
-def geometric_remap_loss(n, epsilon, *, prior=None, loss="absolute") -> CountMechanism:
+def geometric_remap_loss(n, epsilon, *, prior=None, loss="absolute", require_monotone=True) -> CountMechanism:
     """The range-restricted geometric mechanism followed by the best remapping of its output.
 
     The reader sees z ~ G[x, :] (:func:`truncated_geometric_matrix`) and answers the r minimising the
@@ -216,7 +223,7 @@ def geometric_remap_loss(n, epsilon, *, prior=None, loss="absolute") -> CountMec
     n = _check_n(n)
     eps = check_epsilon(epsilon)
     p = _check_prior(prior, n)
-    L = count_loss_matrix(n, loss)
+    L = count_loss_matrix(n, loss, require_monotone=check_flag(require_monotone, "require_monotone"))
     G = truncated_geometric_matrix(n, eps)
     cost = (p[:, None] * G).T @ L                 # cost[z, r] = sum_x prior[x] G[x, z] L[x, r]
     best_r = np.argmin(cost, axis=1)

@@ -124,3 +124,19 @@ def test_knorm_rms_matches_formula():
     rms = math.sqrt(np.mean(np.sum(z * z, axis=1)))
     # E||Z||^2 = d (d + 1); the sample mean of ||Z||^2 has relative sd about 0.5 %
     assert rms == pytest.approx(l2_error_comparison(10, 1.0, 1e-6)["knorm"], rel=0.02)
+
+
+def test_parity_loss_breaks_optimality():
+    """For a loss that is not monotone in |r - x| (guess the parity) the geometric mechanism is not optimal."""
+    n, eps = 4, 1.0
+    x = np.arange(n + 1)
+    parity = ((x[None, :] + x[:, None]) % 2).astype(float)
+    with pytest.raises(ValueError, match="non-decreasing"):
+        geometric_remap_loss(n, eps, loss=parity)
+    best = optimal_count_mechanism(n, eps, loss=parity, require_monotone=False)
+    geo = geometric_remap_loss(n, eps, loss=parity, require_monotone=False)
+    assert geo.expected_loss > best.expected_loss + 0.05
+    # the optimum is randomized response on the parity: error probability 1 / (1 + e^eps)
+    assert best.expected_loss == pytest.approx(1 / (1 + math.exp(eps)), abs=1e-9)
+    with pytest.raises(ValueError, match="non-negative"):
+        count_loss_matrix(1, [[0, -1], [1, 0]], require_monotone=False)
