@@ -232,3 +232,134 @@ def test_max_compositions():
         max_compositions(g, 1.0, 1e-6, k_max=0)
     with pytest.raises(NotApplicableError):
         max_compositions(g, 1.0, 1e-6, "optimal")
+
+
+# ---------------------------------------------------------------- independent computations of the accountant's numbers
+
+
+def _rr_product_epsilon(eps_list, delta):
+    """Optimal epsilon of the pure-DP worst case by enumeration: the product of randomized-response pairs.
+
+    Every outcome of the len(eps_list) pairs is listed with its probabilities under P and Q, and the
+    smallest eps with sum (P - e^eps Q)_+ <= delta is found by bisection: no code of dpcourse involved.
+    """
+    p = np.ones(1)
+    q = np.ones(1)
+    for e in eps_list:
+        pair = np.array([math.exp(e), 1.0]) / (1 + math.exp(e))
+        p, q = np.kron(p, pair), np.kron(q, pair[::-1])
+
+    def hs(e):
+        return np.maximum(p - math.exp(e) * q, 0.0).sum()
+
+    lo, hi = 0.0, sum(eps_list)
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if hs(mid) > delta else (lo, mid)
+    return hi
+
+
+def test_optimal_groups_sharing_an_epsilon_against_enumeration():
+    # A PureDPEvent and a LaplaceEvent with the same epsilon are different events that the optimal method must
+    # pool: 2 x 0.5 (pure) + 1 x 0.5 (Laplace) + 3 x 0.3 is the product of six RR pairs.
+    acc = PrivacyAccountant([ComposedEvent(PureDPEvent(0.5), 2), LaplaceEvent(0.5), ComposedEvent(PureDPEvent(0.3), 3)])
+    for d in (1e-3, 0.05):
+        want = _rr_product_epsilon([0.5, 0.5, 0.5, 0.3, 0.3, 0.3], d)
+        assert acc.epsilon(d, "optimal") == pytest.approx(want, rel=1e-9, abs=0)
+    # the same total with all the 0.5-DP runs declared as one event
+    same = PrivacyAccountant([ComposedEvent(PureDPEvent(0.5), 3), ComposedEvent(PureDPEvent(0.3), 3)])
+    assert same.epsilon(1e-3, "optimal") == pytest.approx(acc.epsilon(1e-3, "optimal"), rel=1e-12)
+
+
+def test_advanced_for_gaussian_events_against_a_split_search():
+    # Each of the k Gaussian runs is (eps_0, delta_0)-DP and advanced composition adds delta' : k delta_0 + delta'
+    # must equal delta. Searching the split on a grid (independently of the accountant's optimiser) gives the
+    # same total up to the grid's resolution, never less.
+    mu, k, d = 0.5, 40, 1e-5
+    acc = PrivacyAccountant().compose(GaussianEvent(sigma=2.0), k)
+    got = acc.epsilon(d, "advanced")
+    grid = [advanced_composition(gaussian_epsilon((d - dp) / k, mu), k, dp) for dp in d * np.geomspace(1e-4, 0.9999, 300)]
+    assert min(grid) * (1 - 1e-3) <= got <= min(grid) * (1 + 1e-9)
+    # not splitting delta (each run at delta instead of delta/k) would give a much smaller, invalid number
+    unsplit = min(advanced_composition(gaussian_epsilon(d - dp, mu), k, dp) for dp in d * np.geomspace(1e-4, 0.9999, 50))
+    assert got > 1.2 * unsplit
+
+
+def test_basic_for_distinct_gaussian_events_is_the_sum_of_scalar_inversions():
+    # Distinct sigmas, two of them with equal mu (grouped), and repeated runs: the basic total is
+    # sum over runs of gaussian_epsilon(delta / runs, mu), computed here one scalar call per event.
+    sigmas = [3.0, 5.0, 7.5, 11.0, 40.0]
+    events = [ComposedEvent(GaussianEvent(s), i + 1) for i, s in enumerate(sigmas)] + [GaussianEvent(6.0, 2.0)]
+    acc = PrivacyAccountant(events)
+    runs = sum(range(1, 6)) + 1
+    d = 1e-6
+    want = math.fsum((i + 1) * gaussian_epsilon(d / runs, 1 / s) for i, s in enumerate(sigmas)) + \
+        gaussian_epsilon(d / runs, 2.0 / 6.0)
+    assert acc.epsilon(d, "basic") == pytest.approx(want, rel=1e-9, abs=0)
+    mixed = PrivacyAccountant(events + [ComposedEvent(PureDPEvent(0.25), 4)])
+    assert mixed.epsilon(d, "basic") == pytest.approx(want + 1.0, rel=1e-9, abs=0)
+
+
+def test_rdp_of_a_mixture_is_the_sum_of_the_curves():
+    from dpcourse import rdp_laplace, rdp_pure_dp
+    events = [ComposedEvent(PureDPEvent(0.5), 3), PureDPEvent(0.2), ComposedEvent(LaplaceEvent(0.5), 2),
+              ComposedEvent(GaussianEvent(4.0), 5), GaussianEvent(2.0, 0.5), GaussianEvent(1.0, 0.1)]
+    acc = PrivacyAccountant(events)
+
+    def curve(a):
+        return (3 * rdp_pure_dp(a, 0.5) + rdp_pure_dp(a, 0.2) + 2 * rdp_laplace(a, 0.5)
+                + 6 * rdp_gaussian(a, 0.25) + rdp_gaussian(a, 0.1))
+
+    d = 1e-6
+    assert acc.epsilon(d, "rdp") == pytest.approx(rdp_to_epsilon(curve, d)[0], rel=1e-9, abs=0)
+
+
+def test_composing_after_a_query_counts_the_new_events():
+    acc = PrivacyAccountant([PureDPEvent(1.0)])
+    assert acc.epsilon(1e-5, "basic") == 1.0
+    acc.compose(PureDPEvent(1.0), 2)
+    assert acc.epsilon(1e-5, "basic") == 3.0
+    assert acc.epsilon(1e-5, "optimal") == pytest.approx(_rr_product_epsilon([1.0] * 3, 1e-5), rel=1e-9)
+
+
+@pytest.mark.parametrize("event, eps, d, method", [
+    (PureDPEvent(0.1), 0.999, 1e-6, "basic"),  # k = 9: 10 runs are 0.1% over the budget
+    (PureDPEvent(0.1), 1.0, 1e-6, "basic"),  # k = 10 exactly (rounding slack of 1e-12 only)
+    (LaplaceEvent(0.2), 2.0, 1e-6, "optimal"),
+    (PureDPEvent(0.05), 1.5, 1e-6, "advanced"),
+    (GaussianEvent(8.0), 1.0, 1e-5, "rdp"),
+    (GaussianEvent(8.0), 1.0, 1e-5, "gaussian_exact"),
+    (GaussianEvent(8.0, 0.5), 3.0, 1e-5, "basic"),
+])
+def test_max_compositions_is_exact(event, eps, d, method):
+    # The k returned fits the budget and k + 1 does not, each checked with the accountant directly.
+    k = max_compositions(event, eps, d, method)
+    assert k >= 1
+    assert PrivacyAccountant().compose(event, k).epsilon(d, method) <= eps * (1 + 1e-12)
+    assert PrivacyAccountant().compose(event, k + 1).epsilon(d, method) > eps * (1 + 1e-12)
+
+
+def test_max_compositions_has_no_slack_near_the_budget():
+    # A budget 0.5% below what k runs cost must give k - 1, for each method.
+    for event, method, k in [(GaussianEvent(10.0), "rdp", 50), (GaussianEvent(10.0), "gaussian_exact", 80),
+                             (PureDPEvent(0.1), "optimal", 30)]:
+        cost = PrivacyAccountant().compose(event, k).epsilon(1e-5, method)
+        assert max_compositions(event, cost, 1e-5, method) == k
+        assert max_compositions(event, cost * 0.995, 1e-5, method) == k - 1
+
+
+def test_accountant_refuses_bad_containers_by_name():
+    with pytest.raises(TypeError, match="events must be a sequence of DpEvent"):
+        PrivacyAccountant(PureDPEvent(1.0))
+    with pytest.raises(TypeError, match="events must be a sequence"):
+        PrivacyAccountant(3)
+    with pytest.raises(TypeError, match="events must be a sequence"):
+        SequenceEvent(7)
+    with pytest.raises(TypeError, match="method must be one of"):
+        PrivacyAccountant([PureDPEvent(1.0)]).epsilon(1e-5, ["rdp"])
+    with pytest.raises(TypeError, match="method must be one of"):
+        max_compositions(PureDPEvent(1.0), 1.0, 1e-5, method=None)
+    with pytest.raises(ValueError, match="l2_sensitivity / sigma"):
+        GaussianEvent(1e-300, 1e10)  # the ratio overflows: named, not "mu must be finite"
+    with pytest.raises(ValueError, match="l2_sensitivity / sigma"):
+        GaussianEvent(1e300, 1e-300)  # the ratio underflows to 0

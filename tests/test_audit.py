@@ -377,3 +377,16 @@ def test_event_families_can_be_chosen():
     assert outcomes.lower_bound > 3.0 and both.lower_bound > 3.0
     floats = audit_epsilon(laplace_at(1.0), 0.0, 1.0, 2000, rng=12, events="outcomes")
     assert floats.event.kind == "==" and floats.lower_bound == 0.0  # every real output is seen once
+
+
+@pytest.mark.parametrize("conf", [0.5, 0.8, 0.95, 0.999])
+def test_bounds_split_the_error_budget_between_the_two_proportions(conf):
+    # The bound is valid with probability conf because each of the two one-sided Clopper-Pearson bounds errs with
+    # probability (1 - conf) / 2 (Bonferroni). Those are the ends of scipy's exact two-sided intervals at level
+    # conf, computed here by a different route than dpcourse's clopper_pearson.
+    res = audit_epsilon(rr_at(1.0), 1, 0, 4000, rng=9, confidence=conf)
+    p_ci = stats.binomtest(res.count_p, res.n_bound).proportion_ci(confidence_level=conf, method="exact")
+    q_ci = stats.binomtest(res.count_q, res.n_bound).proportion_ci(confidence_level=conf, method="exact")
+    assert res.p_lower == pytest.approx(p_ci.low, rel=1e-9)
+    assert res.q_upper == pytest.approx(q_ci.high, rel=1e-9)
+    assert res.lower_bound == pytest.approx(max(0.0, math.log(p_ci.low / q_ci.high)), rel=1e-9)

@@ -346,3 +346,108 @@ def test_composition_figures_and_widget_build():
     w = figs.composition_widget()
     assert len(w.children) >= 4  # three sliders and the output area
     plt.close("all")
+
+
+# ---------------------------------------------------------------- conversions against an independent grid search
+
+
+@pytest.mark.parametrize("curve", [
+    lambda a: 20 * rdp_pure_dp(a, 0.1),
+    lambda a: 5 * rdp_laplace(a, 0.5) + 3 * rdp_gaussian(a, 0.3),
+])
+@pytest.mark.parametrize("delta", [1e-3, 1e-8])
+def test_conversions_are_the_minimum_over_orders(curve, delta):
+    # Each conversion minimises its own formula over alpha; a dense grid, with the formulas written out here,
+    # finds the same minimum (to the grid's resolution) and never a smaller one.
+    a = 1.0 + np.geomspace(1e-4, 1e6, 40_001)  # the range the conversion searches
+    r = curve(a)
+    formulas = {
+        "mironov": r + math.log(1 / delta) / (a - 1),  # Mironov 2017, Proposition 3
+        "improved": r + np.log((a - 1) / a) - (math.log(delta) + np.log(a)) / (a - 1),  # CKS 2020, Prop. 12
+    }
+    for conversion, values in formulas.items():
+        eps, alpha = rdp_to_epsilon(curve, delta, conversion=conversion)
+        assert values.min() * (1 - 1e-6) <= eps <= values.min() * (1 + 1e-12)
+        # and the order returned attains the epsilon returned
+        r_alpha = float(curve(np.array([alpha]))[0])
+        at = r_alpha + (math.log(1 / delta) / (alpha - 1) if conversion == "mironov"
+                        else math.log((alpha - 1) / alpha) - (math.log(delta) + math.log(alpha)) / (alpha - 1))
+        assert at == pytest.approx(eps, rel=1e-12)
+
+
+def test_mironov_is_never_below_the_improved_conversion():
+    for mu, k in [(0.2, 10), (1.0, 1), (0.05, 1000)]:
+        for delta in [1e-2, 1e-6, 1e-12]:
+            curve = lambda a: k * rdp_gaussian(a, mu)  # noqa: E731
+            assert rdp_to_epsilon(curve, delta)[0] < rdp_to_epsilon(curve, delta, conversion="mironov")[0]
+
+
+# ---------------------------------------------------------------- the bad inputs of issue 10
+
+
+@pytest.mark.parametrize("bad", ["2", b"2", ["2"], np.array("2.0"), True, np.array([True]), None, 2 + 0j])
+def test_orders_must_be_numbers(bad):
+    # rdp_gaussian('2', 1.0) once returned 1.0
+    for f in (rdp_gaussian, rdp_laplace, rdp_pure_dp):
+        with pytest.raises(TypeError, match="alpha must be a real number"):
+            f(bad, 1.0)
+
+
+def test_negative_or_malformed_rdp_curves_are_refused():
+    with pytest.raises(ValueError, match="rdp_curve must be >= 0"):
+        rdp_to_epsilon(lambda a: -0.1 * a, 1e-5)  # once gave epsilon 0
+    with pytest.raises(TypeError, match="rdp_curve must return real numbers"):
+        rdp_to_epsilon(lambda a: np.full(a.shape, "x"), 1e-5)
+    with pytest.raises(ValueError, match="one number per order"):
+        rdp_to_epsilon(lambda a: 1.0, 1e-5)
+    with pytest.raises(ValueError, match="finite"):
+        rdp_to_epsilon(lambda a: a * np.nan, 1e-5)
+
+
+def test_optimal_composition_caps_k_and_refuses_overflow():
+    for f in (optimal_composition_epsilon, lambda e, k, d: optimal_composition_delta(e, k, 1.0)):
+        with pytest.raises(ValueError, match="k must be at most"):
+            f(0.5, 2**63 - 1, 1e-5)  # once returned 0.0
+        with pytest.raises(ValueError, match="k must be at most"):
+            f(0.5, 10**8, 1e-5)  # once exhausted memory
+        with pytest.raises(ValueError, match="k \\* epsilon must be finite"):
+            f(1e307, 100, 1e-5)  # once returned 256.0
+    # the largest k allowed still works, and a huge epsilon that does not overflow gives about k epsilon
+    assert optimal_composition_epsilon(1e-3, 1_999_999, 1e-5) > 0
+    assert optimal_composition_epsilon(1e300, 3, 1e-5) == pytest.approx(3e300, rel=1e-12)
+
+
+def test_renyi_curves_near_zero_epsilon_are_accurate_and_never_negative():
+    # rdp_laplace(2, 1e-300) was negative; for small epsilon both curves are about alpha eps^2 / 2.
+    for f in (rdp_laplace, rdp_pure_dp):
+        assert f(2.0, 1e-300) == 0.0  # the true value, 1e-600, underflows
+        for alpha in (1.001, 2.0, 50.0):
+            for eps in (1e-150, 1e-8, 1e-4):
+                assert f(alpha, eps) == pytest.approx(alpha * eps * eps / 2, rel=1e-3)
+        grid = f(1.0 + np.geomspace(1e-4, 1e6, 200), 1e-9)
+        assert np.all(grid >= 0)
+
+
+def test_renyi_curves_against_exact_decimal_arithmetic():
+    from decimal import Decimal, localcontext
+
+    with localcontext() as ctx:
+        ctx.prec, ctx.Emax, ctx.Emin = 60, 10**6, -10**6
+
+        def laplace(a, e):
+            a, e = Decimal(a), Decimal(e)
+            return float((a / (2 * a - 1) * ((a - 1) * e).exp() + (a - 1) / (2 * a - 1) * (-a * e).exp()).ln() / (a - 1))
+
+        def rr(a, e):
+            a, e = Decimal(a), Decimal(e)
+            return float((((a * e).exp() + ((1 - a) * e).exp()) / (1 + e.exp())).ln() / (a - 1))
+
+        for a in (1.01, 1.5, 2.0, 10.0, 1e4):
+            for e in (1e-12, 1e-5, 0.01, 0.3, 0.9, 2.0, 30.0):
+                assert rdp_laplace(a, e) == pytest.approx(laplace(a, e), rel=1e-12)
+                assert rdp_pure_dp(a, e) == pytest.approx(rr(a, e), rel=1e-10)
+
+
+def test_gaussian_composition_names_its_arguments_on_overflow():
+    with pytest.raises(ValueError, match="l2_sensitivity / sigma"):
+        gaussian_composition_epsilon(1e-300, 10**6, 1e-5, l2_sensitivity=1e10)

@@ -116,3 +116,27 @@ def test_rr_count_distribution_and_mechanism_epsilon():
         mechanism_epsilon(dists, [])
     with pytest.raises(ValueError, match="only 0 and 1"):
         rr_count_distribution([0, 2], 0.7)
+
+
+@pytest.mark.parametrize("neighbours, exc, match", [
+    ([(0, 1, 2)], ValueError, r"neighbours\[0\] must be a pair"),  # was "too many values to unpack"
+    ([0], ValueError, r"neighbours\[0\] must be a pair"),  # was "cannot unpack non-iterable int object"
+    ([([0], [1])], TypeError, "not a valid key"),  # was "unhashable type: 'list'"
+    (5, TypeError, "neighbours must be an iterable of pairs"),
+    ("01", TypeError, "neighbours must be an iterable of pairs"),
+    ([(0, 2)], ValueError, "output_distributions lacks"),
+])
+def test_mechanism_epsilon_names_malformed_neighbours(neighbours, exc, match):
+    with pytest.raises(exc, match=match):
+        mechanism_epsilon({0: [0.75, 0.25], 1: [0.25, 0.75]}, neighbours)
+
+
+def test_mechanism_epsilon_takes_the_worst_pair_wherever_it_is_listed():
+    dists = {0: [0.5, 0.5], 1: [0.6, 0.4], 2: [0.9, 0.1]}
+    worst = math.log(0.5 / 0.1)  # the pair (0, 2), once it is listed
+    pairs = [(1, 2), (0, 1)]
+    assert mechanism_epsilon(dists, pairs) == pytest.approx(math.log(4.0), rel=1e-15)
+    assert mechanism_epsilon(dists, pairs[::-1]) == pytest.approx(math.log(4.0), rel=1e-15)
+    assert mechanism_epsilon(dists, pairs + [(0, 2)]) == pytest.approx(worst, rel=1e-15)
+    with pytest.raises(TypeError, match="output_distributions must be a mapping"):
+        mechanism_epsilon([[0.5, 0.5]], [(0, 0)])

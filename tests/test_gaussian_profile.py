@@ -82,3 +82,33 @@ def test_bad_epsilon():
 )
 def test_tiny_deltas_keep_their_relative_accuracy(eps, mu, reference):
     assert gaussian_delta(eps, mu) == pytest.approx(reference, rel=1e-8, abs=0)
+
+
+# ---------------------------------------------------------------- every finite answer, and the vectorized inverse
+
+
+def test_gaussian_epsilon_accepts_every_input_with_a_finite_answer():
+    # gaussian_epsilon(1e-300, 5e3) was refused ("exceeds 1e7"); its answer is about 1.27e7.
+    for d, mu in [(1e-300, 5e3), (5e-324, 1e100), (1e-300, 1e154), (0.5, 1e-300), (1e-5, 1e5)]:
+        e = gaussian_epsilon(d, mu)
+        assert np.isfinite(e) and e >= 0 and gaussian_delta(e, mu) <= d
+    assert gaussian_epsilon(1e-300, 5e3) == pytest.approx(12685234.485, rel=1e-9)
+    # the answer is beyond the largest float: reported as unbounded, a valid (if useless) epsilon
+    assert gaussian_epsilon(1e-300, 1e160) == math.inf
+
+
+def test_vectorized_inverse_agrees_with_the_scalar_one_and_is_never_optimistic():
+    from dpcourse.gaussian import _gaussian_delta_array, _gaussian_epsilon_array
+
+    mus = np.geomspace(1e-3, 1e3, 61)
+    for d in [1e-300, 1e-12, 1e-5, 0.01, 0.3, 0.9]:
+        vec = _gaussian_epsilon_array(d, mus)
+        scalar = np.array([gaussian_epsilon(d, m) for m in mus])
+        # where delta exceeds the total variation distance the answer is exactly 0
+        np.testing.assert_array_equal(vec == 0.0, scalar == 0.0)
+        np.testing.assert_allclose(vec, scalar, rtol=1e-8, atol=0)
+        assert all(gaussian_delta(e, m) <= d for e, m in zip(vec, mus))
+        assert np.all(_gaussian_delta_array(vec, mus) <= d)
+        # and just below each answer the profile is above delta (the inverse is tight)
+        pos = vec > 0
+        assert all(gaussian_delta(e * (1 - 1e-7), m) > d for e, m in zip(vec[pos], mus[pos]))

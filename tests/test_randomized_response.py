@@ -369,3 +369,38 @@ def test_checker_explains_typical_mistakes(student, hint):
     assert hint in res.message
     # never the formula
     assert "tanh" not in res.message and "e^eps" not in res.message and "exp(" not in res.message
+
+
+# ---------------------------------------------------------------- extreme but valid arguments (issue 10)
+
+
+def test_large_epsilon_never_overflows():
+    # The math: flip probability e^-eps/(1+e^-eps) -> 0, standard error e^{-eps/2}/(sqrt(n)(1-e^-eps)) -> 0.
+    assert rr_estimate_mean([1, 0, 1, 1], 1000.0) == 0.75
+    assert rr_standard_error(10, 2000.0) == 0.0
+    assert rr_standard_error(1, 800.0) == pytest.approx(math.exp(-400.0), rel=1e-12)
+    assert rr_truth_probability(1e300) == 1.0
+    assert randomized_response([0, 1, 1], 1e300, rng=0).tolist() == [0, 1, 1]
+    assert rr_epsilon(0.5 - 2.0**-54) == pytest.approx(math.log(2.0**54), rel=1e-12)  # (1 - 2^-54)/2^-54
+
+
+def test_standard_error_matches_the_sinh_form_where_that_is_finite():
+    for n in (1, 7, 1000):
+        for eps in (1e-8, 0.01, 1.0, 5.0, 50.0, 700.0):
+            assert rr_standard_error(n, eps) == pytest.approx(1 / (2 * math.sqrt(n) * math.sinh(eps / 2)), rel=1e-12)
+
+
+def test_sample_size_for_tiny_accuracy_or_beta_is_an_exact_integer():
+    # Once a ZeroDivisionError (alpha^2 underflows) or an OverflowError (ln(2k/beta) with beta = 5e-324).
+    n = rr_sample_size(1e-200, 0.05, 1.0)
+    assert isinstance(n, int)
+    slope = math.tanh(0.5)
+    # compare in log space: n = ln(40) / (2 tanh(1/2)^2 1e-400)
+    assert math.log10(n) == pytest.approx(math.log10(math.log(40.0) / (2 * slope**2)) + 400, rel=1e-14)
+    assert rr_sample_size(0.1, 5e-324, 1.0) == math.ceil((math.log(2.0) - math.log(5e-324)) / (2 * slope**2 * 0.01))
+    # epsilon so small that epsilon / 2k underflows: n grows like 1/eps^2 and is still an exact integer
+    n = rr_sample_size(0.5, 0.5, 5e-324, k=3)
+    assert isinstance(n, int) and math.log10(n) > 640
+    # the float path and the exact path agree where both work
+    assert rr_sample_size(0.01, 1e-10, 1e-6, k=10) == pytest.approx(math.log(2e11) / (2 * math.tanh(5e-8) ** 2 * 1e-4),
+                                                                     rel=1e-12)

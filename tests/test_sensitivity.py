@@ -1,5 +1,6 @@
 """brute_force_sensitivity: the hand-derived sensitivities of the chapters, both relations, and bad input."""
 
+import itertools
 import math
 
 import numpy as np
@@ -108,3 +109,60 @@ def test_bad_query_outputs():
         brute_force_sensitivity(mean, [0, 1], 1, "add_remove")  # the mean of the empty dataset
     with pytest.raises(ValueError, match="same shape"):
         brute_force_sensitivity(lambda r: r.astype(float), [0, 1], 1, "add_remove")
+
+
+def test_add_remove_includes_insertions_and_removals():
+    # len^2 at n = 2: a removal moves it by 4 - 1 = 3, an insertion by 9 - 4 = 5 (the maximum).
+    square = lambda r: float(len(r)) ** 2  # noqa: E731
+    assert brute_force_sensitivity(square, [0, 1], 2, "add_remove") == 5.0
+    value, x, x2 = brute_force_sensitivity(square, [0, 1], 2, "add_remove", return_pair=True)
+    assert value == 5.0 and len(x) == 2 and len(x2) == 3
+    # 1/(1 + len) at n = 2: a removal moves it by 1/2 - 1/3 = 1/6, an insertion by 1/3 - 1/4 = 1/12.
+    inverse = lambda r: 1.0 / (1.0 + len(r))  # noqa: E731
+    assert brute_force_sensitivity(inverse, [0, 1], 2, "add_remove") == pytest.approx(1 / 6, rel=1e-15)
+    value, x, x2 = brute_force_sensitivity(inverse, [0, 1], 2, "add_remove", return_pair=True)
+    assert len(x) == 2 and len(x2) == 1
+
+
+def _independent_brute_force(query, universe, n, relation):
+    """A second enumeration, written differently: every neighbour pair listed explicitly, both directions."""
+    best = 0.0
+    for x in itertools.product(universe, repeat=n):
+        neighbours = []
+        if relation == "replace_one":
+            neighbours = [x[:i] + (v,) + x[i + 1:] for i in range(n) for v in universe if v != x[i]]
+        else:
+            neighbours = [x[:i] + x[i + 1:] for i in range(n)]
+            neighbours += [x[:i] + (v,) + x[i:] for i in range(n + 1) for v in universe]
+        for y in neighbours:
+            fx = np.atleast_1d(query(np.array(x, dtype=float)))
+            fy = np.atleast_1d(query(np.array(y, dtype=float)))
+            best = max(best, float(np.abs(fx - fy).sum()))
+    return best
+
+
+def _position_weighted(r):
+    return float(np.sum(r * np.arange(1, len(r) + 1)))
+
+
+def _top_two(r):
+    s = np.sort(np.r_[r, np.zeros(2)])[::-1]
+    return np.array([s[0], s[1]])
+
+
+@pytest.mark.parametrize("query", [_position_weighted, _top_two, lambda r: float(np.sum(r ** 2)) + len(r)])
+@pytest.mark.parametrize("relation", ["add_remove", "replace_one"])
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_agrees_with_an_independent_enumeration(query, relation, n):
+    universe = [0, 1, 3]
+    assert brute_force_sensitivity(query, universe, n, relation) == _independent_brute_force(query, universe, n, relation)
+
+
+def test_complex_or_non_numeric_query_values_are_refused():
+    # A complex query once gave sensitivity 0 with only a warning.
+    with pytest.raises(TypeError, match="query must return real numbers, got dtype complex"):
+        brute_force_sensitivity(lambda r: r.sum() + 1j, [0, 1], 2, "replace_one")
+    with pytest.raises(TypeError, match="query must return real numbers"):
+        brute_force_sensitivity(lambda r: "many", [0, 1], 2, "replace_one")
+    with pytest.raises(TypeError, match="query must return real numbers"):
+        brute_force_sensitivity(lambda r: r.sum() > 1, [0, 1], 2, "replace_one")

@@ -168,3 +168,26 @@ def test_labels():
         v.check_labels([True, False], "categories")
     with pytest.raises(ValueError, match="finite"):
         v.check_labels([1.0, np.inf], "universe")
+
+
+@pytest.mark.parametrize("bad", [np.array(True, dtype=object), np.array(False, dtype=object),
+                                 np.array(1.0, dtype=object), np.array(None, dtype=object), np.array(1 + 0j),
+                                 np.array("1.0")])
+def test_zero_d_arrays_of_other_kinds_are_refused(bad):
+    # A Python True inside a 0-d object array once passed as epsilon = 1.
+    for check in (v.check_epsilon, v.check_real):
+        with pytest.raises(TypeError, match="epsilon"):
+            check(bad, "epsilon")
+    with pytest.raises(TypeError, match="k must be an integer"):
+        v.check_positive_int(bad)
+    # ... while a real 0-d array is a real number
+    assert v.check_epsilon(np.array(0.5)) == 0.5 and v.check_positive_int(np.array(3)) == 3
+
+
+def test_unseeded_generators_are_fresh():
+    # rng=None must give fresh OS entropy: two generators from None never share a stream, and neither is the
+    # stream of a small fixed seed.
+    draws = [v.as_rng(None).integers(0, 2**63, size=4).tolist() for _ in range(20)]
+    assert len({tuple(d) for d in draws}) == 20
+    fixed = {tuple(np.random.default_rng(s).integers(0, 2**63, size=4).tolist()) for s in range(1000)}
+    assert not fixed & {tuple(d) for d in draws}

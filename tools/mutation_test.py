@@ -1,0 +1,360 @@
+"""Mutation testing of the privacy-critical lines of dpcourse: is every one-token slip caught by a test?
+
+Each mutant is one textual change to one file (a scale, a factor 2, a delta split, a clamp, a fresh rng,
+a single-draw path, the accountant's grouping, a conversion, ...). The script copies ``dpcourse/``,
+``tests/`` and ``pyproject.toml`` of this checkout to a scratch directory (the working tree is never
+touched), checks that the unmutated copy passes the selected tests, then for each mutant applies the
+change, runs the mutant's unit tests (``pytest -p no:xdist -x -q``, never the notebooks) and reports it
+*killed* (a test failed) or *survived* (every test passed: a hole in the test suite).
+
+Usage (from the repository root, inside the project's venv)::
+
+    python tools/mutation_test.py                 # every mutant
+    python tools/mutation_test.py --list          # names and classes only
+    python tools/mutation_test.py -k accountant   # mutants whose name or class contains a word
+    python tools/mutation_test.py --jobs 2        # two mutants at a time (two scratch copies)
+
+Exit status 0 only if every mutant selected was killed. Adding a mutant: append a ``Mutant`` to
+``MUTANTS`` (``old`` must occur exactly once in the file, or give ``occurrence``; the script refuses
+an ambiguous or missing ``old``, and a mutant that does not compile, so a stale entry is noticed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str          # unique, short
+    cls: str           # the class of slip: scale, factor-2, delta-split, clamp, fresh-rng, ...
+    path: str          # file, relative to the repository root
+    old: str           # exact text to replace
+    new: str           # replacement
+    tests: tuple       # test files (relative paths) that must kill it
+    occurrence: int | None = None  # which occurrence of ``old`` (0-based) when it is not unique
+
+
+T_VAL = ("tests/test_validation.py",)
+T_SEL = ("tests/test_selection.py",)
+T_ACC = ("tests/test_accounting.py",)
+T_COMP = ("tests/test_composition.py",)
+T_RR = ("tests/test_randomized_response.py",)
+T_SENS = ("tests/test_sensitivity.py",)
+T_AUD = ("tests/test_audit.py",)
+T_DIV = ("tests/test_divergences.py",)
+T_GAU = ("tests/test_gaussian.py", "tests/test_gaussian_profile.py")
+T_LAP = ("tests/test_laplace.py",)
+T_HIST = ("tests/test_histogram.py",)
+T_DISC = ("tests/test_discrete.py",)
+
+V, SEL, ACC, COMP = "dpcourse/_validation.py", "dpcourse/selection.py", "dpcourse/accounting.py", "dpcourse/composition.py"
+RR, SENS, AUD, DIV = "dpcourse/rr.py", "dpcourse/sensitivity.py", "dpcourse/audit.py", "dpcourse/divergences.py"
+GAU, LAP, HIST, DISC = "dpcourse/gaussian.py", "dpcourse/laplace.py", "dpcourse/histogram.py", "dpcourse/discrete.py"
+APX = "dpcourse/approx_dp.py"
+
+MUTANTS = [
+    # ---- validation and fresh randomness
+    Mutant("as_rng_none_seeds_0", "fresh-rng", V, "        return np.random.default_rng()\n",
+           "        return np.random.default_rng(0)\n", T_VAL + T_SEL),
+    Mutant("check_real_accepts_nan", "validation", V, "    if np.isnan(x):\n", "    if False:\n", T_VAL),
+    Mutant("check_real_accepts_low_end", "validation", V, "(x < low or (low_open and x == low))", "(x < low)", T_VAL),
+    Mutant("check_delta_accepts_one", "validation", V, "high=1.0, high_open=True)", "high=1.0, high_open=False)",
+           T_VAL),
+    Mutant("check_real_array_accepts_inf", "validation", V, "    if not finite.all():\n", "    if False:\n", T_VAL),
+    Mutant("check_real_object_0d_bool", "validation", V, 'if value.dtype.kind not in "iuf":  # bool',
+           'if value.dtype.kind not in "iufbO":  # bool', T_VAL),
+    # ---- selection: factor 2, scales, single-draw paths, random order, coins, stability
+    Mutant("selection_factor_2_dropped", "factor-2", SEL, 'k = 1.0 if check_flag(monotone, "monotone") else 2.0',
+           'k = 1.0 if check_flag(monotone, "monotone") else 1.0', T_SEL, occurrence=0),
+    Mutant("accuracy_gap_factor_2_dropped", "factor-2", SEL,
+           'k = 1.0 if check_flag(monotone, "monotone") else 2.0',
+           'k = 1.0 if check_flag(monotone, "monotone") else 1.0', T_SEL, occurrence=1),
+    Mutant("em_single_draw_is_argmax", "single-draw", SEL,
+           "return int(out) if size is None else out.astype(np.int64)",
+           "return int(np.argmax(p)) if size is None else out.astype(np.int64)", T_SEL),
+    Mutant("rnm_single_draw_is_argmax", "single-draw", SEL,
+           "return int(np.argmax(logits + _draw_noise(gen, noise, m)))", "return int(np.argmax(logits))", T_SEL),
+    Mutant("pf_single_draw_is_argmax", "single-draw", SEL, "return int(out[0]) if size is None else out",
+           "return int(np.argmax(p)) if size is None else out", T_SEL),
+    Mutant("rnm_noise_halved", "scale", SEL, "np.argmax(logits + _draw_noise(gen, noise, (stop - start, m)), axis=1)",
+           "np.argmax(logits + 0.5 * _draw_noise(gen, noise, (stop - start, m)), axis=1)", T_SEL),
+    Mutant("pf_coin_too_likely", "scale", SEL, "heads = gen.random((k, m)) < p", "heads = gen.random((k, m)) < np.sqrt(p)",
+           T_SEL),
+    Mutant("pf_fixed_order", "fresh-rng", SEL, "arrival = gen.random((k, m))",
+           "arrival = np.tile(np.arange(m, dtype=float) / m, (k, 1))", T_SEL),
+    Mutant("em_probabilities_scale", "scale", SEL, "    coef = eps / (k * delta)\n", "    coef = 1.1 * eps / (k * delta)\n",
+           T_SEL),
+    Mutant("em_not_max_subtracted", "stability", SEL, "diff = u - u.max()", "diff = u - u.min()", T_SEL),
+    # ---- composition theorems and conversions
+    Mutant("basic_delta_not_multiplied", "delta-split", COMP, "    return k * eps, k * d\n", "    return k * eps, d\n",
+           T_COMP),
+    Mutant("advanced_sqrt_factor_2", "factor-2", COMP, "eps * math.sqrt(2.0 * k * -math.log(dp))",
+           "eps * math.sqrt(k * -math.log(dp))", T_COMP),
+    Mutant("advanced_drift_halved", "factor-2", COMP, "drift = k * eps * math.expm1(eps)",
+           "drift = k * eps * math.expm1(eps) / 2", T_COMP),
+    Mutant("optimal_rr_pair_half_eps", "scale", COMP, "    log_q = log_p - eps  #", "    log_q = log_p - 0.5 * eps  #",
+           T_COMP),
+    Mutant("optimal_rounding_guard_off", "clamp", COMP, "        if _delta_of_atoms(loss, logp, e) <= delta:\n",
+           "        if True:\n", T_COMP),
+    Mutant("zcdp_factor_2", "factor-2", COMP, "return r + 2.0 * math.sqrt(r * -math.log(d))",
+           "return r + math.sqrt(r * -math.log(d))", T_COMP),
+    Mutant("rdp_gaussian_halved", "factor-2", COMP, "return _out(a * m * m / 2.0, alpha)",
+           "return _out(a * m * m / 4.0, alpha)", T_COMP + T_ACC),
+    Mutant("mironov_conversion_alpha", "conversion", COMP, "return -math.log(delta) / (a - 1)",
+           "return -math.log(delta) / a", T_COMP),
+    Mutant("improved_conversion_log_alpha", "conversion", COMP, "(math.log(delta) + np.log(a)) / (a - 1)",
+           "(math.log(delta) + 2 * np.log(a)) / (a - 1)", T_COMP),
+    Mutant("pure_dp_rdp_is_laplace", "conversion", COMP, "return _pure_dp_curve(alpha, epsilon, _rr_log_moment)",
+           "return _pure_dp_curve(alpha, epsilon, _laplace_log_moment)", T_COMP + T_ACC),
+    Mutant("gaussian_composition_no_sqrt_k", "scale", COMP, "mu = math.sqrt(k) * sens / s", "mu = sens / s", T_COMP),
+    Mutant("optimal_k_cap_off", "validation", COMP, "    if k + 1 > MAX_ATOMS:\n", "    if False:\n", T_COMP),
+    Mutant("group_privacy_delta_linear", "delta-split", APX, "return k * eps, float(d * np.exp(log_ratio))",
+           "return k * eps, float(d * k)", T_GAU),
+    # ---- the accountant: grouping, delta splits, slack, caching
+    Mutant("accountant_optimal_merges_groups", "accountant-grouping", ACC, "        groups[e.epsilon] += n\n",
+           "        groups[e.epsilon] = n\n", T_ACC),
+    Mutant("accountant_advanced_delta_not_split", "delta-split", ACC, "gaussian_epsilon((delta - dp) / k, mu)",
+           "gaussian_epsilon(delta - dp, mu)", T_ACC),
+    Mutant("accountant_basic_delta_not_split", "delta-split", ACC, "    d0 = delta / runs\n", "    d0 = delta\n", T_ACC),
+    Mutant("accountant_rdp_pure_counts_ignored", "accountant-grouping", ACC,
+           "terms = [(f, eps, n) for (f, eps), n in groups.items()]",
+           "terms = [(f, eps, 1) for (f, eps), n in groups.items()]", T_ACC),
+    Mutant("accountant_rdp_gaussian_counts_ignored", "accountant-grouping", ACC,
+           "math.fsum(n * (e.l2_sensitivity / e.sigma) ** 2 for e, n in gauss)",
+           "math.fsum((e.l2_sensitivity / e.sigma) ** 2 for e, n in gauss)", T_ACC),
+    Mutant("accountant_pure_gets_laplace_curve", "conversion", ACC,
+           "(rdp_laplace if isinstance(e, LaplaceEvent) else rdp_pure_dp, e.epsilon)",
+           "(rdp_laplace, e.epsilon)", T_ACC),
+    Mutant("accountant_exact_counts_ignored", "accountant-grouping", ACC,
+           "mu = math.sqrt(sum(n * e.mu ** 2 for e, n in gauss))", "mu = math.sqrt(sum(e.mu ** 2 for e, n in gauss))",
+           T_ACC),
+    Mutant("accountant_basic_group_counts_ignored", "accountant-grouping", ACC,
+           "np.bincount(inverse, weights=n, minlength=mus.size)", "np.bincount(inverse, minlength=mus.size)", T_ACC),
+    Mutant("accountant_flatten_ignores_k", "accountant-grouping", ACC, "_flatten(event.event, times * event.k, counts)",
+           "_flatten(event.event, times, counts)", T_ACC),
+    Mutant("accountant_stale_cache", "accountant-grouping", ACC, "        self._cache = None\n        return self\n",
+           "        return self\n", T_ACC),
+    Mutant("max_compositions_1pct_slack", "clamp", ACC, "<= eps * (1 + 1e-12)", "<= eps * (1 + 1e-2)", T_ACC),
+    Mutant("gaussian_event_mu_inverted", "scale", ACC, "        return self.l2_sensitivity / self.sigma\n",
+           "        return self.sigma / self.l2_sensitivity\n", T_ACC),
+    # ---- randomized response
+    Mutant("rr_truth_probability_factor_2", "factor-2", RR, "return 1.0 / (1.0 + math.exp(-eps))",
+           "return 1.0 / (1.0 + math.exp(-2 * eps))", T_RR),
+    Mutant("rr_never_flips", "scale", RR, "flip = gen.random(x.shape) >= t", "flip = gen.random(x.shape) >= 1.0", T_RR),
+    Mutant("rr_epsilon_one_sided", "factor-2", RR, "return math.log1p(2.0 * g) - math.log1p(-2.0 * g)",
+           "return math.log1p(2.0 * g)", T_RR),
+    Mutant("rr_estimator_slope", "scale", RR, "est = (y.mean(axis=0) - flip_prob) / _keep_minus_flip(eps)",
+           "est = (y.mean(axis=0) - flip_prob) / _keep_minus_flip(2 * eps)", T_RR),
+    Mutant("rr_sample_size_union_bound", "factor-2", RR, "log_term = math.log(2.0 * k) - math.log(b)",
+           "log_term = math.log(k) - math.log(b)", T_RR),
+    Mutant("rr_standard_error_exponent", "factor-2", RR, "return math.exp(-eps / 2.0) / (math.sqrt(n)",
+           "return math.exp(-eps) / (math.sqrt(n)", T_RR),
+    # ---- sensitivity by brute force
+    Mutant("sensitivity_add_remove_no_insertions", "neighbours", SENS, "                    yield idx[:i] + (j,) + idx[i:]\n",
+           "                    yield idx\n", T_SENS),
+    Mutant("sensitivity_add_remove_no_removals", "neighbours", SENS, "                yield idx[:i] + idx[i + 1:]\n",
+           "                yield idx\n", T_SENS),
+    # ---- auditor
+    Mutant("audit_no_bonferroni", "delta-split", AUD, "alpha = (1.0 - conf) / 2.0", "alpha = 1.0 - conf", T_AUD),
+    Mutant("audit_reuses_selection_draws", "fresh-rng", AUD,
+           "num, den = (a[n_select:], b[n_select:]) if d == 0 else (b[n_select:], a[n_select:])",
+           "num, den = (a[:n_bound], b[:n_bound]) if d == 0 else (b[:n_bound], a[:n_bound])", T_AUD),
+    Mutant("audit_cp_lower_doubled_alpha", "conversion", AUD,
+           "stats.beta.ppf(alpha, np.maximum(kf, 1.0), n - kf + 1)",
+           "stats.beta.ppf(2 * alpha, np.maximum(kf, 1.0), n - kf + 1)", T_AUD),
+    Mutant("audit_ignores_delta", "delta-split", AUD, "    num = p - delta\n", "    num = p\n", T_AUD),
+    # ---- divergences
+    Mutant("privacy_loss_one_direction", "conversion", DIV, "np.abs(np.log(p[both]) - np.log(q[both]))",
+           "(np.log(p[both]) - np.log(q[both]))", T_DIV),
+    Mutant("hockey_stick_half_eps", "factor-2", DIV, "np.exp(eps)[..., None] * q", "np.exp(eps / 2)[..., None] * q",
+           T_DIV),
+    Mutant("mechanism_epsilon_last_pair_only", "accountant-grouping", DIV,
+           "        worst = max(worst, privacy_loss(output_distributions[x], output_distributions[x2]))\n",
+           "        worst = privacy_loss(output_distributions[x], output_distributions[x2])\n", T_DIV),
+    # ---- Gaussian profile and calibrations (gaussian_mechanism's textbook path too)
+    Mutant("gaussian_delta_factor_2", "factor-2", GAU, "    a = m / 2 - eps / m\n    b = -m / 2 - eps / m\n    if a < 0:",
+           "    a = m / 2 - eps / (2 * m)\n    b = -m / 2 - eps / (2 * m)\n    if a < 0:", T_GAU),
+    Mutant("gaussian_classic_sigma_factor_2", "factor-2", GAU, "np.sqrt(2.0 * np.log(1.25 / delta))",
+           "np.sqrt(np.log(1.25 / delta))", T_GAU),
+    Mutant("analytic_sigma_scale", "scale", GAU, "    root = sens / float(np.exp(t))\n",
+           "    root = 0.9 * sens / float(np.exp(t))\n", T_GAU),
+    Mutant("gaussian_mechanism_textbook_scale", "scale", GAU, "out = gen.normal(0.0, sigma, size=x.shape)",
+           "out = gen.normal(0.0, 0.9 * sigma, size=x.shape)", T_GAU),
+    Mutant("gaussian_epsilon_vector_zero_branch", "clamp", GAU,
+           "    zero = delta >= _gaussian_delta_array(np.zeros_like(mu), mu)\n",
+           "    zero = delta >= 0.5 * _gaussian_delta_array(np.zeros_like(mu), mu)\n", T_GAU + T_ACC),
+    Mutant("gaussian_epsilon_vector_no_guard", "clamp", GAU,
+           "    bad = bad[_gaussian_delta_array(x[bad], mu[bad]) > delta]\n", "    bad = bad[:0]\n    x = x * (1 - 1e-9)\n",
+           T_GAU + T_ACC),
+    # ---- Laplace mechanism, clamped mean, histogram
+    Mutant("laplace_textbook_scale", "scale", LAP, "out = gen.laplace(0.0, sens / eps, size=x.shape)",
+           "out = gen.laplace(0.0, sens / (2 * eps), size=x.shape)", T_LAP),
+    Mutant("dp_mean_no_clamp", "clamp", LAP, "math.fsum(np.clip(values, lo, hi).tolist()) / n",
+           "math.fsum(values.tolist()) / n", T_LAP),
+    Mutant("dp_mean_sensitivity_halved", "scale", LAP, "laplace_mechanism(clamped_mean, (hi - lo) / n, eps",
+           "laplace_mechanism(clamped_mean, (hi - lo) / (2 * n), eps", T_LAP),
+    Mutant("histogram_replace_one_factor_2", "factor-2", HIST, 'return 1.0 if check_relation(relation) == "add_remove" else 2.0',
+           'return 1.0 if check_relation(relation) == "add_remove" else 1.0', T_HIST),
+    # ---- exact discrete samplers (dpcourse/discrete.py)
+    Mutant("bern_exp_loop_parity", "discrete-sampler", DISC, "result[active[~cont]] = (k % 2 == 1)",
+           "result[active[~cont]] = (k % 2 == 0)", T_DISC),
+    Mutant("dlap_minus_zero_kept", "discrete-sampler", DISC, "minus_zero = negative & (y == 0)",
+           "minus_zero = negative & (y < 0)", T_DISC),
+    Mutant("dlap_sign_bit_biased", "discrete-sampler", DISC, "negative = gen.integers(0, 2, size=idx.size) == 1",
+           "negative = gen.integers(0, 3, size=idx.size) == 1", T_DISC),
+    Mutant("dlap_scale_off", "scale", DISC, "y = _affine_floor(u, _geometric_exp_minus_one(idx.size, gen), t, s)",
+           "y = _affine_floor(u, _geometric_exp_minus_one(idx.size, gen), t, s + 1)", T_DISC),
+    Mutant("laplace_lattice_rounding_not_charged", "discrete-sampler", DISC,
+           "steps = math.floor(Fraction(sens) / g) + d", "steps = math.floor(Fraction(sens) / g)", T_DISC),
+    Mutant("gaussian_lattice_rounding_not_charged", "discrete-sampler", DISC,
+           "steps = math.nextafter(math.nextafter(sens / g + math.sqrt(d), math.inf), math.inf)",
+           "steps = math.nextafter(math.nextafter(sens / g, math.inf), math.inf)", T_DISC),
+    Mutant("geometric_scale_halved", "scale", DISC, "_round_up(Fraction(delta) / Fraction(eps))",
+           "_round_up(Fraction(delta) / Fraction(2 * eps))", T_DISC),
+    Mutant("dgauss_variance_halved", "scale", DISC, "    den = 2 * a * t * t * b\n", "    den = a * t * t * b\n", T_DISC),
+]
+
+
+def _apply(text: str, m: Mutant) -> str:
+    count = text.count(m.old)
+    if count == 0:
+        raise ValueError(f"mutant {m.name}: text not found in {m.path}: {m.old!r}")
+    if m.occurrence is None:
+        if count != 1:
+            raise ValueError(f"mutant {m.name}: text occurs {count} times in {m.path}; give occurrence=")
+        return text.replace(m.old, m.new, 1)
+    start = -1
+    for _ in range(m.occurrence + 1):
+        start = text.find(m.old, start + 1)
+        if start < 0:
+            raise ValueError(f"mutant {m.name}: occurrence {m.occurrence} of {m.old!r} not found in {m.path}")
+    return text[:start] + m.new + text[start + len(m.old):]
+
+
+def _scratch_copy() -> str:
+    tmp = tempfile.mkdtemp(prefix="dpcourse-mutants-")
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
+    shutil.copytree(os.path.join(ROOT, "dpcourse"), os.path.join(tmp, "dpcourse"), ignore=ignore)
+    shutil.copytree(os.path.join(ROOT, "tests"), os.path.join(tmp, "tests"), ignore=ignore)
+    shutil.copy2(os.path.join(ROOT, "pyproject.toml"), tmp)
+    return tmp
+
+
+def _env(scratch: str) -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = scratch + os.pathsep + env.get("PYTHONPATH", "")  # the copy, not the editable install
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["MPLBACKEND"] = "Agg"
+    return env
+
+
+def _pytest(scratch: str, tests, timeout: float) -> tuple[int, str]:
+    cmd = [sys.executable, "-m", "pytest", "-p", "no:xdist", "-p", "no:cacheprovider", "-x", "-q",
+           "-o", "addopts=--import-mode=importlib", "--no-header", "-W", "ignore::pytest.PytestUnraisableExceptionWarning",
+           *tests]
+    try:
+        proc = subprocess.run(cmd, cwd=scratch, env=_env(scratch), capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return -1, "timeout"
+    tail = (proc.stdout.strip().splitlines() or [""])[-1]
+    return proc.returncode, tail
+
+
+def _check_copy_is_used(scratch: str) -> None:
+    out = subprocess.run([sys.executable, "-c", "import dpcourse; print(dpcourse.__file__)"], cwd=scratch,
+                         env=_env(scratch), capture_output=True, text=True, check=True).stdout.strip()
+    if not out.startswith(scratch):
+        raise RuntimeError(f"the scratch copy is not the package imported (got {out}); refusing to go on")
+
+
+def _run_mutant(scratch: str, m: Mutant, timeout: float) -> tuple[str, str, float]:
+    path = os.path.join(scratch, m.path)
+    with open(path, encoding="utf-8") as fh:
+        original = fh.read()
+    mutated = _apply(original, m)
+    try:
+        compile(mutated, path, "exec")
+    except SyntaxError as exc:
+        return "invalid", f"does not compile: {exc}", 0.0
+    t0 = time.perf_counter()
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(mutated)
+    try:
+        code, tail = _pytest(scratch, m.tests, timeout)
+    finally:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(original)
+    status = "survived" if code == 0 else ("timeout" if code == -1 else "killed")
+    return status, tail, time.perf_counter() - t0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("-k", default="", help="only mutants whose name or class contains this word")
+    ap.add_argument("--list", action="store_true", help="list the mutants and exit")
+    ap.add_argument("--jobs", type=int, default=1, help="mutants run at once (one scratch copy each)")
+    ap.add_argument("--timeout", type=float, default=600.0, help="seconds per mutant before it counts as a timeout")
+    args = ap.parse_args(argv)
+
+    names = [m.name for m in MUTANTS]
+    if len(set(names)) != len(names):
+        raise SystemExit("duplicate mutant names")
+    selected = [m for m in MUTANTS if args.k in m.name or args.k in m.cls]
+    present = [m for m in selected if os.path.exists(os.path.join(ROOT, m.path))]
+    if args.list:
+        for m in selected:
+            print(f"{m.cls:22s} {m.name:42s} {m.path}")
+        print(f"{len(selected)} mutants in {len({m.cls for m in selected})} classes")
+        return 0
+    for m in present:  # refuse stale entries before spending any time
+        with open(os.path.join(ROOT, m.path), encoding="utf-8") as fh:
+            _apply(fh.read(), m)
+
+    jobs = max(1, args.jobs)
+    scratches = [_scratch_copy() for _ in range(jobs)]
+    try:
+        _check_copy_is_used(scratches[0])
+        baseline = sorted({t for m in present for t in m.tests})
+        code, tail = _pytest(scratches[0], baseline, args.timeout)
+        print(f"baseline (unmutated copy, {len(baseline)} test files): {tail}")
+        if code != 0:
+            print("the unmutated copy fails its tests: fix that first")
+            return 2
+        results = {}
+        free = list(scratches)
+
+        def work(m):
+            scratch = free.pop()
+            try:
+                return m, _run_mutant(scratch, m, args.timeout)
+            finally:
+                free.append(scratch)
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+            for m, (status, tail, secs) in pool.map(work, present):
+                results[m.name] = status
+                print(f"{status:9s} {m.cls:20s} {m.name:42s} {secs:5.1f}s  {tail}", flush=True)
+    finally:
+        for s in scratches:
+            shutil.rmtree(s, ignore_errors=True)
+    killed = sum(s == "killed" for s in results.values())
+    survivors = [n for n, s in results.items() if s != "killed"]
+    print(f"SUMMARY: {killed}/{len(results)} mutants killed, {len(survivors)} not killed"
+          + (f": {', '.join(survivors)}" if survivors else "")
+          + (f" ({len(selected) - len(present)} skipped: file missing)" if len(present) < len(selected) else ""))
+    return 0 if not survivors else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
