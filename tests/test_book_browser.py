@@ -227,3 +227,22 @@ def test_widget_script_only_where_widgets_are(html_dir):
         else:
             assert not tags, f"{page_path.name} loads the widget manager without widgets"
         assert "THEBE_JS_URL" not in html
+
+
+def test_whole_book_pdf(html_dir, tmp_path):
+    # the documented command (tools/build_pdf.py) on the strict build: every document of the table of
+    # contents, math typeset, figures loaded, solutions open, nothing fetched from outside
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("build_pdf", ROOT / "tools" / "build_pdf.py")
+    build_pdf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build_pdf)
+    out = tmp_path / "book.pdf"
+    checks = build_pdf.print_pdf(html_dir, out, chromium=CHROMIUM)
+    docs = build_pdf.toc_documents()
+    assert checks["docs"] == len(docs) >= 10
+    assert checks["math"] > 1000 and not checks["rawTex"]
+    assert checks["images"] >= 20 and not checks["brokenImages"]
+    assert checks["solutions"] >= 3 * (len(docs) - 3) and checks["hiddenSolutions"] == 0
+    assert checks["pdf_pages"] >= 100 and out.read_bytes().startswith(b"%PDF")
+    assert 'href="dpcourse.pdf"' in (html_dir / "intro.html").read_text(encoding="utf-8")
