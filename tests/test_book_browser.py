@@ -246,3 +246,22 @@ def test_whole_book_pdf(html_dir, tmp_path):
     assert checks["solutions"] >= 3 * (len(docs) - 3) and checks["hiddenSolutions"] == 0
     assert checks["pdf_pages"] >= 100 and out.read_bytes().startswith(b"%PDF")
     assert 'href="dpcourse.pdf"' in (html_dir / "intro.html").read_text(encoding="utf-8")
+
+
+def test_bibliography_author_year_with_back_links_and_a_real_index(html_dir):
+    bib = (html_dir / "bibliography.html").read_text(encoding="utf-8")
+    labels = re.findall(r'<span class="label"><span class="fn-bracket">\[</span>([^<]+)<', bib)
+    assert len(labels) >= 20
+    # author-year labels, as the citations in the text read ("Dwork & Roth 2014"), not alpha ones ("DR14")
+    assert all(re.search(r"\b(1[89]|20)\d\d[a-z]?$", label) for label in labels), labels[:5]
+    assert any("&amp;" in label or "et al." in label for label in labels)
+    entries = re.findall(r'<div class="citation" id="[^"]+" role="doc-biblioentry">(.*?)</div>', bib, flags=re.S)
+    assert entries and all('class="cited-in"' in entry for entry in entries), "an entry without back-links"
+    # every back-link lands on a citation in a chapter
+    for uri in set(re.findall(r'<p class="cited-in">.*?href="([^"]+)"', bib, flags=re.S)):
+        page, anchor = uri.split("#")
+        assert f'id="{anchor}"' in (html_dir / page).read_text(encoding="utf-8"), uri
+    index = (html_dir / "genindex.html").read_text(encoding="utf-8")
+    assert len(re.findall(r"<li><a href=\"chapters/", index)) >= 100
+    intro = (html_dir / "intro.html").read_text(encoding="utf-8")
+    assert 'href="genindex.html"' in intro and 'href="prf-prf.html"' in intro
