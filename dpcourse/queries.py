@@ -55,6 +55,7 @@ __all__ = [
     "sparse_vector",
     "sparse_vector_variant",
     "SVT_VARIANTS",
+    "svt_audit_mechanism",
     "above_threshold_accuracy",
     "answer_queries",
     "affairs_histogram",
@@ -471,6 +472,51 @@ def sparse_vector_variant(values, threshold, epsilon, c, *, variant, sensitivity
         before = np.cumsum(above, axis=1) - above  # "above" answers strictly before query i
         transcript[before >= c] = -1
     return transcript[0] if size_ is None else transcript
+
+
+_SUMMARIES = ("first_above", "half_difference")
+
+
+def svt_audit_mechanism(variant, summary, *, epsilon=1.0, threshold=0.0, c=1):
+    """A mechanism ``mech(values, rng, size=None)`` for :func:`dpcourse.audit_epsilon`: a scalar summary of SVT.
+
+    ``variant`` is ``"secure"`` (:func:`sparse_vector`) or a key of :data:`SVT_VARIANTS`
+    (:func:`sparse_vector_variant`); the input of the mechanism is the vector of true query values.
+    ``summary`` reduces each transcript to one integer (post-processing, so an audit of it is still a
+    valid lower bound): ``"first_above"``, the index of the first "above" answer (-1 if none), or
+    ``"half_difference"``, the number of "above" answers among the first half of the queries minus
+    that among the second half.
+
+    Examples
+    --------
+    >>> mech = svt_audit_mechanism("stoddard", "first_above")
+    >>> mech([-50.0, 50.0], np.random.default_rng(0), size=3).tolist()
+    [1, 1, 1]
+    """
+    eps = check_epsilon(epsilon)
+    t = check_real(threshold, "threshold")
+    c = check_positive_int(c, "c")
+    variant = check_choice(variant, "variant", ("secure",) + tuple(SVT_VARIANTS))
+    summary = check_choice(summary, "summary", _SUMMARIES)
+
+    def mech(values, rng, size=None):
+        vals = np.asarray(values, dtype=float)
+        runs = 1 if size is None else size
+        if variant == "secure":
+            idx = sparse_vector(vals, t, eps, c, rng=rng, size=runs)
+            above = np.zeros((runs, vals.size), dtype=bool)
+            rows, cols = np.nonzero(idx >= 0)
+            above[rows, idx[rows, cols]] = True
+        else:
+            above = sparse_vector_variant(vals, t, eps, c, variant=variant, rng=rng, size=runs) == 1
+        if summary == "first_above":
+            out = np.where(above.any(axis=1), above.argmax(axis=1), -1)
+        else:
+            h = vals.size // 2
+            out = above[:, :h].sum(axis=1) - above[:, h:].sum(axis=1)
+        return out if size is not None else int(out[0])
+
+    return mech
 
 
 def above_threshold_accuracy(k, epsilon, beta, *, sensitivity=1.0) -> float:

@@ -31,6 +31,7 @@ from dpcourse.queries import (
     smalldb_sample_size,
     sparse_vector,
     sparse_vector_variant,
+    svt_audit_mechanism,
     tpr_at_fpr,
     tracing_experiment,
     tracing_scores,
@@ -209,33 +210,13 @@ def test_sparse_vector_validation():
 # ---------------------------------------------------------------- sparse vector: audits
 
 
-def _first_above(x, rng, size=None, epsilon=1.0):
-    return above_threshold(np.asarray(x, float), 0.0, epsilon, rng=rng, size=size)
-
-
-def _variant_first(variant):
-    def mech(x, rng, size=None):
-        t = sparse_vector_variant(np.asarray(x, float), 0.0, 1.0, 1, variant=variant, rng=rng, size=size)
-        hit = t == 1
-        return np.where(hit.any(axis=1), hit.argmax(axis=1), -1)
-    return mech
-
-
-def _variant_half_difference(variant):
-    def mech(x, rng, size=None):
-        t = sparse_vector_variant(np.asarray(x, float), 0.0, 1.0, 1, variant=variant, rng=rng, size=size)
-        h = t.shape[1] // 2
-        return (t[:, :h] == 1).sum(axis=1) - (t[:, h:] == 1).sum(axis=1)
-    return mech
-
-
 # neighbours: ten "below" queries that drop by 1 and one "above" query that rises by 1
 BELOW_THEN_ABOVE = ([1.0] * 10 + [0.0], [0.0] * 10 + [1.0])
 
 
 def test_sparse_vector_audit_at_claimed_epsilon():
     x, x_prime = BELOW_THEN_ABOVE
-    res = audit_epsilon(_first_above, x, x_prime, 400_000, rng=SEED)
+    res = audit_epsilon(svt_audit_mechanism("secure", "first_above"), x, x_prime, 400_000, rng=SEED)
     assert not res.refutes(1.0)
     assert res.lower_bound > 0.5  # the pair is nearly tight: the audit sees most of the claimed epsilon
     # the same pair refutes the claim of half the epsilon: the audit is not blind here
@@ -245,15 +226,15 @@ def test_sparse_vector_audit_at_claimed_epsilon():
 def test_svt_variants_are_refuted():
     x, x_prime = BELOW_THEN_ABOVE
     # Lee & Clifton: query noise not scaled with c (true epsilon (1 + 6c)/4 = 1.75 for c = 1)
-    assert audit_epsilon(_variant_first("lee_clifton"), x[-4:], x_prime[-4:], 200_000, rng=SEED).refutes(1.0)
+    assert audit_epsilon(svt_audit_mechanism("lee_clifton", "first_above"), x[-4:], x_prime[-4:], 200_000, rng=SEED).refutes(1.0)
     # Stoddard et al.: no query noise; (below, above) is impossible on one input
-    assert audit_epsilon(_variant_first("stoddard"), [1.0, 0.0], [0.0, 1.0], 20_000, rng=SEED).lower_bound > 5
+    assert audit_epsilon(svt_audit_mechanism("stoddard", "first_above"), [1.0, 0.0], [0.0, 1.0], 20_000, rng=SEED).lower_bound > 5
     # Chen et al.: no cutoff; 100 queries half moving up, half down
     up_down = ([1.0] * 50 + [0.0] * 50, [0.0] * 50 + [1.0] * 50)
-    assert audit_epsilon(_variant_half_difference("chen"), *up_down, 20_000, rng=SEED).lower_bound > 3
+    assert audit_epsilon(svt_audit_mechanism("chen", "half_difference"), *up_down, 20_000, rng=SEED).lower_bound > 3
     # the correct algorithm on the same pairs is not refuted
-    assert not audit_epsilon(_variant_first("lyu_su_li"), [1.0, 0.0], [0.0, 1.0], 20_000, rng=SEED).refutes(1.0)
-    assert not audit_epsilon(_variant_half_difference("lyu_su_li"), *up_down, 20_000, rng=SEED).refutes(1.0)
+    assert not audit_epsilon(svt_audit_mechanism("lyu_su_li", "first_above"), [1.0, 0.0], [0.0, 1.0], 20_000, rng=SEED).refutes(1.0)
+    assert not audit_epsilon(svt_audit_mechanism("lyu_su_li", "half_difference"), *up_down, 20_000, rng=SEED).refutes(1.0)
 
 
 # ---------------------------------------------------------------- query release helpers

@@ -1,0 +1,206 @@
+"""Figures of the chapters "Too many answers" and "Private query release"."""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from .._validation import as_rng, check_epsilon, check_positive_int, check_real_array
+from ..laplace import laplace_mechanism
+from ..queries import (
+    above_threshold,
+    error_versus_queries,
+    penguin_sex_bits,
+    random_subset_queries,
+    reconstruction_attack,
+    tpr_at_fpr,
+    tracing_experiment,
+)
+
+__all__ = [
+    "reconstruction_curve",
+    "plot_reconstruction",
+    "reconstruction_widget",
+    "plot_tracing_roc",
+    "svt_versus_laplace",
+    "plot_svt_versus_laplace",
+    "plot_error_versus_queries",
+    "crossover_k",
+    "query_release_widget",
+]
+
+
+def reconstruction_curve(n, m, noise_bounds, *, epsilon=1.0, runs=3, rng=None):
+    """Fraction of secret bits recovered by :func:`dpcourse.reconstruction_attack`, averaged over ``runs``.
+
+    The secret is :func:`dpcourse.queries.penguin_sex_bits` (n penguins), the queries are m random
+    subsets. For each E in ``noise_bounds`` every answer gets independent noise uniform on [-E, E];
+    the last entry of the result is the same attack against the answers released with
+    :func:`dpcourse.laplace_mechanism` at a total ``epsilon`` (l1 sensitivity: the largest column sum).
+
+    Returns
+    -------
+    (recovered, recovered_dp) : (numpy.ndarray, float)
+    """
+    n = check_positive_int(n, "n")
+    m = check_positive_int(m, "m")
+    bounds = check_real_array(noise_bounds, "noise_bounds", ndim=1)
+    eps = check_epsilon(epsilon)
+    runs = check_positive_int(runs, "runs")
+    gen = as_rng(rng)
+    secret = penguin_sex_bits(n, rng=gen)
+    rec = np.zeros(bounds.size)
+    rec_dp = 0.0
+    for _ in range(runs):
+        a = random_subset_queries(m, n, rng=gen)
+        exact = a @ secret
+        for j, e in enumerate(bounds):
+            noisy = exact + gen.uniform(-e, e, size=m)
+            rec[j] += np.mean(reconstruction_attack(a, noisy) == secret) / runs
+        released = laplace_mechanism(exact, float(a.sum(axis=0).max()), eps, rng=gen)
+        rec_dp += np.mean(reconstruction_attack(a, released) == secret) / runs
+    return rec, float(rec_dp)
+
+
+def plot_reconstruction(n=128, m=512, *, epsilon=1.0, noise_bounds=None, runs=3, rng=None):
+    """Recovered fraction against the noise bound E (log scale), with sqrt(n) and the DP release marked."""
+    n = check_positive_int(n, "n")
+    if noise_bounds is None:
+        noise_bounds = np.geomspace(0.5, 4 * math.sqrt(n), 9)
+    bounds = check_real_array(noise_bounds, "noise_bounds", ndim=1)
+    rec, rec_dp = reconstruction_curve(n, m, bounds, epsilon=epsilon, runs=runs, rng=rng)
+    fig, ax = plt.subplots(figsize=(7.5, 3.8))
+    ax.semilogx(bounds, rec, "o-", label="noise uniform on [-E, E]")
+    ax.axvline(math.sqrt(n), color="grey", ls="--", label=r"$E = \sqrt{n}$")
+    ax.axhline(rec_dp, color="C3", ls=":", label=f"Laplace, total epsilon = {epsilon:g}")
+    ax.axhline(0.5, color="black", lw=0.6)
+    ax.set_xlabel("noise bound E per answer")
+    ax.set_ylabel("fraction of bits recovered")
+    ax.set_ylim(0.4, 1.02)
+    ax.set_title(f"LP reconstruction of n = {n} secret bits from m = {m} subset sums")
+    ax.legend(loc="lower left", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def reconstruction_widget():
+    """Sliders for the number of queries and the total epsilon, redrawing :func:`plot_reconstruction` (n = 64)."""
+    import ipywidgets as widgets
+
+    def show(queries_per_record, epsilon):
+        plot_reconstruction(64, 64 * queries_per_record, epsilon=epsilon, runs=1, rng=0)
+        plt.show()
+
+    return widgets.interactive(
+        show,
+        queries_per_record=widgets.IntSlider(value=4, min=1, max=8, description="m / n"),
+        epsilon=widgets.FloatLogSlider(value=1.0, base=10, min=-1, max=3, step=0.25, description="total eps"),
+    )
+
+
+def plot_tracing_roc(n=100, d=5000, *, epsilons=(10.0, 1.0), rng=None):
+    """ROC curves (log-scale false-positive rate) of the tracing attack on exact and on DP means."""
+    gen = as_rng(rng)
+    fig, ax = plt.subplots(figsize=(6.5, 4.0))
+    fprs = np.geomspace(1e-3, 1.0, 60)
+    for label, eps in [("exact means", None)] + [(f"Laplace, epsilon = {e:g}", e) for e in epsilons]:
+        mem, non = tracing_experiment(n, d, epsilon=eps, n_tested=n, rng=gen)
+        tpr = [tpr_at_fpr(mem, non, f) for f in fprs]
+        ax.semilogx(fprs, tpr, label=label)
+    ax.semilogx(fprs, fprs, "k:", label="guessing")
+    ax.set_xlabel("false-positive rate (non-members flagged)")
+    ax.set_ylabel("true-positive rate (members flagged)")
+    ax.set_title(f"Tracing {n} people from the means of d = {d} attributes")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def svt_versus_laplace(ks, epsilon, *, gap=None, runs=1000, rng=None):
+    """How often the one query above the threshold is found, by AboveThreshold and by Laplace on every query.
+
+    k - 1 queries lie ``gap`` below the threshold T = 0 and the last one ``gap`` above (default gap
+    20 / epsilon). AboveThreshold (:func:`dpcourse.above_threshold`, epsilon) succeeds if it returns the
+    last index; the baseline releases all k answers with :func:`dpcourse.laplace_mechanism` (l1
+    sensitivity k under the worst case where one record moves every query, epsilon in total) and
+    succeeds if exactly the last noisy answer is >= T. Returns two arrays of success rates.
+    """
+    eps = check_epsilon(epsilon)
+    runs = check_positive_int(runs, "runs")
+    g = 20.0 / eps if gap is None else float(gap)
+    gen = as_rng(rng)
+    svt, lap = [], []
+    for k in [check_positive_int(k, "k") for k in ks]:
+        values = np.r_[np.full(k - 1, -g), g]
+        svt.append(np.mean(above_threshold(values, 0.0, eps, rng=gen, size=runs) == k - 1))
+        # runs independent releases of the k answers (one call; each row is one release of sensitivity k)
+        noisy = laplace_mechanism(np.tile(values, (runs, 1)), float(k), eps, rng=gen)
+        above = noisy >= 0.0
+        lap.append(np.mean(above[:, -1] & (above.sum(axis=1) == 1)))
+    return np.array(svt), np.array(lap)
+
+
+def plot_svt_versus_laplace(ks=(1, 3, 10, 30, 100, 300, 1000), epsilon=1.0, *, runs=1000, rng=None):
+    """Success rate of AboveThreshold and of Laplace-on-every-query against the number of queries k."""
+    ks = [int(k) for k in ks]
+    svt, lap = svt_versus_laplace(ks, epsilon, runs=runs, rng=rng)
+    fig, ax = plt.subplots(figsize=(6.5, 3.6))
+    ax.semilogx(ks, svt, "o-", label="AboveThreshold (sparse vector)")
+    ax.semilogx(ks, lap, "s--", label="Laplace on every query")
+    ax.set_xlabel("number of queries k")
+    ax.set_ylabel("P[the right query is reported]")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title(f"One query {20 / epsilon:g} above T, the others {20 / epsilon:g} below; epsilon = {epsilon:g}")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def crossover_k(result, method="laplace") -> int:
+    """The first k of ``result`` (from :func:`dpcourse.queries.error_versus_queries`) from which MWEM's
+    error stays below ``method``'s error for every larger k of the grid; -1 if there is none."""
+    k = np.asarray(result["k"])
+    better = np.asarray(result["mwem"]) < np.asarray(result[method])
+    for i in range(k.size):
+        if better[i:].all():
+            return int(k[i])
+    return -1
+
+
+def plot_error_versus_queries(result, *, epsilon=None):
+    """Max normalised error against k (log-log) for the three releases of ``result``; crossovers marked."""
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    k = result["k"]
+    for key, style, label in [("laplace", "o-", "Laplace per query"), ("gaussian", "s-", "Gaussian per query"),
+                              ("mwem", "^-", "MWEM")]:
+        ax.loglog(k, result[key], style, label=label)
+    for method, colour in [("laplace", "C0"), ("gaussian", "C1")]:
+        kc = crossover_k(result, method)
+        if kc > 0:
+            ax.axvline(kc, color=colour, ls=":", lw=1)
+    ax.set_xlabel("number of queries k")
+    ax.set_ylabel("max |error| / n")
+    title = "Answering k counting queries on the affairs survey (64 cells)"
+    ax.set_title(title if epsilon is None else f"{title}, epsilon = {epsilon:g}", fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def query_release_widget(histogram, query_pool):
+    """Sliders for epsilon and the largest k, redrawing :func:`plot_error_versus_queries` (one run per k)."""
+    import ipywidgets as widgets
+
+    def show(epsilon, k_max):
+        ks = np.unique(np.geomspace(1, k_max, 8).astype(int))
+        res = error_versus_queries(histogram, query_pool, ks, epsilon, runs=1, rng=0)
+        plot_error_versus_queries(res, epsilon=epsilon)
+        plt.show()
+
+    return widgets.interactive(
+        show,
+        epsilon=widgets.FloatLogSlider(value=1.0, base=10, min=-1, max=1, step=0.25, description="epsilon"),
+        k_max=widgets.IntSlider(value=1000, min=10, max=2000, step=10, description="largest k"),
+    )

@@ -1,0 +1,68 @@
+"""Checkers and figures of the chapters on many queries: right answers pass, usual slips get a hint, no answer leaks."""
+
+import math
+
+import matplotlib
+import numpy as np
+import pytest
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from dpcourse.exercises.queries import check_sample_size, check_svt_scales  # noqa: E402
+from dpcourse.plots import queries as figs  # noqa: E402
+from dpcourse.queries import affairs_histogram, product_queries, smalldb_sample_size  # noqa: E402
+
+
+def test_check_svt_scales():
+    assert check_svt_scales(lambda e, c, s: (2 * s / e, 4 * c * s / e)).passed
+    lee_clifton = check_svt_scales(lambda e, c, s: (2 * s / e, 4 * s / e))
+    assert not lee_clifton.passed and "does not grow with c" in lee_clifton.message
+    half = check_svt_scales(lambda e, c, s: (2 * s / e, 2 * c * s / e))
+    assert not half.passed and "twice the sensitivity" in half.message
+    small_rho = check_svt_scales(lambda e, c, s: (s / e, 4 * c * s / e))
+    assert not small_rho.passed and "threshold scale" in small_rho.message
+    assert not check_svt_scales(lambda e, c, s: 1.0).passed
+    assert not check_svt_scales(3).passed
+    for res in (lee_clifton, half, small_rho):  # never the formula or a number to copy
+        assert "4 *" not in res.message and "2 * c" not in res.message and "/ epsilon" not in res.message
+
+
+def test_check_sample_size():
+    assert check_sample_size(smalldb_sample_size).passed
+    assert check_sample_size(lambda k, a: math.floor(math.log(2 * k) / (2 * a * a)) + 1).passed
+    notes = check_sample_size(lambda k, a: math.ceil(2 * math.log(2 * k) / (a * a)))
+    assert not notes.passed and "four times" in notes.message
+    one_tail = check_sample_size(lambda k, a: math.floor(math.log(k) / (2 * a * a)) + 1)
+    assert not one_tail.passed and "both tails" in one_tail.message
+    unrounded = check_sample_size(lambda k, a: math.log(2 * k) / (2 * a * a))
+    assert not unrounded.passed and "whole number" in unrounded.message
+    wrong = check_sample_size(lambda k, a: 1)
+    assert not wrong.passed
+    for res in (notes, one_tail, unrounded, wrong):
+        assert str(smalldb_sample_size(1000, 0.05)) not in res.message
+
+
+def test_figures_and_crossover():
+    rec, rec_dp = figs.reconstruction_curve(32, 128, [0.0, 100.0], epsilon=1.0, runs=1, rng=0)
+    assert rec[0] == 1.0 and rec[1] < 0.9 and 0.0 <= rec_dp <= 1.0
+    for fig in (figs.plot_reconstruction(32, 64, noise_bounds=[0.5, 8.0], runs=1, rng=0),
+                figs.plot_tracing_roc(20, 200, epsilons=(1.0,), rng=0),
+                figs.plot_svt_versus_laplace((1, 10), 1.0, runs=100, rng=0)):
+        assert isinstance(fig, matplotlib.figure.Figure)
+        plt.close(fig)
+    res = {"k": np.array([1, 10, 100, 1000]), "laplace": np.array([0.1, 0.5, 2.0, 9.0]),
+           "gaussian": np.array([0.2, 0.3, 0.4, 0.2]), "mwem": np.array([0.3, 0.4, 0.3, 0.25])}
+    assert figs.crossover_k(res, "laplace") == 10
+    assert figs.crossover_k(res, "gaussian") == -1  # MWEM is not below Gaussian at k = 1000
+    plt.close(figs.plot_error_versus_queries(res, epsilon=1.0))
+    svt, lap = figs.svt_versus_laplace([1, 100], 1.0, runs=200, rng=0)
+    assert svt[1] > lap[1]
+
+
+def test_widgets_build():
+    pytest.importorskip("ipywidgets")
+    assert figs.reconstruction_widget() is not None
+    h = affairs_histogram()
+    assert figs.query_release_widget(h, product_queries((2, 2, 4, 4))[:50]) is not None
+    plt.close("all")
