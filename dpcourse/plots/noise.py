@@ -137,12 +137,12 @@ def plot_lattice_cost(sensitivity=1.0, epsilon=1.0, *, exponents=range(-12, 3), 
     eps = check_epsilon(epsilon)
     ks = np.array(list(exponents))
     fig, ax = plt.subplots(figsize=(6.5, 3.8))
-    for d in dims:
+    for i, d in enumerate(dims):
         ratio = [laplace_lattice(sens, eps, dim=d, spacing=2.0 ** int(k)).noise_scale / (sens / eps) for k in ks]
-        ax.semilogy(ks, ratio, "o-", ms=3, label=f"dim = {d}")
+        ax.semilogy(ks, ratio, "o-", ms=3, color=f"C{i}", label=f"dim = {d}")
         k_default = laplace_lattice(sens, eps, dim=d).exponent
         if ks.min() <= k_default <= ks.max():
-            ax.axvline(k_default, color="grey", ls=":", lw=1)
+            ax.axvline(k_default, color=f"C{i}", ls=":", lw=1, label=f"default g for dim = {d}")
     ax.axhline(1.0, color="k", lw=0.8)
     ax.set_xlabel(r"$\log_2$ of the lattice spacing g")
     ax.set_ylabel(r"noise scale / $(\Delta/\varepsilon)$")
@@ -233,12 +233,12 @@ def plot_noise_dimension(epsilon=1.0, delta=1e-6, *, dims=(1, 2, 5, 10, 20, 50, 
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
     for ax, ball in zip(axes, ("l2", "l1")):
         rows = [l2_error_comparison(int(d), eps, dl, sensitivity_ball=ball) for d in dims]
-        for key, label in (("laplace", "Laplace (l1 sensitivity), eps-DP"),
-                           ("knorm", "K-norm, l2 ball, eps-DP"),
-                           ("gaussian", f"Gaussian, (eps, {dl:g})-DP")):
+        for key, label, colour in (("laplace", "Laplace (l1 sensitivity), eps-DP", "C0"),
+                                   ("knorm", "K-norm, l2 ball, eps-DP", "C1"),
+                                   ("gaussian", f"Gaussian, (eps, {dl:g})-DP", "C2")):
             if ball == "l1" and key == "knorm":
                 continue
-            ax.loglog(dims, [r[key] for r in rows], "o-", ms=3, label=label)
+            ax.loglog(dims, [r[key] for r in rows], "o-", ms=3, color=colour, label=label)
         ax.set_title(f"sensitivity set: unit {ball} ball")
         ax.set_xlabel("dimension d")
         ax.legend(fontsize=8)
