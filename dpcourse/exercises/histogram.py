@@ -58,8 +58,9 @@ def check_my_dp_histogram(student_fn) -> CheckResult:
         if np.all(resid == 0):
             return CheckResult(False, f"your counts are exact (relation={relation!r}): add the Laplace noise")
         if np.all(resid == np.round(resid)):
-            return CheckResult(False, "your noisy counts are all whole numbers: release the noisy counts themselves "
-                                      "(rounding is post-processing the reader may do later)")
+            return CheckResult(False, "your noisy counts are all whole numbers: this exercise asks for the Laplace "
+                                      "noise of dpcourse.laplace_mechanism, released as it is (rounding is "
+                                      "post-processing the reader may do later)")
         if np.corrcoef(out, exact)[0, 1] < 0.5:
             return CheckResult(False, "your noisy counts are not centred on the exact counts: is the i-th output the "
                                       "count of categories[i] (in the given order, not sorted)?")
