@@ -35,6 +35,15 @@ __all__ = [
 ]
 
 
+def _as_array(x, name: str) -> np.ndarray:
+    """``np.asarray(x)``, with numpy's own error for a ragged nested list replaced by a named TypeError."""
+    try:
+        return np.asarray(x)
+    except (ValueError, TypeError):
+        raise TypeError(f"{name} must be a (rectangular) array of numbers, got a ragged or malformed "
+                        f"{type(x).__name__}") from None
+
+
 def _describe(value) -> str:
     """A short repr for messages (arrays are summarised, not dumped)."""
     if isinstance(value, np.ndarray) and value.size > 6:
@@ -134,7 +143,7 @@ def check_real_array(x, name: str = "x", *, allow_empty: bool = False, ndim=None
     """
     if isinstance(x, (str, bytes)):
         raise TypeError(f"{name} must be numeric, got {type(x).__name__} {x!r}")
-    arr = np.asarray(x)
+    arr = _as_array(x, name)
     if arr.dtype == bool:
         raise TypeError(f"{name} must hold real numbers, got booleans (convert them with .astype(int) if meant)")
     if arr.dtype.kind not in "iuf":
@@ -250,7 +259,7 @@ def check_labels(values, name: str) -> np.ndarray:
     """
     if isinstance(values, (str, bytes)):
         raise TypeError(f"{name} must be a sequence of labels, got the string {values!r}")
-    arr = np.asarray(values)
+    arr = _as_array(values, name)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-d sequence, got shape {arr.shape}")
     if arr.dtype == bool:

@@ -158,5 +158,10 @@ def mechanism_epsilon(output_distributions, neighbours) -> float:
                                 f"{type(key).__name__}): use tuples, numbers or strings as dataset keys")
             if key not in output_distributions:
                 raise ValueError(f"neighbours names the dataset {key!r}, which output_distributions lacks")
-        worst = max(worst, privacy_loss(output_distributions[x], output_distributions[x2]))
+        p = check_distribution(output_distributions[x], f"output_distributions[{x!r}]")
+        q = check_distribution(output_distributions[x2], f"output_distributions[{x2!r}]")
+        if p.shape != q.shape:
+            raise ValueError(f"output_distributions[{x!r}] and output_distributions[{x2!r}] must be distributions "
+                             f"over the same outcomes, got lengths {p.size} and {q.size}")
+        worst = max(worst, privacy_loss(p, q))
     return worst

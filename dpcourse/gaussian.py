@@ -66,6 +66,8 @@ def gaussian_delta(epsilon, mu) -> float:
     """
     eps = check_real(epsilon, "epsilon", low=0.0)
     m = _check_mu(mu)
+    if eps / m == np.inf:  # mu is so small next to epsilon that the loss never exceeds it: delta underflows to 0
+        return 0.0
     a = m / 2 - eps / m
     b = -m / 2 - eps / m
     if a < 0:
@@ -127,7 +129,9 @@ def _gaussian_delta_array(eps: np.ndarray, mu: np.ndarray) -> np.ndarray:
         eb = special.erfcx(-np.where(tails, b, -1.0) / _SQRT2)
         tail_value = np.exp(special.log_ndtr(a)) * ((ea - eb) / ea)
         body_value = special.ndtr(a) - np.exp(eps + special.log_ndtr(b))
-    return np.maximum(np.where(tails, tail_value, body_value), 0.0)
+        value = np.where(tails, tail_value, body_value)
+        underflow = np.isinf(eps / mu)  # mu tiny next to epsilon: delta underflows to 0
+    return np.where(underflow, 0.0, np.maximum(value, 0.0))
 
 
 def _log_gaussian_delta_array(eps: np.ndarray, mu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -357,7 +361,8 @@ def analytic_gaussian_sigma(epsilon, delta, l2_sensitivity=1.0) -> float:
         return _log_gaussian_delta(eps, float(np.exp(t))) - target
 
     # Start between the classic guess (right for small epsilon) and sqrt(2 eps) (right for large epsilon).
-    t0 = float(np.log(min(eps / np.sqrt(2.0 * (np.log(1.25) - target) + eps), np.sqrt(2.0 * eps) + 1.0)))
+    guess = min(eps / np.sqrt(2.0 * (np.log(1.25) - target) + eps), np.sqrt(2.0 * eps) + 1.0)
+    t0 = float(np.log(max(guess, 1e-300)))  # a subnormal epsilon would make the guess 0
     step = np.log(2.0)
     lo = hi = t0
     upwards = g(t0) <= 0

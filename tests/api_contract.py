@@ -1,0 +1,440 @@
+"""The validation contract of every public callable of dpcourse, as data.
+
+For each callable: its arguments, each with a *kind* that says what a valid value is (a Hypothesis
+strategy and one default), which values are invalid (a list, plus optionally a strategy of random invalid
+numbers) and which extreme values are still valid. Two users:
+
+* ``tests/test_contract_properties.py`` (Hypothesis): random valid calls never give NaN or an output out of
+  its range; a random invalid value of any one argument raises a ``TypeError``/``ValueError`` whose
+  message names that argument.
+* ``tools/bad_input_sweep.py``: every listed invalid value of every argument, and every extreme valid value,
+  deterministically, counted as named errors / silent acceptances / silent wrong outputs.
+
+A new public function gets an entry in ``SPECS``; a test fails if ``dpcourse.__init__`` exports a callable
+that has none.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+from hypothesis import strategies as st
+
+import dpcourse as dp
+
+NAN, INF = float("nan"), float("inf")
+
+# Values that are not real numbers at all (every real-number argument refuses them with a TypeError).
+NOT_A_NUMBER = [True, False, np.bool_(True), "1", b"1", None, 1 + 0j, np.complex128(1), [1.0], (1.0,),
+                np.array([1.0, 2.0]), np.array(True, dtype=object), np.array(1.0, dtype=object), {}, object()]
+NOT_AN_INT = [True, np.bool_(False), "3", None, 2.5, 3.0, NAN, INF, 1 + 0j, [3], np.array([3]), np.array(3.0),
+              np.array(True, dtype=object), Fraction(3, 1)]
+
+
+@dataclass
+class Kind:
+    """What one argument accepts."""
+
+    default: object
+    valid: st.SearchStrategy
+    bad: list
+    edge: list = field(default_factory=list)     # extreme values that are still valid
+    bad_st: st.SearchStrategy | None = None      # random invalid numbers
+
+
+def real(lo=None, hi=None, lo_open=False, hi_open=False, *, v_lo, v_hi, default, edge=(), inf_ok=False):
+    """A real scalar in an interval; valid draws from [v_lo, v_hi] (inside the interval)."""
+    bad = list(NOT_A_NUMBER) + [NAN] + ([] if inf_ok else [INF, -INF])
+    outside = []
+    if lo is not None:
+        bad += [lo - 1.0, -1e300] + ([lo] if lo_open else [])
+        outside.append(st.floats(max_value=lo, exclude_max=not lo_open, allow_nan=False, allow_infinity=False))
+    if hi is not None:
+        bad += [hi + 1.0, 1e300] + ([hi] if hi_open else [])
+        outside.append(st.floats(min_value=hi, exclude_min=not hi_open, allow_nan=False, allow_infinity=False))
+    valid = st.floats(v_lo, v_hi, allow_nan=False, allow_infinity=False)
+    return Kind(default, valid, bad, list(edge), st.one_of(outside) if outside else None)
+
+
+EPS = real(0.0, None, True, v_lo=1e-3, v_hi=50.0, default=1.0, edge=[5e-324, 1e-300, 1e-12, 700.0, 1e6, 1e300])
+EPS_MODEST = real(0.0, None, True, v_lo=1e-2, v_hi=20.0, default=1.0, edge=[1e-12, 1e-6, 50.0, 700.0])
+EPS0 = real(0.0, None, v_lo=0.0, v_hi=50.0, default=0.5, edge=[0.0, 5e-324, 1e-300, 700.0, 1e300])
+EPS0_OR_ARRAY = Kind(0.5, st.one_of(EPS0.valid, st.lists(EPS0.valid, min_size=1, max_size=4)),
+                    [b for b in EPS0.bad if not isinstance(b, (list, tuple, np.ndarray))]
+                    + [[0.5, -1.0], [NAN], np.array([0.5, INF]), ["1"], [True]], [[0.0, 1e300], 5e-324])
+EPS_LT1 = real(0.0, 1.0, True, True, v_lo=1e-3, v_hi=0.999, default=0.5, edge=[5e-324, 1e-300, 1 - 2**-53])
+DELTA = real(0.0, 1.0, False, True, v_lo=0.0, v_hi=0.99, default=1e-5, edge=[0.0, 5e-324, 1e-300, 1 - 2**-53])
+DELTA_POS = real(0.0, 1.0, True, True, v_lo=1e-12, v_hi=0.5, default=1e-5, edge=[5e-324, 1e-300, 0.5, 1 - 2**-53])
+PROB = real(0.0, 1.0, v_lo=0.0, v_hi=1.0, default=0.75, edge=[0.0, 5e-324, 1.0])
+PROB_OPEN = real(0.0, 1.0, True, True, v_lo=1e-6, v_hi=0.999, default=0.05, edge=[5e-324, 1e-300, 1 - 2**-53])
+CONF = real(0.0, 1.0, True, True, v_lo=0.5, v_hi=0.999, default=0.95, edge=[1e-300, 1 - 2**-53])
+GAMMA = real(0.0, 0.5, True, True, v_lo=1e-6, v_hi=0.4999, default=0.25, edge=[5e-324, 1e-300, 0.5 - 2**-54])
+POS = real(0.0, None, True, v_lo=1e-2, v_hi=100.0, default=1.0, edge=[1e-300, 1e-8, 1e8, 1e300])
+SIGMA_DISC = real(0.0, None, True, v_lo=0.5, v_hi=50.0, default=3.0, edge=[2.0**-20, 2.0**20])
+MU = real(0.0, None, True, v_lo=1e-3, v_hi=30.0, default=1.0, edge=[5e-324, 1e-300, 1e-8, 1e3, 1e100, 1e300])
+REAL = real(v_lo=-1e3, v_hi=1e3, default=0.0, edge=[-1e300, -5e-324, 0.0, 1e300])
+NONNEG = real(0.0, None, v_lo=0.0, v_hi=100.0, default=1.0, edge=[0.0, 1e300])
+ORDER = real(1.0, None, True, v_lo=1.001, v_hi=1e4, default=2.0, edge=[1.0 + 2**-52, 1e6, 1e300])
+ORDER.bad += ["2", b"2", ["2"], np.array("2.0"), np.array([1.5, 0.5]), np.array([2.0, NAN])]
+ALPHA_ACC = real(0.0, 1.0, True, False, v_lo=1e-3, v_hi=1.0, default=0.05, edge=[5e-324, 1e-200, 1.0])
+LOWER = real(v_lo=-100.0, v_hi=0.0, default=0.0, edge=[-1e300])
+UPPER = real(v_lo=1.0, v_hi=100.0, default=10.0, edge=[1e300])
+LOWER.bad += [1e3]   # above the default upper bound
+UPPER.bad += [-1e3, 0.0]  # below or at the default lower bound
+
+
+def integer(minimum=1, *, v_lo=None, v_hi=50, default=3, edge=(), maximum=None):
+    bad = list(NOT_AN_INT) + [minimum - 1, -(2**70)] + ([maximum + 1] if maximum else [])
+    return Kind(default, st.integers(minimum if v_lo is None else v_lo, v_hi), bad, list(edge),
+                st.integers(max_value=minimum - 1))
+
+
+POSINT = integer(edge=[1, 10**5])
+K_OPT = integer(v_hi=60, edge=[1, 10**5, 1_999_999])
+K_BIG = integer(edge=[1, 10**6, 2**62])
+N_BF = integer(v_hi=3, default=2, edge=[1])
+N_AUDIT = integer(100, v_hi=400, default=200, edge=[100])
+SENS_INT = integer(v_hi=20, default=1, edge=[1, 1000], maximum=None)
+DIM = integer(v_hi=8, default=1, edge=[1, 10**4])
+K_MAX = integer(v_hi=300, default=100, edge=[1])
+
+
+def floats_list(min_size=1, max_size=8, lo=-1e3, hi=1e3):
+    return st.lists(st.floats(lo, hi, allow_nan=False, allow_infinity=False), min_size=min_size, max_size=max_size)
+
+
+ARRAY_BAD = ["abc", b"ab", None, [NAN], [1.0, INF], [-INF], [True, False], np.array([True]), [1 + 1j],
+             np.array([1.0, 2.0], dtype=complex), [[1.0], [2.0, 3.0]], [None], [{}], ["1.0"], {"a": 1.0}, object()]
+ARRAY = Kind([1.0, 2.0], floats_list(0), list(ARRAY_BAD), [[], [1e300, -1e300], [5e-324]])
+ARRAY_SCALAR_OK = Kind([1.0, 2.0], st.one_of(floats_list(0), st.floats(-1e3, 1e3)), list(ARRAY_BAD),
+                       [[], 1e300, [5e-324, -1e300]])
+ARRAY1D = Kind([1.0, 4.0, 3.0], floats_list(1), ARRAY_BAD + [[], [[1.0, 2.0]], 3.0], [[1e300, -1e300], [5e-324]])
+NONNEG_ARRAY = Kind([0.0, 1.0], st.one_of(floats_list(1, lo=0.0, hi=100.0), st.floats(0.0, 100.0)),
+                    ARRAY_BAD + [[-1.0], -1.0, [0.0, -1e-300]], [[0.0, 1e300], 0.0])
+BITS_BAD = ["01", None, [2], [0.5], [-1], [NAN], [True, False], np.array([True]), [[0], [1, 0]], [1 + 0j], ["1"]]
+BITS = Kind([1, 0, 1], st.lists(st.sampled_from([0, 1]), min_size=0, max_size=12), list(BITS_BAD),
+            [[], [1.0, 0.0], np.ones((2, 3))])
+BITS1D = Kind([1, 0, 1], st.lists(st.sampled_from([0, 1]), min_size=0, max_size=12), BITS_BAD + [[[0, 1]]], [[]])
+RESPONSES = Kind([1, 0, 1, 1], st.lists(st.sampled_from([0, 1]), min_size=1, max_size=12), BITS_BAD + [[], 1],
+                 [[[1, 0], [0, 1]]])
+LABELS = Kind([0, 1], st.lists(st.integers(-5, 5), min_size=2, max_size=3, unique=True),
+              [[], [1, 1], [True, False], "ab", [[1], [2]], [NAN, 1.0], [None], None, 3, [1 + 0j], [{}]],
+              [[0], [7]])
+
+
+def _dist(n):
+    return st.lists(st.floats(0.0, 1.0), min_size=n, max_size=n).filter(lambda v: sum(v) > 1e-3).map(
+        lambda v: (np.array(v) / math.fsum(v)).tolist())
+
+
+DIST3 = Kind([0.5, 0.25, 0.25], _dist(3),
+             [[0.5, 0.6, 0.0], [-0.1, 1.1, 0.0], [NAN, 0.5, 0.5], [INF, 0.0, 0.0], "abc", [True, False, False],
+              [], None, [[0.5, 0.5, 0.0]], [1 + 0j, 0, 0], [0.5, 0.5]],
+             [[1.0, 0.0, 0.0], [5e-324, 0.5, 0.5 - 5e-324]])
+RELATION = Kind("add_remove", st.sampled_from(["add_remove", "replace_one"]),
+                ["add-remove", "", "ADD_REMOVE", 1, None, True, ["add_remove"]])
+FLAG = Kind(False, st.booleans(), [1, 0, "yes", None, 1.0, np.array([True]), [True]])
+SECURE = Kind(True, st.booleans(), [1, 0, "yes", None, 1.0])
+RNG = Kind(0, st.one_of(st.none(), st.integers(0, 2**32), st.integers(0, 100).map(np.random.default_rng)),
+           [-1, 1.5, "0", True, np.random.RandomState(0), [1], NAN, np.bool_(False)], [None, 2**64 + 1])
+SIZE = Kind(None, st.one_of(st.none(), st.integers(1, 20)), [0, -1, 2.5, True, "3", NAN, np.array([2])], [1])
+SHAPE = Kind(None, st.one_of(st.none(), st.integers(0, 20), st.tuples(st.integers(0, 4), st.integers(0, 4))),
+             [-1, 2.5, True, "3", NAN, (2, -1), (2, 1.5), [2, 2]], [0, (0,), ()])
+
+
+def choice(*options, default=None):
+    return Kind(default or options[0], st.sampled_from(list(options)),
+                ["nope", "", 1, None, True, list(options[:1]), options[0].upper() + "_"])
+
+
+NOISE = choice("laplace", "exponential", "gumbel")
+CONVERSION = choice("improved", "mironov")
+EVENTS_FAMILY = choice("auto", "thresholds", "outcomes", "both")
+METHOD = choice("basic", "rdp")
+EVENT = Kind(dp.PureDPEvent(0.5), st.sampled_from([dp.PureDPEvent(0.5), dp.LaplaceEvent(0.2), dp.GaussianEvent(4.0),
+                                                        dp.ComposedEvent(dp.LaplaceEvent(0.1), 3)]),
+                  [0.5, "event", None, [dp.PureDPEvent(0.5)], dp.PureDPEvent, 1])
+EVENT_LIST = Kind([dp.PureDPEvent(0.5)], st.lists(EVENT.valid, min_size=1, max_size=4),
+                  [dp.PureDPEvent(0.5), 3, "ab", [1], [dp.PureDPEvent(0.5), None], None, object()])
+EVENT_LIST_EMPTY_OK = Kind([dp.PureDPEvent(0.5)], st.lists(EVENT.valid, min_size=0, max_size=4),
+                           [dp.PureDPEvent(0.5), 3, "ab", [1], [dp.PureDPEvent(0.5), None], None, object()])
+
+
+def _lap(x, rng, size=None):
+    return x + rng.laplace(0.0, 1.0, size=size)
+
+
+def _sum(r):
+    return float(np.sum(r))
+
+
+MECH = Kind(_lap, st.sampled_from([_lap]), [1, "f", None, [_lap]])
+QUERY = Kind(_sum, st.sampled_from([_sum, len, lambda r: np.array([np.sum(r == 0), np.sum(r == 1)])]),
+             [1, "f", None, [_sum], lambda r: np.sum(r) + 1j, lambda r: "x", lambda r: np.sum(r) > 0])
+CURVE = Kind(lambda a: dp.rdp_gaussian(a, 1.0),
+             st.sampled_from([lambda a: dp.rdp_gaussian(a, 1.0), lambda a: 3 * dp.rdp_laplace(a, 0.5)]),
+             [1.0, None, "f", lambda a: -a, lambda a: a * NAN, lambda a: 1.0, lambda a: np.full(a.shape, "x")])
+DISTS = Kind({0: [0.75, 0.25], 1: [0.25, 0.75]}, st.sampled_from([{0: [0.75, 0.25], 1: [0.25, 0.75]}]),
+             [[[0.75, 0.25]], None, 3, "x", {0: [0.5, 0.6], 1: [0.25, 0.75]}, {0: "ab", 1: [0.25, 0.75]}])
+PAIRS = Kind([(0, 1)], st.sampled_from([[(0, 1)], [(1, 0), (0, 1)]]),
+             [[(0, 1, 2)], [0], 5, [], "01", [([0], [1])], [(0, 7)], None])
+INTS = Kind([3, 4], st.one_of(st.integers(-1000, 1000), st.lists(st.integers(-1000, 1000), min_size=1, max_size=6)),
+            [2.5, [1.5], "3", None, True, [True], np.array([1.0, NAN]), [2**70], 1 + 0j], [0, 2**61, [-(2**61)]])
+INT_SCALAR = Kind(10, st.integers(-1000, 1000), [2.5, [1.5], "3", None, True, 1 + 0j, NAN], [0, 2**61])
+SCALE_FRAC = Kind(2.0, st.one_of(st.floats(0.1, 50.0), st.integers(1, 50), st.fractions(1, 50).filter(lambda f: f > 0)),
+                  [0, -1.0, NAN, INF, True, "2", None, 1 + 0j, Fraction(0), Fraction(-1, 2)],
+                  [2.0**-20, 2**40, Fraction(1, 3), 2.0**-70])
+DATA_CAT = Kind(["A", "B", "A"], st.lists(st.sampled_from(["A", "B", "C"]), max_size=10),
+                ["ABA", None, [True], ["Z"], [["A"]], 3], [[]])
+CATEGORIES = Kind(["A", "B", "C"], st.sampled_from([["A", "B", "C"], ["C", "B", "A", "D"]]),
+                  [[], ["A", "A", "B", "C"], "ABC", None, [True, False], [["A", "B", "C"]]], [])
+EPS_LIST = Kind([0.5, 0.25], st.lists(st.floats(1e-3, 10.0), min_size=1, max_size=5),
+                [[], [0.0], [-1.0], [NAN], [INF], [True], ["1"], None, 0.5, "0.5"], [[5e-324], [1e300, 1e300]])
+
+
+@dataclass
+class Arg:
+    name: str
+    kind: Kind
+    keyword: bool = False  # passed by keyword (keyword-only parameters)
+
+
+@dataclass
+class Spec:
+    name: str
+    fn: object
+    args: list
+    out: str = "any"           # "any" (no NaN), "nonneg" (>= 0 or inf), "unit" (in [0, 1]), "index"
+    max_examples: int = 25     # Hypothesis examples per property (fewer for slow functions)
+
+
+def _call(spec, values):
+    pos = [values[a.name] for a in spec.args if not a.keyword]
+    kw = {a.name: values[a.name] for a in spec.args if a.keyword}
+    return spec.fn(*pos, **kw)
+
+
+def call(spec, values):
+    """Call ``spec`` with ``values`` (a dict argument name -> value)."""
+    return _call(spec, values)
+
+
+def defaults(spec):
+    return {a.name: a.kind.default for a in spec.args}
+
+
+def _acc_epsilon(delta, method):
+    return dp.PrivacyAccountant([dp.GaussianEvent(3.0), dp.PureDPEvent(0.5)]).epsilon(delta, method)
+
+
+def _acc_compare(delta):
+    return dp.PrivacyAccountant([dp.GaussianEvent(3.0), dp.PureDPEvent(0.5)]).compare(delta)
+
+
+def _acc_compose(event, k):
+    return dp.PrivacyAccountant().compose(event, k).epsilon(1e-6, "basic")
+
+
+def _audit(mechanism, n_samples, rng, confidence, delta, events):
+    return dp.audit_epsilon(mechanism, 0.0, 1.0, n_samples, rng=rng, confidence=confidence, delta=delta,
+                            events=events)
+
+
+def _group(epsilon, delta, k):
+    return dp.group_privacy(epsilon, delta, k)
+
+
+def _hist(data, epsilon, relation, categories, rng, secure):
+    return dp.dp_histogram(data, epsilon, relation=relation, categories=categories, rng=rng, secure=secure)
+
+
+A = Arg
+SPECS = [
+    Spec("audit_epsilon", _audit, [A("mechanism", MECH), A("n_samples", N_AUDIT), A("rng", RNG), A("confidence", CONF),
+                                   A("delta", DELTA), A("events", EVENTS_FAMILY)], "any", 8),
+    Spec("group_privacy", _group, [A("epsilon", EPS0), A("delta", DELTA), A("k", POSINT)], "nonneg"),
+    Spec("hockey_stick", dp.hockey_stick, [A("p", DIST3), A("q", DIST3), A("epsilon", EPS0_OR_ARRAY)], "unit"),
+    Spec("privacy_loss", dp.privacy_loss, [A("p", DIST3), A("q", DIST3)], "nonneg"),
+    Spec("mechanism_epsilon", dp.mechanism_epsilon, [A("output_distributions", DISTS), A("neighbours", PAIRS)],
+         "nonneg"),
+    Spec("PureDPEvent", dp.PureDPEvent, [A("epsilon", EPS)]),
+    Spec("LaplaceEvent", dp.LaplaceEvent, [A("epsilon", EPS)]),
+    Spec("GaussianEvent", dp.GaussianEvent, [A("sigma", POS), A("l2_sensitivity", POS)]),
+    Spec("ComposedEvent", dp.ComposedEvent, [A("event", EVENT), A("k", POSINT)]),
+    Spec("SequenceEvent", dp.SequenceEvent, [A("events", EVENT_LIST_EMPTY_OK)]),
+    Spec("PrivacyAccountant", dp.PrivacyAccountant, [A("events", EVENT_LIST_EMPTY_OK)]),
+    Spec("PrivacyAccountant.compose", _acc_compose, [A("event", EVENT), A("k", POSINT)], "nonneg"),
+    Spec("PrivacyAccountant.epsilon", _acc_epsilon, [A("delta", DELTA_POS), A("method", METHOD)], "nonneg"),
+    Spec("PrivacyAccountant.compare", _acc_compare, [A("delta", DELTA_POS)], "any", 10),
+    Spec("max_compositions", dp.max_compositions, [A("event", EVENT), A("epsilon", EPS_MODEST),
+                                                   A("delta", DELTA_POS), A("method", METHOD),
+                                                   A("k_max", K_MAX, True)], "nonneg", 8),
+    Spec("advanced_composition", dp.advanced_composition, [A("epsilon", EPS), A("k", K_BIG),
+                                                           A("delta_prime", DELTA_POS)], "nonneg"),
+    Spec("advanced_composition_crossover", dp.advanced_composition_crossover, [A("k", K_BIG),
+                                                                               A("delta_prime", DELTA_POS)], "nonneg"),
+    Spec("basic_composition", dp.basic_composition, [A("epsilon", EPS), A("k", K_BIG), A("delta", DELTA)], "nonneg"),
+    Spec("gaussian_composition_epsilon", dp.gaussian_composition_epsilon,
+         [A("sigma", POS), A("k", K_BIG), A("delta", DELTA_POS), A("l2_sensitivity", POS)], "nonneg"),
+    Spec("optimal_composition_delta", dp.optimal_composition_delta, [A("epsilon", EPS), A("k", K_OPT),
+                                                                     A("epsilon_total", EPS0)], "unit"),
+    Spec("optimal_composition_epsilon", dp.optimal_composition_epsilon, [A("epsilon", EPS), A("k", K_OPT),
+                                                                         A("delta", DELTA_POS)], "nonneg"),
+    Spec("rdp_gaussian", dp.rdp_gaussian, [A("alpha", ORDER), A("mu", MU)], "nonneg"),
+    Spec("rdp_laplace", dp.rdp_laplace, [A("alpha", ORDER), A("epsilon", EPS)], "nonneg"),
+    Spec("rdp_pure_dp", dp.rdp_pure_dp, [A("alpha", ORDER), A("epsilon", EPS)], "nonneg"),
+    Spec("rdp_to_epsilon", dp.rdp_to_epsilon, [A("rdp_curve", CURVE), A("delta", DELTA_POS),
+                                               A("conversion", CONVERSION, True)], "nonneg", 10),
+    Spec("zcdp_epsilon", dp.zcdp_epsilon, [A("rho", POS), A("delta", DELTA_POS)], "nonneg"),
+    Spec("composed_epsilon", lambda epsilons, relation: dp.composed_epsilon(epsilons, relation=relation),
+         [A("epsilons", EPS_LIST), A("relation", RELATION, True)], "nonneg"),
+    Spec("laplace_privacy_loss", dp.laplace_privacy_loss,
+         [A("y", Kind([0.5, 1.0, -2.0], floats_list(3, 3), ARRAY_BAD + [[]], [[1e300, -1e300, 0.0]])),
+          A("fx", Kind([0.0, 0.0, 0.0], st.just([0.0, 0.0, 0.0]), ARRAY_BAD + [[0.0]])),
+          A("fx_prime", Kind([1.0, 0.0, 0.0], st.just([1.0, 0.0, 0.0]), ARRAY_BAD + [[1.0, 0.0]])),
+          A("scale", POS)], "any"),
+    Spec("discrete_gaussian", dp.discrete_gaussian, [A("sigma", SCALE_FRAC), A("size", SHAPE, True),
+                                                     A("rng", RNG, True)]),
+    Spec("discrete_gaussian_delta", dp.discrete_gaussian_delta, [A("epsilon", EPS0), A("sigma", SCALE_FRAC),
+                                                                 A("sensitivity", SENS_INT)], "unit", 10),
+    Spec("discrete_gaussian_pmf", dp.discrete_gaussian_pmf, [A("k", INTS), A("sigma", SCALE_FRAC)], "unit"),
+    Spec("discrete_laplace", dp.discrete_laplace, [A("scale", SCALE_FRAC), A("size", SHAPE, True),
+                                                   A("rng", RNG, True)]),
+    Spec("discrete_laplace_pmf", dp.discrete_laplace_pmf, [A("k", INTS), A("scale", SCALE_FRAC)], "unit"),
+    Spec("gaussian_lattice", dp.gaussian_lattice, [A("l2_sensitivity", POS), A("epsilon", EPS_MODEST),
+                                                   A("delta", DELTA_POS), A("dim", DIM, True)], "any", 10),
+    Spec("geometric_mechanism", dp.geometric_mechanism, [A("value", INT_SCALAR), A("sensitivity", SENS_INT),
+                                                         A("epsilon", EPS_MODEST), A("rng", RNG, True),
+                                                         A("size", SHAPE, True)]),
+    Spec("laplace_lattice", dp.laplace_lattice, [A("sensitivity", POS), A("epsilon", EPS_MODEST),
+                                                 A("dim", DIM, True)]),
+    Spec("gaussian_delta", dp.gaussian_delta, [A("epsilon", EPS0), A("mu", MU)], "unit"),
+    Spec("gaussian_epsilon", dp.gaussian_epsilon, [A("delta", DELTA_POS), A("mu", MU)], "nonneg"),
+    Spec("analytic_gaussian_sigma", dp.analytic_gaussian_sigma, [A("epsilon", EPS), A("delta", DELTA_POS),
+                                                                 A("l2_sensitivity", POS)], "nonneg"),
+    Spec("gaussian_loss_tail", dp.gaussian_loss_tail, [A("epsilon", EPS0), A("mu", MU)], "unit"),
+    Spec("gaussian_mechanism", dp.gaussian_mechanism, [A("value", ARRAY_SCALAR_OK), A("l2_sensitivity", POS),
+                                                       A("epsilon", EPS_MODEST), A("delta", DELTA_POS),
+                                                       A("rng", RNG, True), A("secure", SECURE, True)], "any", 10),
+    Spec("gaussian_sigma", dp.gaussian_sigma, [A("epsilon", EPS_LT1), A("delta", DELTA_POS),
+                                               A("l2_sensitivity", POS)], "nonneg"),
+    Spec("dp_histogram", _hist, [A("data", DATA_CAT), A("epsilon", EPS_MODEST), A("relation", RELATION),
+                                 A("categories", CATEGORIES), A("rng", RNG), A("secure", SECURE)]),
+    Spec("exact_histogram", lambda data, categories: dp.exact_histogram(data, categories=categories),
+         [A("data", DATA_CAT), A("categories", CATEGORIES)], "nonneg"),
+    Spec("histogram_sensitivity", dp.histogram_sensitivity, [A("relation", RELATION)], "nonneg"),
+    Spec("counting_queries_sample_size", dp.counting_queries_sample_size,
+         [A("k", POSINT), A("alpha", POS), A("beta", PROB_OPEN), A("epsilon", EPS)], "nonneg"),
+    Spec("dp_mean", dp.dp_mean, [A("x", ARRAY1D), A("lower", LOWER), A("upper", UPPER), A("epsilon", EPS_MODEST),
+                                 A("rng", RNG, True), A("secure", SECURE, True)]),
+    Spec("laplace_max_error_bound", dp.laplace_max_error_bound, [A("k", K_BIG), A("scale", POS),
+                                                                 A("beta", PROB_OPEN)], "nonneg"),
+    Spec("laplace_max_error_quantile", dp.laplace_max_error_quantile, [A("k", K_BIG), A("scale", POS),
+                                                                       A("beta", PROB_OPEN)], "nonneg"),
+    Spec("laplace_max_error_tail", dp.laplace_max_error_tail, [A("s", NONNEG_ARRAY), A("k", K_BIG),
+                                                               A("scale", POS)], "unit"),
+    Spec("laplace_mechanism", dp.laplace_mechanism, [A("value", ARRAY_SCALAR_OK), A("sensitivity", POS),
+                                                     A("epsilon", EPS_MODEST), A("rng", RNG, True),
+                                                     A("secure", SECURE, True)]),
+    Spec("laplace_tail", dp.laplace_tail, [A("t", NONNEG_ARRAY), A("scale", POS)], "unit"),
+    Spec("exponential_accuracy_gap", dp.exponential_accuracy_gap,
+         [A("n_candidates", K_BIG), A("sensitivity", POS), A("epsilon", EPS), A("t", NONNEG_ARRAY),
+          A("monotone", FLAG, True)], "nonneg"),
+    Spec("exponential_mechanism", dp.exponential_mechanism,
+         [A("utilities", ARRAY1D), A("sensitivity", POS), A("epsilon", EPS), A("monotone", FLAG, True),
+          A("rng", RNG, True), A("size", SIZE, True)], "index"),
+    Spec("exponential_probabilities", dp.exponential_probabilities,
+         [A("utilities", ARRAY1D), A("sensitivity", POS), A("epsilon", EPS), A("monotone", FLAG, True)], "unit"),
+    Spec("noisy_max_probabilities", dp.noisy_max_probabilities,
+         [A("scores", ARRAY1D), A("sensitivity", POS), A("epsilon", EPS_MODEST), A("monotone", FLAG, True),
+          A("noise", NOISE, True)], "unit", 6),
+    Spec("permute_and_flip", dp.permute_and_flip,
+         [A("utilities", ARRAY1D), A("sensitivity", POS), A("epsilon", EPS), A("monotone", FLAG, True),
+          A("rng", RNG, True), A("size", SIZE, True)], "index"),
+    Spec("permute_and_flip_probabilities", dp.permute_and_flip_probabilities,
+         [A("utilities", ARRAY1D), A("sensitivity", POS), A("epsilon", EPS), A("monotone", FLAG, True)], "unit"),
+    Spec("report_noisy_max", dp.report_noisy_max,
+         [A("scores", ARRAY1D), A("sensitivity", POS), A("epsilon", EPS), A("monotone", FLAG, True),
+          A("noise", NOISE, True), A("rng", RNG, True), A("size", SIZE, True)], "index"),
+    Spec("brute_force_sensitivity", dp.brute_force_sensitivity,
+         [A("query", QUERY), A("universe", LABELS), A("n", N_BF), A("relation", RELATION),
+          A("max_datasets", integer(v_lo=100, v_hi=10**6, default=20_000, edge=[10**9]), True),
+          A("return_pair", FLAG, True)], "any", 10),
+    Spec("randomized_response", dp.randomized_response, [A("bits", BITS), A("epsilon", EPS), A("rng", RNG, True)],
+         "unit"),
+    Spec("rr_count_distribution", dp.rr_count_distribution, [A("bits", BITS1D), A("truth_prob", PROB)], "unit"),
+    Spec("rr_epsilon", dp.rr_epsilon, [A("gamma", GAMMA)], "nonneg"),
+    Spec("rr_estimate_mean", dp.rr_estimate_mean, [A("responses", RESPONSES), A("epsilon", EPS)]),
+    Spec("rr_sample_size", dp.rr_sample_size, [A("alpha", ALPHA_ACC), A("beta", PROB_OPEN), A("epsilon", EPS),
+                                               A("k", POSINT, True)], "nonneg"),
+    Spec("rr_standard_error", dp.rr_standard_error, [A("n", K_BIG), A("epsilon", EPS)], "nonneg"),
+    Spec("rr_truth_probability", dp.rr_truth_probability, [A("epsilon", EPS)], "unit"),
+]
+
+#: Exported names that are not callables with arguments to validate (types of results, an exception).
+NOT_CALLABLES = {"NotApplicableError", "GaussianLattice", "LaplaceLattice"}
+#: The modules whose exports this table covers completely (modules added later get entries as they settle).
+COVERED_MODULES = {"audit", "approx_dp", "divergences", "accounting", "composition", "composition_basics", "discrete",
+                   "gaussian", "histogram", "laplace", "selection", "sensitivity", "rr"}
+
+
+def exported_callables(modules=None):
+    """``{name: module}`` of the callables ``dpcourse`` exports (optionally only from ``modules``)."""
+    out = {}
+    for name in dir(dp):
+        obj = getattr(dp, name)
+        if name.startswith("_") or not callable(obj) or isinstance(obj, type(dp)):
+            continue
+        module = getattr(obj, "__module__", "").rpartition(".")[2]
+        if modules is None or module in modules:
+            out[name] = module
+    return out
+
+
+#: Holes found in modules this work does not own, reported to their owner: (function, argument) -> what happens.
+#: The tests skip exactly these cases and the sweep counts them apart; remove an entry once it is fixed.
+KNOWN_ISSUES = {
+    ("gaussian_lattice", "l2_sensitivity"): "tiny sensitivity: the lattice refusal does not name l2_sensitivity",
+    ("gaussian_mechanism", "l2_sensitivity"): "tiny sensitivity: the lattice refusal does not name l2_sensitivity",
+    ("gaussian_mechanism", "epsilon"): "epsilon 1e-12: 'the lattice is too fine' does not name epsilon",
+    ("laplace_max_error_quantile", "beta"): "beta = 5e-324: 'math domain error' leaks from math.log",
+}
+
+
+def _numbers(result):
+    """Every float inside a result (tuples, arrays, dataclasses and NamedTuples are opened)."""
+    if isinstance(result, (bool, np.bool_, str, bytes)) or result is None:
+        return []
+    if isinstance(result, (int, np.integer)):
+        try:
+            return [float(result)]
+        except OverflowError:  # an exact integer beyond the float range
+            return [math.inf if result > 0 else -math.inf]
+    if isinstance(result, (float, np.number, Fraction)):
+        return [float(result)]
+    if isinstance(result, np.ndarray):
+        return result.astype(float).ravel().tolist() if result.dtype.kind in "iuf" else []
+    if isinstance(result, dict):
+        return [x for v in result.values() for x in _numbers(v)]
+    if isinstance(result, (tuple, list)):
+        return [x for v in result for x in _numbers(v)]
+    if hasattr(result, "__dataclass_fields__"):
+        return [x for name in result.__dataclass_fields__ for x in _numbers(getattr(result, name))]
+    return []
+
+
+def output_problem(spec, result) -> str | None:
+    """Why ``result`` is a wrong output for ``spec`` (NaN, out of its range), or None if it looks right."""
+    nums = _numbers(result)
+    if any(math.isnan(x) for x in nums):
+        return "NaN in the output"
+    if spec.out == "nonneg" and any(x < 0 for x in nums):
+        return f"negative value {min(nums)!r} where only values >= 0 make sense"
+    if spec.out == "unit" and any(not 0.0 <= x <= 1.0 for x in nums):
+        return "value outside [0, 1]"
+    if spec.out == "index" and any(x < 0 or x != int(x) for x in nums):
+        return "not an index"
+    return None
