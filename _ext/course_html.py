@@ -7,6 +7,10 @@
 * ``default_mode`` is set for the pydata theme, which otherwise logs "Got invalid theme mode".
 * Bibliography: author-year labels ([Dwork & Roth 2014], as the citations in the text read) instead of
   alpha labels ([DR14]), and under every entry the links back to each place that cites it.
+* Live figures: every ``dpcourse.plots.explorer`` placeholder of a page is replaced by sliders and an
+  image; the figure of every slider setting is drawn at build time by the same dpcourse plotting
+  function (``render_states``) into ``_static/explorers/<key>/``, and ``course.js`` swaps the image.
+  Pages whose widgets are all explorers no longer load the 1.9 MB ipywidgets manager.
 * Index: every titled definition, theorem, lemma and corollary is an entry of the general index, under
   its title and under its kind ("theorem; Laplace mechanism is private"), so the index is a glossary.
 * ``course.css`` lets long formulas scroll instead of being cut off; ``course.js`` makes the visible
@@ -17,7 +21,12 @@
 from __future__ import annotations
 
 import html
+import json
+import os
+import re
+import shutil
 from collections import Counter, defaultdict
+from concurrent.futures import ProcessPoolExecutor
 
 from pybtex.plugin import register_plugin
 from pybtex.style.formatting.unsrt import Style as UnsrtStyle
@@ -38,11 +47,118 @@ def _body(script) -> str:
     return _attrs(script).get("body", "") or ""
 
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+PLACEHOLDER = re.compile(r'<div class="dpcourse-explorer" data-spec="([^"]*)">.*?</div>', re.S)
+
+
+def _render_spec(spec_json: str, cache_root: str) -> tuple[str, list[str]]:
+    from dpcourse.plots.explorer import render_states, spec_key
+
+    spec = json.loads(spec_json)
+    key = spec_key(spec)
+    return key, render_states(spec, os.path.join(cache_root, key))
+
+
+class _Renderer:
+    """Draws explorer states in worker processes, as soon as a document that has them is read.
+
+    Rendered states are cached in ``<source>/_build/.explorers/<key>/`` (``key`` covers the spec and
+    every source file of dpcourse, so the cache cannot go stale) and copied into the HTML output.
+    """
+
+    def __init__(self):
+        self.pool, self.jobs = None, {}
+
+    def cache_root(self, app) -> str:
+        return os.path.join(app.srcdir, "_build", ".explorers")
+
+    def submit(self, app, spec_json: str):
+        if spec_json not in self.jobs:
+            if self.pool is None:
+                self.pool = ProcessPoolExecutor(max_workers=max(1, os.cpu_count() or 1))
+            self.jobs[spec_json] = self.pool.submit(_render_spec, spec_json, self.cache_root(app))
+        return self.jobs[spec_json]
+
+    def close(self, app, exception):
+        if self.pool is not None:
+            self.pool.shutdown(wait=True)
+        self.pool, self.jobs = None, {}
+
+
+RENDERER = _Renderer()
+
+
+def _schedule_figures(app, doctree):
+    from docutils import nodes
+
+    for node in doctree.findall(nodes.raw):
+        text = node.astext()
+        if "dpcourse-explorer" in text:
+            for match in PLACEHOLDER.finditer(text):
+                RENDERER.submit(app, html.unescape(match.group(1)))
+
+
+def _format_value(value) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def _explorer_html(spec: dict, base: str, key: str) -> str:
+    controls = spec["controls"]
+    shape = [len(c["values"]) for c in controls]
+    start = [c["values"].index(c["value"]) for c in controls]
+    flat = 0
+    for size, i in zip(shape, start):
+        flat = flat * size + i
+    alt_base = spec.get("alt") or "figure"
+    setting = ", ".join(f'{c["label"]} = {_format_value(c["value"])}' for c in controls)
+    rows = []
+    for c, i in zip(controls, start):
+        labels = json.dumps([_format_value(v) for v in c["values"]])
+        rows.append(
+            f'<label class="dpcourse-explorer-control"><span class="dpcourse-explorer-label">'
+            f'{html.escape(c["label"])}</span>'
+            f'<input type="range" min="0" max="{len(c["values"]) - 1}" step="1" value="{i}" '
+            f'data-labels="{html.escape(labels, quote=True)}" data-name="{html.escape(c["label"], quote=True)}" '
+            f'aria-label="{html.escape(c["label"], quote=True)}">'
+            f'<output>{html.escape(_format_value(c["value"]))}</output></label>')
+    return (f'<div class="dpcourse-explorer-live" data-base="{base}{key}/" data-shape="{json.dumps(shape)}" '
+            f'data-alt="{html.escape(alt_base, quote=True)}">'
+            f'<div class="dpcourse-explorer-controls">{"".join(rows)}</div>'
+            f'<img class="dpcourse-explorer-figure" src="{base}{key}/{flat}.png" '
+            f'alt="{html.escape(alt_base + " (" + setting + ")", quote=True)}"></div>')
+
+
+def _live_figures(app, pagename, templatename, context, doctree):
+    body = context.get("body")
+    if not body or "dpcourse-explorer" not in body:
+        return
+    specs = [html.unescape(m.group(1)) for m in PLACEHOLDER.finditer(body)]
+    keys = []
+    for spec_json in specs:
+        key, names = RENDERER.submit(app, spec_json).result()
+        target = os.path.join(app.outdir, "_static", "explorers", key)
+        os.makedirs(target, exist_ok=True)
+        for name in names:
+            shutil.copyfile(os.path.join(RENDERER.cache_root(app), key, name), os.path.join(target, name))
+        keys.append(key)
+    base = context["pathto"]("_static/explorers/", 1)
+    found = iter(zip(specs, keys))
+
+    def replace(_match):
+        spec_json, key = next(found)
+        return _explorer_html(json.loads(spec_json), base, key)
+
+    context["body"] = PLACEHOLDER.sub(replace, body)
+
+
 def _tidy_scripts(app, pagename, templatename, context, doctree):
     scripts = context.get("script_files")
     if not scripts:
         return
-    has_widgets = any(_attrs(s).get("type") == WIDGET_STATE for s in scripts)
+    # saved widget state is only worth its 1.9 MB manager where a widget view is still rendered
+    has_widgets = WIDGET_VIEW in (context.get("body") or "")
     seen, kept = set(), []
     for script in scripts:
         name, body = _name(script), _body(script)
@@ -51,6 +167,8 @@ def _tidy_scripts(app, pagename, templatename, context, doctree):
             continue
         seen.add(key)
         if "sphinx-thebe" in (name or "") or "THEBE_JS_URL" in body or "thebe" in (_attrs(script).get("type") or ""):
+            continue
+        if _attrs(script).get("type") == WIDGET_STATE and not has_widgets:
             continue
         if (name or "").split("?")[0].endswith("widgets/embed.js"):
             if not has_widgets:
@@ -157,6 +275,9 @@ def _theme_mode(app, config):
 
 def setup(app):
     app.connect("config-inited", _theme_mode)
+    app.connect("doctree-read", _schedule_figures)
+    app.connect("html-page-context", _live_figures, priority=800)
+    app.connect("build-finished", RENDERER.close)
     app.connect("html-page-context", _tidy_scripts, priority=900)
     app.connect("html-page-context", _cited_in)
     app.connect("doctree-read", _index_proofs)

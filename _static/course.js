@@ -33,3 +33,27 @@ function courseMathJaxHubShim() {
 courseMathJaxHubShim();
 document.addEventListener("DOMContentLoaded", courseMathJaxHubShim);
 window.addEventListener("load", courseMathJaxHubShim);
+
+// Live figures (dpcourse.plots.explorer): each slider picks one value of its control; the figure of
+// every combination was drawn at build time by dpcourse, as base + (row-major index) + ".png".
+function courseExplorers() {
+  document.querySelectorAll(".dpcourse-explorer-live").forEach((box) => {
+    const shape = JSON.parse(box.dataset.shape);
+    const inputs = [...box.querySelectorAll("input[type=range]")];
+    const img = box.querySelector("img.dpcourse-explorer-figure");
+    const update = () => {
+      let flat = 0;
+      const parts = [];
+      inputs.forEach((input, i) => {
+        const labels = JSON.parse(input.dataset.labels);
+        flat = flat * shape[i] + Number(input.value);
+        input.nextElementSibling.textContent = labels[Number(input.value)];
+        parts.push(`${input.dataset.name} = ${labels[Number(input.value)]}`);
+      });
+      img.src = `${box.dataset.base}${flat}.png`;
+      img.alt = `${box.dataset.alt} (${parts.join(", ")})`;
+    };
+    inputs.forEach((input) => input.addEventListener("input", update));
+  });
+}
+document.addEventListener("DOMContentLoaded", courseExplorers);
