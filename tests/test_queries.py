@@ -353,3 +353,18 @@ def test_error_versus_queries_and_gaussian_sigma():
     sigma = gaussian_per_query_sigma(100, 1.0, 1e-6)
     assert sigma == pytest.approx(dpcourse.analytic_gaussian_sigma(1.0, 1e-6, 10.0), rel=1e-6)
     assert gaussian_per_query(h, pool[:3], 1.0, 1e-6, rng=0).shape == (3,)
+
+
+def test_mwem_passes_and_output_options():
+    h, q = [30, 10], [[1, 0]]
+    # one round: the average of A_1 is A_1
+    a = mwem(h, q, 1.0, iterations=1, output="average", rng=3)
+    b = mwem(h, q, 1.0, iterations=1, output="last", rng=3)
+    assert np.array_equal(a, b)
+    # an extra pass applies the same measurement again: the cell moves further the same way
+    c = mwem(h, q, 1.0, iterations=1, passes=1, output="last", rng=3)
+    assert np.sign(c[0] - 20.0) == np.sign(b[0] - 20.0) and abs(c[0] - 20.0) > abs(b[0] - 20.0)
+    with pytest.raises(ValueError, match="passes must be an integer >= 0"):
+        mwem(h, q, 1.0, iterations=1, passes=-1)
+    with pytest.raises(ValueError, match="output must be one of"):
+        mwem(h, q, 1.0, iterations=1, output="best")
