@@ -56,7 +56,8 @@ def test_figures_build():
     with pytest.raises(ValueError, match="not neighbours"):
         figs.plot_lattice_release(0.0, 2.0, 1.0)
     w = figs.lattice_widget()
-    assert len(w.children) == 3
+    assert len(w.widget().children) == 3            # two sliders and the figure, in a live kernel
+    assert w.draw(epsilon=2.0, exponent=-4).axes     # any setting is drawn by plot_lattice_release
     plt.close("all")
 
 

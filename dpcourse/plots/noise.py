@@ -194,18 +194,18 @@ def plot_lattice_release(x=0.3, x_prime=1.3, sensitivity=1.0, epsilon=1.0, expon
 
 
 def lattice_widget():
-    """Sliders for epsilon and the lattice exponent, redrawing :func:`plot_lattice_release`."""
-    import ipywidgets as widgets
+    """Sliders for epsilon and the lattice exponent, redrawing :func:`plot_lattice_release`.
 
-    def show(epsilon, exponent):
-        plot_lattice_release(0.3, 1.3, 1.0, epsilon, exponent)
-        plt.show()
+    A :func:`dpcourse.plots.explorer.explorer`: live in Jupyter, and in the static book every setting
+    is drawn at build time by the same function.
+    """
+    from .explorer import explorer
 
-    return widgets.interactive(
-        show,
-        epsilon=widgets.FloatSlider(value=1.0, min=0.2, max=3.0, step=0.1, description="epsilon"),
-        exponent=widgets.IntSlider(value=-2, min=-5, max=1, step=1, description="log2 g"),
-    )
+    return explorer(plot_lattice_release,
+                    {"epsilon": ("epsilon", (0.25, 0.5, 1.0, 1.5, 2.0, 3.0), 1.0),
+                     "exponent": ("log2 g", (-5, -4, -3, -2, -1, 0, 1), -2)},
+                    alt="Output distributions of the lattice release on neighbouring inputs and their privacy loss",
+                    x=0.3, x_prime=1.3, sensitivity=1.0)
 
 
 def plot_discrete_gaussian_delta(sigma=2.0, sensitivity=1, *, epsilons=None):
