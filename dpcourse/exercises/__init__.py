@@ -3,15 +3,33 @@
 A checker looks at a student's answer and says whether it is right, with a message that helps find the
 mistake without revealing the answer. It returns a :class:`CheckResult`, which notebooks display as its
 message and tests inspect through ``.passed``.
+
+Rules every checker follows (the helpers below implement them once):
+
+* An answer that is not a valid answer at all (a string such as "0.3", a bool, NaN, +-inf, a value
+  outside the range the question allows) is refused as invalid *before* any other feedback.
+* A numeric answer is accepted within a stated relative precision (:data:`DEFAULT_REL_TOL`, 0.1 %, so
+  a value typed to four significant digits passes), and the message says which precision was asked.
+* Feedback names a recognised mistake (a known slip) or says the value is not yet within the
+  precision; it never says "too small" or "too large", so the answer cannot be found by bisection on
+  the messages.
+* A coding exercise may forbid a library function (the one it asks the student to write):
+  :func:`call_student` refuses a function that calls it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import math
+import numbers
+import types
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["CheckResult", "call_student"]
+__all__ = ["CheckResult", "call_student", "check_number", "DEFAULT_REL_TOL"]
+
+DEFAULT_REL_TOL = 1e-3
 
 
 @dataclass(frozen=True)
@@ -31,7 +49,59 @@ class CheckResult:
         return repr(self)
 
 
-def call_student(student_fn, args, context: str, *, shape=None):
+class _ForbiddenCall(Exception):
+    pass
+
+
+def _code_names(code) -> set[str]:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _code_names(const)
+    return names
+
+
+def _uses_forbidden(student_fn, forbidden) -> str | None:
+    """The name of a forbidden function that ``student_fn`` refers to through a global name, if any."""
+    code = getattr(student_fn, "__code__", None)
+    if code is None:
+        return None
+    env = getattr(student_fn, "__globals__", {})
+    targets = {id(getattr(module, name)): f"{module.__name__}.{name}" for module, name in forbidden
+               if hasattr(module, name)}
+    for name in _code_names(code):
+        obj = env.get(name)
+        if id(obj) in targets:
+            return targets[id(obj)]
+        if isinstance(obj, types.ModuleType):  # dpcourse.f or sel.f: attribute access, caught at call time
+            continue
+    for cell in getattr(student_fn, "__closure__", None) or ():
+        with contextlib.suppress(ValueError):
+            if id(cell.cell_contents) in targets:
+                return targets[id(cell.cell_contents)]
+    return None
+
+
+@contextlib.contextmanager
+def _blocked(forbidden):
+    """Replace each forbidden ``module.name`` by a function that raises, for the duration of a call."""
+    saved = []
+    for module, name in forbidden:
+        if hasattr(module, name):
+            saved.append((module, name, getattr(module, name)))
+
+            def blocker(*args, _name=f"{module.__name__}.{name}", **kwargs):
+                raise _ForbiddenCall(_name)
+
+            setattr(module, name, blocker)
+    try:
+        yield
+    finally:
+        for module, name, original in saved:
+            setattr(module, name, original)
+
+
+def call_student(student_fn, args, context: str, *, shape=None, forbidden=()):
     """Run a student's function on ``args``; return ``(result, None)`` or ``(None, CheckResult)`` on failure.
 
     With ``shape=None`` the result must be one real number and comes back as a float; with a tuple
@@ -39,12 +109,23 @@ def call_student(student_fn, args, context: str, *, shape=None):
     failure says whether the function was not passed, raised (the student's code may raise anything),
     or returned the wrong kind of value; ``context`` (e.g. "on p=[...], epsilon=0.5") names the call.
     NumPy warnings are silenced: the checker reports a NaN itself, with a hint.
+
+    ``forbidden`` lists ``(module, name)`` pairs of library functions the exercise asks the student to
+    write, not call: a function that refers to one by a global name, or calls one during the run
+    (``dpcourse.name(...)``), fails with a message that says so.
     """
     if not callable(student_fn):
         return None, CheckResult(False, "pass the function itself (its name, without parentheses)")
+    used = _uses_forbidden(student_fn, forbidden)
+    if used is not None:
+        return None, CheckResult(False, f"your function uses {used}, the function this exercise asks you to write "
+                                        "yourself")
     try:
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), _blocked(forbidden):
             out = student_fn(*args)
+    except _ForbiddenCall as exc:
+        return None, CheckResult(False, f"your function calls {exc}, the function this exercise asks you to write "
+                                        "yourself")
     except Exception as exc:  # noqa: BLE001 - any exception in the student's code is feedback
         return None, CheckResult(False, f"your function raised {type(exc).__name__}: {exc} ({context})")
     if shape is None:
@@ -62,3 +143,55 @@ def call_student(student_fn, args, context: str, *, shape=None):
     if arr.shape != tuple(shape):
         return None, CheckResult(False, f"return an array of shape {tuple(shape)}, got shape {arr.shape} ({context})")
     return arr, None
+
+
+def _close(a: float, b: float, rel_tol: float) -> bool:
+    return math.isclose(a, b, rel_tol=rel_tol, abs_tol=0.0 if b != 0 else rel_tol)
+
+
+def check_number(answer, truth: float, *, what: str, low=None, high=None, low_open=False, high_open=False,
+                 rel_tol: float = DEFAULT_REL_TOL, slips=(), integer=False, correct: str = "") -> CheckResult:
+    """Check a numeric answer by the rules of this module.
+
+    Parameters
+    ----------
+    answer : object
+        What the student typed.
+    truth : float
+        The exact answer.
+    what : str
+        What the number is ("epsilon", "the sample size n"), for the messages.
+    low, high, low_open, high_open : optional
+        The range of valid answers (an answer outside it is invalid, not "wrong").
+    rel_tol : float
+        Relative precision accepted (stated in the messages).
+    slips : sequence of (value, hint)
+        Recognised mistakes: an answer within ``rel_tol`` of ``value`` gets ``hint`` (checked before
+        the answer itself when the two are closer than the tolerance).
+    integer : bool
+        The answer must be a whole number (a float such as 5299.0 is accepted).
+    correct : str
+        Extra words for a correct answer.
+    """
+    if isinstance(answer, (bool, np.bool_)) or isinstance(answer, (str, bytes)) or \
+            not isinstance(answer, numbers.Real):
+        kind = f"the string {answer!r}" if isinstance(answer, (str, bytes)) else type(answer).__name__
+        return CheckResult(False, f"not a valid answer: give {what} as a number, not {kind}")
+    a = float(answer)
+    if not math.isfinite(a):
+        return CheckResult(False, f"not a valid answer: {what} must be a finite number, got {a}")
+    if integer and a != math.floor(a):
+        return CheckResult(False, f"not a valid answer: {what} is a whole number, got {a}")
+    if (low is not None and (a < low or (low_open and a == low))) or \
+            (high is not None and (a > high or (high_open and a == high))):
+        lo = "(-inf" if low is None else ("(" if low_open else "[") + f"{low:g}"
+        hi = "+inf)" if high is None else f"{high:g}" + (")" if high_open else "]")
+        return CheckResult(False, f"not a valid answer: {what} must lie in {lo}, {hi}, got {a:g}")
+    precision = f"within {rel_tol:.1%} of the exact value" if not integer else "exactly"
+    for value, hint in slips:
+        if _close(a, value, rel_tol) and not _close(a, truth, rel_tol / 10):
+            return CheckResult(False, hint)
+    if (integer and a == truth) or (not integer and _close(a, truth, rel_tol)):
+        return CheckResult(True, f"{what} is right ({precision}). {correct}".strip())
+    return CheckResult(False, f"{what} is not yet right: it is not {precision}. Re-derive it step by step; "
+                              "the hints in the exercise point at the usual slips.")
