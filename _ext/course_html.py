@@ -11,6 +11,8 @@
   image; the figure of every slider setting is drawn at build time by the same dpcourse plotting
   function (``render_states``) into ``_static/explorers/<key>/``, and ``course.js`` swaps the image.
   Pages whose widgets are all explorers no longer load the 1.9 MB ipywidgets manager.
+* Figures: a notebook figure drawn by a ``dpcourse.plots`` function gets a numbered caption and an alt
+  text from the first sentence of that function's docstring (instead of the image's hash path).
 * Index: every titled definition, theorem, lemma and corollary is an entry of the general index, under
   its title and under its kind ("theorem; Laplace mechanism is private"), so the index is a glossary.
 * ``course.css`` lets long formulas scroll instead of being cut off; ``course.js`` makes the visible
@@ -245,6 +247,69 @@ def _cited_in(app, pagename, templatename, context, doctree):
     context["body"] = body
 
 
+PLOTS_IMPORT = re.compile(r"from\s+dpcourse\.plots\s+import\s+(\w+)\s+as\s+(\w+)|"
+                          r"import\s+dpcourse\.plots\.(\w+)\s+as\s+(\w+)")
+
+
+def _clean_doc(text: str) -> str:
+    text = re.sub(r":\w+:`~?([^`]+)`", r"\1", text)
+    text = text.replace("``", "")
+    return " ".join(text.split())
+
+
+def _plot_caption(module_name: str, source: str) -> str | None:
+    """First sentence of the docstring of the dpcourse plotting function called in ``source``."""
+    import ast
+    import importlib
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                isinstance(node.func.value, ast.Name) and node.func.value.id in module_name:
+            module = importlib.import_module(f"dpcourse.plots.{module_name[node.func.value.id]}")
+            fn = getattr(module, node.func.attr, None)
+            doc = (getattr(fn, "__doc__", None) or "").strip()
+            if node.func.attr.startswith("plot") and doc:
+                first = _clean_doc(doc.split("\n\n")[0])
+                return first if first.endswith(".") else first + "."
+    return None
+
+
+def _figure_captions(app, doctree):
+    from docutils import nodes
+
+    cells = [n for n in doctree.findall(nodes.container) if "cell" in n.get("classes", [])]
+    if not cells:
+        return
+    aliases = {}
+    for cell in cells:
+        for block in cell.findall(nodes.literal_block):
+            for m in PLOTS_IMPORT.finditer(block.astext()):
+                module, alias = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+                aliases[alias] = module
+    if not aliases:
+        return
+    count = 0
+    for cell in cells:
+        images = list(cell.findall(nodes.image))
+        if len(images) != 1 or isinstance(images[0].parent, nodes.figure):
+            continue
+        sources = [b.astext() for b in cell.findall(nodes.literal_block)]
+        caption = _plot_caption(aliases, sources[0]) if sources else None
+        if caption is None:
+            continue
+        count += 1
+        image = images[0]
+        image["alt"] = "Figure: " + caption
+        figure = nodes.figure(ids=[f"fig-{app.env.docname.replace('/', '-')}-{count}"])
+        image.replace_self(figure)
+        figure += image
+        figure += nodes.caption(text=caption)
+
+
 INDEXED_KINDS = {"definition", "theorem", "lemma", "corollary", "proposition", "algorithm"}
 
 
@@ -281,6 +346,7 @@ def setup(app):
     app.connect("html-page-context", _tidy_scripts, priority=900)
     app.connect("html-page-context", _cited_in)
     app.connect("doctree-read", _index_proofs)
+    app.connect("doctree-read", _figure_captions)
     app.add_css_file("course.css")
     app.add_js_file("course.js", defer="defer")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

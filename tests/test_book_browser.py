@@ -265,3 +265,17 @@ def test_bibliography_author_year_with_back_links_and_a_real_index(html_dir):
     assert len(re.findall(r"<li><a href=\"chapters/", index)) >= 100
     intro = (html_dir / "intro.html").read_text(encoding="utf-8")
     assert 'href="genindex.html"' in intro and 'href="prf-prf.html"' in intro
+
+
+def test_figures_have_captions_and_alt_text(html_dir):
+    for page_path in sorted((html_dir / "chapters").glob("*.html")):
+        html = page_path.read_text(encoding="utf-8")
+        alts = re.findall(r'<img[^>]*\balt="([^"]*)"', html)
+        imgs = re.findall(r"<img\b", html)
+        assert len(alts) == len(imgs), f"{page_path.name}: an image without alt text"
+        for alt in alts:
+            assert alt.strip() and not re.search(r"[0-9a-f]{32}|\.png", alt), f"{page_path.name}: alt {alt!r}"
+        captions = re.findall(r'<figcaption>\s*<p><span class="caption-number">Fig\. (\d+)\.(\d+) </span>', html)
+        outputs = len(re.findall(r'<img[^>]*alt="Figure: ', html))
+        assert len(captions) == outputs >= 1, f"{page_path.name}: {len(captions)} captions for {outputs} figures"
+        assert len({c[0] for c in captions}) == 1, f"{page_path.name}: figures numbered across chapters {captions}"
