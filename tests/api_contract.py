@@ -74,7 +74,7 @@ CONF = real(0.0, 1.0, True, True, v_lo=0.5, v_hi=0.999, default=0.95, edge=[1e-3
 GAMMA = real(0.0, 0.5, True, True, v_lo=1e-6, v_hi=0.4999, default=0.25, edge=[5e-324, 1e-300, 0.5 - 2**-54])
 POS = real(0.0, None, True, v_lo=1e-2, v_hi=100.0, default=1.0, edge=[1e-300, 1e-8, 1e8, 1e300])
 SIGMA_DISC = real(0.0, None, True, v_lo=0.5, v_hi=50.0, default=3.0, edge=[2.0**-20, 2.0**20])
-MU = real(0.0, None, True, v_lo=1e-3, v_hi=30.0, default=1.0, edge=[5e-324, 1e-300, 1e-8, 1e3, 1e100, 1e300])
+MU = real(0.0, None, True, v_lo=1e-3, v_hi=30.0, default=1.0, edge=[5e-324, 1e-300, 1e-8, 1e3, 5e3, 1e100, 1e300])
 REAL = real(v_lo=-1e3, v_hi=1e3, default=0.0, edge=[-1e300, -5e-324, 0.0, 1e300])
 NONNEG = real(0.0, None, v_lo=0.0, v_hi=100.0, default=1.0, edge=[0.0, 1e300])
 ORDER = real(1.0, None, True, v_lo=1.001, v_hi=1e4, default=2.0, edge=[1.0 + 2**-52, 1e6, 1e300])
@@ -94,6 +94,7 @@ def integer(minimum=1, *, v_lo=None, v_hi=50, default=3, edge=(), maximum=None):
 
 POSINT = integer(edge=[1, 10**5])
 K_OPT = integer(v_hi=60, edge=[1, 10**5, 1_999_999])
+K_OPT.bad += [2**63 - 1, 10**8, 2_000_000]  # beyond the exact computation's size limit
 K_BIG = integer(edge=[1, 10**6, 2**62])
 N_BF = integer(v_hi=3, default=2, edge=[1])
 N_AUDIT = integer(100, v_hi=400, default=200, edge=[100])
