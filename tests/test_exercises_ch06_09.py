@@ -64,3 +64,19 @@ def test_smallest_unbiased_sd_is_attained_by_a_two_point_ratio():
     p = math.exp(eps) / (1 + math.exp(eps))
     sd_unbiased = math.sqrt(p * (1 - p)) / (2 * p - 1) * delta
     assert sd_unbiased == pytest.approx(smallest_unbiased_sd(delta, eps), rel=1e-12, abs=0)
+
+
+def test_high_dim_error_figure_draws_the_exact_sampler_noise():
+    import matplotlib.pyplot as plt
+
+    from dpcourse import analytic_gaussian_sigma, gaussian_lattice
+    from dpcourse.plots.gaussian import plot_high_dim_error
+
+    fig = plot_high_dim_error([1, 100], 1.0, 1e-6)
+    dashed = [ln for ln in fig.axes[0].get_lines() if ln.get_linestyle() == "--"]
+    assert len(dashed) == 1
+    x, y = dashed[0].get_data()
+    assert x[0] == 1 and y[0] == pytest.approx(gaussian_lattice(1.0, 1.0, 1e-6).noise_sigma, rel=1e-12, abs=0)
+    # the exact sampler pays for its proof: more noise than the analytic calibration, but less than 1.3x
+    assert 1.0 < y[-1] / analytic_gaussian_sigma(1.0, 1e-6, 10.0) < 1.3
+    plt.close(fig)

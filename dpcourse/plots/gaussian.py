@@ -7,6 +7,7 @@ import numpy as np
 from scipy import stats
 
 from .._validation import check_delta, check_epsilon, check_real, check_sensitivity
+from ..discrete import gaussian_lattice
 from ..gaussian import (_classic_sigma_formula, analytic_gaussian_sigma, gaussian_delta, gaussian_epsilon,
                         gaussian_loss_tail)
 
@@ -152,7 +153,9 @@ def plot_high_dim_error(ks, epsilon, delta, *, laplace_rmse=None, gaussian_rmse=
     """Per-coordinate RMSE of Laplace (l1 sensitivity k) vs Gaussian (l2 sensitivity sqrt(k)) for k counts.
 
     Theory lines: Laplace ``sqrt(2) k / epsilon``, Gaussian ``analytic_gaussian_sigma(epsilon, delta,
-    sqrt(k))``; optional measured values (arrays aligned with ``ks``) are drawn as markers.
+    sqrt(k))`` (the textbook sampler, ``secure=False``) and, dashed, the noise of the default exact lattice
+    sampler (``gaussian_lattice(sqrt(k), epsilon, delta, dim=k).noise_sigma``); optional measured values
+    (arrays aligned with ``ks``) are drawn as markers.
     """
     eps = check_epsilon(epsilon)
     d = check_delta(delta, allow_zero=False)
@@ -161,7 +164,9 @@ def plot_high_dim_error(ks, epsilon, delta, *, laplace_rmse=None, gaussian_rmse=
     fig, ax = plt.subplots(figsize=(6.5, 4))
     ax.loglog(grid, np.sqrt(2) * grid / eps, color="tab:red", label=r"Laplace, $\sqrt{2}\,k/\varepsilon$")
     ax.loglog(grid, [analytic_gaussian_sigma(eps, d, np.sqrt(k)) for k in grid], color="tab:blue",
-              label=r"Gaussian, $\sigma(\varepsilon,\delta)\sqrt{k}$")
+              label=r"Gaussian, analytic $\sigma(\varepsilon,\delta)\sqrt{k}$")
+    ax.loglog(grid, [gaussian_lattice(np.sqrt(k), eps, d, dim=int(round(k))).noise_sigma for k in grid],
+              color="tab:blue", linestyle="--", label="Gaussian, exact lattice sampler")
     if laplace_rmse is not None:
         ax.loglog(ks, laplace_rmse, "o", color="tab:red", label="Laplace, simulated")
     if gaussian_rmse is not None:
