@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from dpcourse.exercises.queries import check_sample_size, check_svt_scales  # noqa: E402
 from dpcourse.plots import queries as figs  # noqa: E402
-from dpcourse.queries import affairs_histogram, product_queries, smalldb_sample_size  # noqa: E402
+from dpcourse.queries import smalldb_sample_size  # noqa: E402
 
 
 def test_check_svt_scales():
@@ -62,7 +62,10 @@ def test_figures_and_crossover():
 
 def test_widgets_build():
     pytest.importorskip("ipywidgets")
-    assert figs.reconstruction_widget() is not None
-    h = affairs_histogram()
-    assert figs.query_release_widget(h, product_queries((2, 2, 4, 4))[:50]) is not None
+    for ex in (figs.reconstruction_widget(), figs.query_release_widget()):
+        assert len(ex.controls) == 2
+    fig = figs.plot_release_errors(3.0, 100)
+    assert isinstance(fig, matplotlib.figure.Figure)
+    with pytest.raises(ValueError, match="k_max must be at most 2025"):
+        figs.plot_release_errors(1.0, 5000)
     plt.close("all")

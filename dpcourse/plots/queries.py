@@ -28,6 +28,7 @@ __all__ = [
     "plot_svt_versus_laplace",
     "plot_error_versus_queries",
     "crossover_k",
+    "plot_release_errors",
     "query_release_widget",
 ]
 
@@ -86,18 +87,18 @@ def plot_reconstruction(n=128, m=512, *, epsilon=1.0, noise_bounds=None, runs=3,
 
 
 def reconstruction_widget():
-    """Sliders for the number of queries and the total epsilon, redrawing :func:`plot_reconstruction` (n = 64)."""
-    import ipywidgets as widgets
+    """Sliders for the number of queries and the total epsilon, redrawing :func:`plot_reconstruction` (n = 64).
 
-    def show(queries_per_record, epsilon):
-        plot_reconstruction(64, 64 * queries_per_record, epsilon=epsilon, runs=1, rng=0)
-        plt.show()
+    A :func:`dpcourse.plots.explorer.explorer`: live in Jupyter, and in the static book every setting
+    is drawn at build time by the same function.
+    """
+    from .explorer import explorer
 
-    return widgets.interactive(
-        show,
-        queries_per_record=widgets.IntSlider(value=4, min=1, max=8, description="m / n"),
-        epsilon=widgets.FloatLogSlider(value=1.0, base=10, min=-1, max=3, step=0.25, description="total eps"),
-    )
+    return explorer(plot_reconstruction,
+                    {"m": ("queries m", (64, 128, 256, 512), 256),
+                     "epsilon": ("total epsilon", (0.1, 1.0, 10.0, 100.0), 1.0)},
+                    alt="Fraction of 64 secret bits recovered against the noise bound, and under Laplace noise",
+                    n=64, noise_bounds=[0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0], runs=1, rng=0)
 
 
 def plot_tracing_roc(n=100, d=5000, *, epsilons=(10.0, 1.0), rng=None):
@@ -189,18 +190,34 @@ def plot_error_versus_queries(result, *, epsilon=None):
     return fig
 
 
-def query_release_widget(histogram, query_pool):
-    """Sliders for epsilon and the largest k, redrawing :func:`plot_error_versus_queries` (one run per k)."""
-    import ipywidgets as widgets
+def plot_release_errors(epsilon=1.0, k_max=1000, *, runs=1, seed=0):
+    """:func:`plot_error_versus_queries` on the affairs survey: the first k of the 2025 product queries in a
+    random order (from ``seed``), k on a grid of 8 values from 10 to ``k_max``; MWEM with T = 10, 5 passes,
+    last histogram."""
+    from ..queries import AFFAIRS_SHAPE, affairs_histogram, product_queries
 
-    def show(epsilon, k_max):
-        ks = np.unique(np.geomspace(1, k_max, 8).astype(int))
-        res = error_versus_queries(histogram, query_pool, ks, epsilon, runs=1, rng=0)
-        plot_error_versus_queries(res, epsilon=epsilon)
-        plt.show()
+    eps = check_epsilon(epsilon)
+    pool = product_queries(AFFAIRS_SHAPE)
+    k_max = check_positive_int(k_max, "k_max", minimum=10)
+    if k_max > len(pool):
+        raise ValueError(f"k_max must be at most {len(pool)}, got {k_max}")
+    order = np.random.default_rng(check_positive_int(seed, "seed", minimum=0)).permutation(len(pool))
+    ks = np.unique(np.geomspace(10, k_max, 8).astype(int))
+    res = error_versus_queries(affairs_histogram(), pool[order], ks, eps, iterations=10, passes=5, output="last",
+                               runs=runs, rng=seed)
+    return plot_error_versus_queries(res, epsilon=eps)
 
-    return widgets.interactive(
-        show,
-        epsilon=widgets.FloatLogSlider(value=1.0, base=10, min=-1, max=1, step=0.25, description="epsilon"),
-        k_max=widgets.IntSlider(value=1000, min=10, max=2000, step=10, description="largest k"),
-    )
+
+def query_release_widget():
+    """Sliders for epsilon and the largest k, redrawing :func:`plot_release_errors` (one run per k).
+
+    A :func:`dpcourse.plots.explorer.explorer`: live in Jupyter, and in the static book every setting
+    is drawn at build time by the same function.
+    """
+    from .explorer import explorer
+
+    return explorer(plot_release_errors,
+                    {"epsilon": ("epsilon", (0.1, 0.3, 1.0, 3.0, 10.0), 1.0),
+                     "k_max": ("largest k", (100, 300, 1000, 2025), 1000)},
+                    alt="Max error against the number of queries for Laplace, Gaussian and MWEM on the affairs survey",
+                    runs=1, seed=0)
