@@ -181,10 +181,18 @@ def _basic(counts, delta):
     runs = sum(n for _, n in gauss)
     if not runs:
         return total, "sum of the epsilons (pure DP: holds for every delta)"
-    d0 = delta / runs
+    d0 = _split_delta(delta, runs)
     mus, ns = _gaussian_groups(gauss)
     total += math.fsum(ns * _gaussian_epsilon_array(d0, mus))  # one vectorized inversion for all distinct mu
     return total, f"each of the {runs} Gaussian runs is (eps_0, delta/{runs})-DP by its exact profile"
+
+
+def _split_delta(delta: float, runs: int) -> float:
+    """``delta / runs``, refused by name when it underflows to 0 (no Gaussian run is (eps, 0)-DP)."""
+    d0 = delta / runs
+    if d0 == 0.0:
+        raise ValueError(f"delta={delta!r} split over {runs} Gaussian runs underflows to 0: ask about a larger delta")
+    return d0
 
 
 def _gaussian_groups(gauss):
@@ -215,6 +223,8 @@ def _advanced(counts, delta):
     if pure:
         return advanced_composition(pure[0][0].epsilon, k, delta), "delta' = delta, per-mechanism delta = 0"
     mu = gauss[0][0].mu
+    if delta * 1e-6 / k == 0.0:  # the smallest share the split search below gives each run
+        raise ValueError(f"delta={delta!r} split over {k} Gaussian runs underflows to 0: ask about a larger delta")
 
     def total(t):  # t = ln(delta' / delta) in (-inf, 0)
         dp = delta * math.exp(t)

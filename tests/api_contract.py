@@ -231,6 +231,10 @@ def _acc_epsilon(delta, method):
     return dp.PrivacyAccountant([dp.GaussianEvent(3.0), dp.PureDPEvent(0.5)]).epsilon(delta, method)
 
 
+def _acc_epsilon_runs(delta, method):
+    return dp.PrivacyAccountant([dp.ComposedEvent(dp.GaussianEvent(30.0), 1000)]).epsilon(delta, method)
+
+
 def _acc_compare(delta):
     return dp.PrivacyAccountant([dp.GaussianEvent(3.0), dp.PureDPEvent(0.5)]).compare(delta)
 
@@ -269,6 +273,8 @@ SPECS = [
     Spec("PrivacyAccountant", dp.PrivacyAccountant, [A("events", EVENT_LIST_EMPTY_OK)]),
     Spec("PrivacyAccountant.compose", _acc_compose, [A("event", EVENT), A("k", POSINT)], "nonneg"),
     Spec("PrivacyAccountant.epsilon", _acc_epsilon, [A("delta", DELTA_POS), A("method", METHOD)], "nonneg"),
+    Spec("PrivacyAccountant.epsilon (1000 runs)", _acc_epsilon_runs,
+         [A("delta", DELTA_POS), A("method", choice("basic", "advanced", "rdp", "gaussian_exact"))], "nonneg", 10),
     Spec("PrivacyAccountant.compare", _acc_compare, [A("delta", DELTA_POS)], "any", 10),
     Spec("max_compositions", dp.max_compositions, [A("event", EVENT), A("epsilon", EPS_MODEST),
                                                    A("delta", DELTA_POS), A("method", METHOD),

@@ -363,3 +363,12 @@ def test_accountant_refuses_bad_containers_by_name():
         GaussianEvent(1e-300, 1e10)  # the ratio overflows: named, not "mu must be finite"
     with pytest.raises(ValueError, match="l2_sensitivity / sigma"):
         GaussianEvent(1e300, 1e-300)  # the ratio underflows to 0
+
+
+def test_a_delta_split_that_underflows_is_refused_by_name():
+    # delta / runs == 0 in floating point: 'basic' once returned 7.9e283 (the inverse at delta 0)
+    acc = PrivacyAccountant().compose(GaussianEvent(1.0), 10**6)
+    for method in ("basic", "advanced"):
+        with pytest.raises(ValueError, match=r"delta=5e-324 split over 1000000 Gaussian runs underflows"):
+            acc.epsilon(5e-324, method)
+    assert math.isfinite(acc.epsilon(5e-324, "gaussian_exact")) and math.isfinite(acc.epsilon(5e-324, "rdp"))
