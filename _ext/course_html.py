@@ -29,6 +29,7 @@ import re
 import shutil
 from collections import Counter, defaultdict
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 from pybtex.plugin import register_plugin
 from pybtex.style.formatting.unsrt import Style as UnsrtStyle
@@ -332,6 +333,24 @@ def _index_proofs(app, doctree):
         app.env.get_domain("index").entries.setdefault(app.env.docname, []).extend(entries)
 
 
+FONTAWESOME_JS = re.compile(r'\s*<script defer src="[^"]*_static/scripts/fontawesome\.js[^"]*"></script>')
+
+
+def _drop_fontawesome_js(app, exception):
+    """Remove the theme's fontawesome.js (1.5 MB, written by a template macro into every page).
+
+    The theme's stylesheet already draws the same icons from Font Awesome's web fonts, so the pages
+    lose nothing but weight (tested in tests/test_book_browser.py).
+    """
+    if exception is not None or app.builder.format != "html":
+        return
+    for path in Path(app.outdir).rglob("*.html"):
+        text = path.read_text(encoding="utf-8")
+        new = FONTAWESOME_JS.sub("", text)
+        if new != text:
+            path.write_text(new, encoding="utf-8")
+
+
 def _theme_mode(app, config):
     context = dict(config.html_context or {})
     context.setdefault("default_mode", "auto")
@@ -343,6 +362,7 @@ def setup(app):
     app.connect("doctree-read", _schedule_figures)
     app.connect("html-page-context", _live_figures, priority=800)
     app.connect("build-finished", RENDERER.close)
+    app.connect("build-finished", _drop_fontawesome_js)
     app.connect("html-page-context", _tidy_scripts, priority=900)
     app.connect("html-page-context", _cited_in)
     app.connect("doctree-read", _index_proofs)
