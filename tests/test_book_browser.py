@@ -279,3 +279,38 @@ def test_figures_have_captions_and_alt_text(html_dir):
         outputs = len(re.findall(r'<img[^>]*alt="Figure: ', html))
         assert len(captions) == outputs >= 1, f"{page_path.name}: {len(captions)} captions for {outputs} figures"
         assert len({c[0] for c in captions}) == 1, f"{page_path.name}: figures numbered across chapters {captions}"
+
+
+MOVE_SLIDER_JS = """async ([boxIndex, inputIndex, value]) => {
+  const box = document.querySelectorAll('.dpcourse-explorer-live')[boxIndex];
+  const input = box.querySelectorAll('input[type=range]')[inputIndex];
+  const img = box.querySelector('img.dpcourse-explorer-figure');
+  const before = {src: img.src, alt: img.alt, label: input.nextElementSibling.textContent};
+  input.value = String(value);
+  input.dispatchEvent(new Event('input', {bubbles: true}));
+  await img.decode();
+  return {before, after: {src: img.src, alt: img.alt, label: input.nextElementSibling.textContent},
+          width: img.naturalWidth};
+}"""
+
+
+def test_every_chapter_has_live_figures_that_follow_their_sliders(browser, html_dir):
+    pages = sorted((html_dir / "chapters").glob("*.html"))
+    for page_path in pages:
+        page = open_page(browser, page_path, 1280)
+        maxima = page.evaluate("() => [...document.querySelectorAll('.dpcourse-explorer-live')].map("
+                               "b => [...b.querySelectorAll('input[type=range]')].map(i => Number(i.max)))")
+        assert maxima, f"{page_path.name}: no live figure"
+        for b, tops in enumerate(maxima):
+            for i, top in enumerate(tops):
+                assert top >= 1, f"{page_path.name}: a slider with one setting"
+                start = page.evaluate(f"() => Number(document.querySelectorAll('.dpcourse-explorer-live')[{b}]"
+                                      f".querySelectorAll('input[type=range]')[{i}].value)")
+                res = page.evaluate(MOVE_SLIDER_JS, [b, i, 0 if start else top])
+                assert res["after"]["src"] != res["before"]["src"], f"{page_path.name}: the figure did not change"
+                assert res["after"]["label"] != res["before"]["label"] and res["width"] > 0
+                assert res["after"]["alt"] != res["before"]["alt"]
+        # no ipywidgets view is left on the page (it would show a slider that cannot move the figure)
+        assert "application/vnd.jupyter.widget-view+json" not in page_path.read_text(encoding="utf-8")
+        assert not page.errors and not page.remote
+        page.close()
