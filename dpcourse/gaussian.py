@@ -191,8 +191,9 @@ def _gaussian_epsilon_array(delta: float, mu: np.ndarray) -> np.ndarray:
         new = np.where(np.isfinite(new) & (new > 0.0), new, 0.5 * h)  # underflowed profile: move left
         x[live] = new
         idx = np.flatnonzero(live)
-        # Stop at a step below 1e-14 relative, or at a step to the right (rounding noise around the root).
-        live[idx[(new - h >= -1e-14 * h) & (new - h <= 1e-14 * h) | (new > h)]] = False
+        # Stop at a step below 1e-14 relative, or at a tiny step to the right (rounding noise at the root); a
+        # large step to the right (from a point left of the root) goes on.
+        live[idx[(np.abs(new - h) <= 1e-14 * h) | ((new > h) & (new - h <= 1e-12 * h))]] = False
     # Rounding guard: the profile is evaluated to ~1e-15, so the limit may sit a hair left of the root.
     bad = np.flatnonzero(~zero & np.isfinite(x))
     bad = bad[_gaussian_delta_array(x[bad], mu[bad]) > delta]
