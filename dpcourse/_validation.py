@@ -71,7 +71,8 @@ def check_real(value, name: str, *, low=None, high=None, low_open=False, high_op
     Raises
     ------
     TypeError
-        If ``value`` is a bool, or not a real number (str, complex, None, array of size != 1, ...).
+        If ``value`` is a bool, or not a real number (str, complex, None, an array that is not 0-d, a 0-d
+        array whose dtype is not integer or float: a Python ``True`` inside a 0-d object array is refused).
     ValueError
         If ``value`` is NaN, infinite (unless allowed), or outside the interval.
     """
