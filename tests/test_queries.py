@@ -247,6 +247,7 @@ def test_query_helpers_by_hand():
     assert q.shape == (3 * 7, 6)
     assert len({tuple(r) for r in q}) == 21 and q.sum(axis=1).min() == 1 and q.sum(axis=1).max() == 6
     assert replace_one_sensitivity([[1, 0], [1, 0], [0, 0]]) == 2
+    assert replace_one_sensitivity([[1, 0], [0, 1]]) == 2  # one record leaves one query and joins the other
     assert smalldb_candidates(3, 2).sum(axis=1).tolist() == [2] * 6
     assert smalldb_sample_size(1, 0.5) == 2  # ln 2 / 0.5 = 1.386
     h = affairs_histogram()
@@ -368,3 +369,31 @@ def test_mwem_passes_and_output_options():
         mwem(h, q, 1.0, iterations=1, passes=-1)
     with pytest.raises(ValueError, match="output must be one of"):
         mwem(h, q, 1.0, iterations=1, output="best")
+
+
+def test_svt_lattice_charges_the_rounding():
+    # rounded neighbours (values Delta apart) must differ by at most the charged number of lattice steps
+    from dpcourse.queries import _svt_lattice, _to_steps
+
+    for sens in (1.0, 1.3, 0.7, 5.0):
+        e, steps = _svt_lattice(sens)
+        g = 2.0**e
+        a = np.random.default_rng(SEED).uniform(0, 1000, size=20_000)
+        a = np.r_[a, np.arange(200) * g * 0.4]  # points near the lattice, where rounding moves most
+        gap = np.abs(_to_steps(a + sens, e, "v") - _to_steps(a, e, "v"))
+        assert gap.max() <= steps
+        assert steps - 1 <= sens / g  # and no more than one extra step is charged
+
+
+def test_laplace_and_gaussian_per_query_noise_scales():
+    h = affairs_histogram()
+    q = product_queries(AFFAIRS_SHAPE)[::25]           # 81 queries
+    s = replace_one_sensitivity(q)
+    true = q @ h
+    noise = np.concatenate([laplace_per_query(h, q, 2.0, rng=r) - true for r in range(300)])
+    assert stats.kstest(noise, stats.laplace(scale=s / 2.0).cdf).pvalue > ALPHA
+    assert stats.kstest(noise, stats.laplace(scale=0.9 * s / 2.0).cdf).pvalue < ALPHA
+    sigma = dpcourse.gaussian_lattice(math.sqrt(s), 1.0, 1e-6, dim=q.shape[0]).noise_sigma
+    noise = np.concatenate([gaussian_per_query(h, q, 1.0, 1e-6, rng=r) - true for r in range(300)])
+    assert stats.kstest(noise, stats.norm(scale=sigma).cdf).pvalue > ALPHA
+    assert stats.kstest(noise, stats.norm(scale=0.9 * sigma).cdf).pvalue < ALPHA

@@ -57,11 +57,13 @@ T_GAU = ("tests/test_gaussian.py", "tests/test_gaussian_profile.py")
 T_LAP = ("tests/test_laplace.py", "tests/test_textbook_samplers.py")
 T_HIST = ("tests/test_histogram.py",)
 T_DISC = ("tests/test_discrete.py",)
+T_QRY = ("tests/test_queries.py",)
 
 V, SEL, ACC, COMP = "dpcourse/_validation.py", "dpcourse/selection.py", "dpcourse/accounting.py", "dpcourse/composition.py"
 RR, SENS, AUD, DIV = "dpcourse/rr.py", "dpcourse/sensitivity.py", "dpcourse/audit.py", "dpcourse/divergences.py"
 GAU, LAP, HIST, DISC = "dpcourse/gaussian.py", "dpcourse/laplace.py", "dpcourse/histogram.py", "dpcourse/discrete.py"
 APX = "dpcourse/approx_dp.py"
+QRY = "dpcourse/queries.py"
 
 MUTANTS = [
     # ---- validation and fresh randomness
@@ -222,6 +224,32 @@ MUTANTS = [
     Mutant("geometric_scale_halved", "scale", DISC, "_round_up(Fraction(delta) / Fraction(eps))",
            "_round_up(Fraction(delta) / Fraction(2 * eps))", T_DISC),
     Mutant("dgauss_variance_halved", "scale", DISC, "    den = 2 * a * t * t * b\n", "    den = a * t * t * b\n", T_DISC),
+    # ---- many queries: sparse vector, SmallDB, MWEM, per-query baselines (dpcourse/queries.py)
+    Mutant("svt_query_noise_halved", "factor-2", QRY, "b_nu = _round_up(Fraction(2 * c * steps) / eps2)",
+           "b_nu = _round_up(Fraction(c * steps) / eps2)", T_QRY),
+    Mutant("svt_query_noise_not_scaled_with_c", "scale", QRY, "b_nu = _round_up(Fraction(2 * c * steps) / eps2)",
+           "b_nu = _round_up(Fraction(2 * steps) / eps2)", T_QRY),
+    Mutant("svt_threshold_noise_halved", "scale", QRY, "b_rho = _round_up(Fraction(steps) / eps1)",
+           "b_rho = _round_up(Fraction(steps) / (2 * eps1))", T_QRY),
+    Mutant("svt_lattice_rounding_not_charged", "discrete-sampler", QRY,
+           "return e, math.floor(Fraction(sensitivity) / g) + 1", "return e, math.floor(Fraction(sensitivity) / g)",
+           T_QRY),
+    Mutant("svt_threshold_noise_per_query", "fresh-rng", QRY,
+           "above = (q_steps[None, :] + nu) >= (t_steps + rho)[:, None]",
+           "above = (q_steps[None, :] + nu) >= t_steps + np.stack([np.roll(rho, j) for j in range(q.size)], axis=1)",
+           T_QRY),
+    Mutant("smalldb_utility_sensitivity_halved", "scale", QRY, "i = exponential_mechanism(utilities, 1.0, eps, rng=rng)",
+           "i = exponential_mechanism(utilities, 0.5, eps, rng=rng)", T_QRY),
+    Mutant("smalldb_candidates_not_scaled_to_n", "scale", QRY, "(n / m) * (cands @ q.T)", "(cands @ q.T)", T_QRY),
+    Mutant("mwem_budget_not_split", "factor-2", QRY, "eps_round = eps / (2 * T)", "eps_round = eps / T", T_QRY),
+    Mutant("mwem_measurement_sensitivity_halved", "scale", QRY,
+           "measured = laplace_mechanism(true[i], 1.0, eps_round, rng=gen)",
+           "measured = laplace_mechanism(true[i], 0.5, eps_round, rng=gen)", T_QRY),
+    Mutant("laplace_per_query_add_remove_sensitivity", "scale", QRY,
+           "hamming = col[:, None] + col[None, :] - 2.0 * gram", "hamming = col[:, None] + 0.0 * gram", T_QRY),
+    Mutant("gaussian_per_query_sensitivity_halved", "scale", QRY,
+           "return gaussian_mechanism(q @ h, math.sqrt(s), eps, d, rng=rng)",
+           "return gaussian_mechanism(q @ h, math.sqrt(s / 2), eps, d, rng=rng)", T_QRY),
 ]
 
 
