@@ -177,8 +177,9 @@ def test_figures_draw():
     losses = figs.composed_laplace_losses(0.5, 3, n_samples=4000, rng=0)
     assert losses.shape == (4000,) and np.abs(losses).max() <= 1.5 + 1e-9
     assert isinstance(figs.plot_composition_loss(0.5, 3, n_samples=2000, rng=0), plt.Figure)
-    w = figs.composition_loss_widget()
-    assert {"epsilon", "k"} <= {getattr(c, "description", "") for c in w.children}
+    ex = figs.composition_loss_widget()
+    assert list(ex.controls) == ["epsilon", "k"] and all(len(c.values) >= 2 for c in ex.controls.values())
+    assert isinstance(ex.draw(epsilon=1.0, k=2), plt.Figure)
     plt.close("all")
 
 

@@ -101,6 +101,7 @@ def test_tradeoff_points_by_hand():
 
 
 def test_widget_builds():
-    w = figs.rr_count_widget()
-    assert [c.description for c in w.children[:2]] == ["n", "epsilon"]
+    ex = figs.rr_count_widget()
+    assert list(ex.controls) == ["n", "epsilon"] and all(len(c.values) >= 2 for c in ex.controls.values())
+    assert len(ex.draw(n=2, epsilon=0.5).axes) == 3
     plt.close("all")

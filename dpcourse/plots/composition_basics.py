@@ -63,15 +63,15 @@ def plot_composition_loss(epsilon, k, *, n_samples=100_000, rng=None):
 
 
 def composition_loss_widget():
-    """Sliders for epsilon and k, redrawing :func:`plot_composition_loss` (20 000 draws, seed 0)."""
-    import ipywidgets as widgets
+    """Sliders for epsilon and k, redrawing :func:`plot_composition_loss` (20 000 draws, seed 0).
 
-    def show(epsilon, k):
-        plot_composition_loss(epsilon, k, n_samples=20_000, rng=0)
-        plt.show()
+    A :func:`dpcourse.plots.explorer.explorer`: live in Jupyter, and in the static book every setting is
+    drawn at build time by the same function.
+    """
+    from .explorer import explorer
 
-    return widgets.interactive(
-        show,
-        epsilon=widgets.FloatLogSlider(value=0.5, base=10, min=-2, max=0.5, step=0.05, description="epsilon"),
-        k=widgets.IntSlider(value=4, min=1, max=50, description="k"),
-    )
+    return explorer(plot_composition_loss,
+                    {"epsilon": ("epsilon", (0.1, 0.25, 0.5, 1.0, 2.0), 0.5),
+                     "k": ("k", (1, 2, 4, 8, 16, 32), 4)},
+                    alt="Distribution and tail of the total privacy loss of k Laplace releases against k epsilon",
+                    n_samples=20_000, rng=0)

@@ -112,18 +112,18 @@ def plot_rr_count(n=5, epsilon=math.log(3)):
 
 
 def rr_count_widget():
-    """Sliders for n and epsilon, redrawing :func:`plot_rr_count`."""
-    import ipywidgets as widgets
+    """Sliders for n and epsilon, redrawing :func:`plot_rr_count`.
 
-    def show(n, epsilon):
-        plot_rr_count(n, epsilon)
-        plt.show()
+    A :func:`dpcourse.plots.explorer.explorer`: live in Jupyter, and in the static book every setting is
+    drawn at build time by the same function.
+    """
+    from .explorer import explorer
 
-    return widgets.interactive(
-        show,
-        n=widgets.IntSlider(value=5, min=1, max=30, description="n"),
-        epsilon=widgets.FloatSlider(value=1.1, min=0.05, max=4.0, step=0.05, description="epsilon"),
-    )
+    return explorer(plot_rr_count,
+                    {"n": ("n", (1, 2, 5, 10, 20, 30), 5),
+                     "epsilon": ("epsilon", (0.25, 0.5, 1.1, 2.0, 3.0), 1.1)},
+                    alt="Randomized-response count on two neighbouring classes: distributions, privacy loss "
+                        "and hockey-stick divergence")
 
 
 def tradeoff_points(p, q):
