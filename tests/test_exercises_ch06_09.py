@@ -80,3 +80,20 @@ def test_high_dim_error_figure_draws_the_exact_sampler_noise():
     # the exact sampler pays for its proof: more noise than the analytic calibration, but less than 1.3x
     assert 1.0 < y[-1] / analytic_gaussian_sigma(1.0, 1e-6, 10.0) < 1.3
     plt.close(fig)
+
+
+def test_analytic_sigma_checker_refuses_a_slightly_under_noised_sigma():
+    from dpcourse import analytic_gaussian_sigma
+    from dpcourse.exercises.gaussian import check_analytic_sigma
+
+    assert check_analytic_sigma(lambda e, d: analytic_gaussian_sigma(e, d)).passed
+    res = check_analytic_sigma(lambda e, d: 0.9999 * analytic_gaussian_sigma(e, d))
+    assert not res.passed and "too small" in res.message and "above the target 1e-05" in res.message
+
+
+def test_group_delta_checker_refuses_a_smaller_delta():
+    from dpcourse import group_privacy
+    from dpcourse.exercises.gaussian import check_group_delta
+
+    assert check_group_delta(lambda e, d, k: group_privacy(e, d, k)[1]).passed
+    assert not check_group_delta(lambda e, d, k: 0.999 * group_privacy(e, d, k)[1]).passed

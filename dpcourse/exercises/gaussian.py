@@ -75,7 +75,7 @@ def check_analytic_sigma(student_fn) -> CheckResult:
         real_delta = gaussian_delta(eps, 1.0 / got)
         if real_delta > delta * (1 + 1e-6):
             return CheckResult(False, f"{where} your sigma {got:.6g} is too small: with it the mechanism is only "
-                                      f"(epsilon, {real_delta:.3g})-DP")
+                                      f"(epsilon, {real_delta:.6g})-DP, above the target {delta:g}")
         return CheckResult(False, f"{where} your sigma {got:.6g} is private but larger than needed; search for the "
                                   "sigma at which the exact delta equals the target (to 1e-6 relative)")
     return CheckResult(True, f"your function finds the smallest sigma on all {len(_SIGMA_CASES)} cases.")
