@@ -149,8 +149,9 @@ def lattice_reachable(outputs, spacing):
 
     A secure release (``secure=True``) outputs ``g (round(value / g) + K)`` with K discrete Laplace (or
     discrete Gaussian) noise, which gives every integer a positive probability: an output is reachable
-    from *every* input iff it is a multiple of g (theorem ``thm-lattice-laplace``). Division by a power
-    of two is exact in floating point, so the test is exact.
+    from *every* input iff it is a multiple of g (theorem ``thm-lattice-laplace``). The remainder
+    ``fmod(o, g)`` is computed exactly in floating point (even where ``o / g`` would underflow), so the
+    test is exact.
 
     Parameters
     ----------
@@ -167,8 +168,7 @@ def lattice_reachable(outputs, spacing):
     g = check_real(spacing, "spacing", low=0.0, low_open=True)
     if math.frexp(g)[0] != 0.5:
         raise ValueError(f"spacing must be a power of two, got {spacing!r}")
-    steps = o / g
-    return steps == np.floor(steps)
+    return np.fmod(o, g) == 0.0
 
 
 def lattice_privacy_loss(outputs, value, value_prime, sensitivity, epsilon, *, dim=1):

@@ -88,6 +88,8 @@ def test_lattice_outputs_always_reachable_and_loss_bounded():
 
 def test_lattice_reachable_by_hand_and_validation():
     assert lattice_reachable([0.25, 0.3, -3.0, 0.0], 0.25).tolist() == [True, False, True, True]
+    # exact where o / g underflows: the smallest subnormal is not a multiple of 4 (o / 4 rounds to 0)
+    assert lattice_reachable([5e-324, -5e-324, 4.0 * 2.0**60], 4.0).tolist() == [False, False, True]
     with pytest.raises(ValueError, match="power of two"):
         lattice_reachable([1.0], 0.3)
     with pytest.raises(ValueError, match="outputs"):
