@@ -123,3 +123,26 @@ def test_gaussian_lattice_overhead_range_in_docstring():
     ratios = [gaussian_lattice(1.0, eps, delta).noise_sigma / dpcourse.analytic_gaussian_sigma(eps, delta, 1.0)
               for eps in (0.01, 0.1, 1.0, 10.0) for delta in (1e-3, 1e-5, 1e-8, 1e-12)]
     assert 1.03 < min(ratios) and max(ratios) < 1.30
+
+
+@pytest.mark.parametrize("release", ["laplace", "gaussian"])
+def test_vector_release_uses_the_lattice_of_its_dimension(release):
+    """A d-coordinate release is charged for d coordinates: its outputs lie on the finer lattice for dim = d.
+
+    A mutant of secure_laplace/secure_gaussian that builds the lattice for dim = 1 (charging one rounding
+    step for the whole vector, a privacy loss up to (floor(Delta/g) + d) / (floor(Delta/g) + 1) times
+    epsilon) passes tests/test_discrete.py: its outputs are multiples of the coarser spacing, hence also
+    of the finer one. Here about half the outputs must be odd multiples of the dim = d spacing.
+    """
+    d = 1000
+    if release == "laplace":
+        out = dpcourse.laplace_mechanism(np.zeros(d), 1.0, 1.0, rng=81)
+        g, g1 = laplace_lattice(1.0, 1.0, dim=d).spacing, laplace_lattice(1.0, 1.0).spacing
+    else:
+        out = dpcourse.gaussian_mechanism(np.zeros(d), 1.0, 1.0, 1e-5, rng=82)
+        g, g1 = gaussian_lattice(1.0, 1.0, 1e-5, dim=d).spacing, gaussian_lattice(1.0, 1.0, 1e-5).spacing
+    assert g < g1
+    steps = out / g
+    assert (steps == np.rint(steps)).all()
+    odd = float(np.mean(np.fmod(steps, 2) != 0))
+    assert 0.4 < odd < 0.6        # binomial(1000, 1/2): 0.4 and 0.6 are 6.3 standard deviations away
