@@ -131,7 +131,10 @@ def is_count_dp(matrix, epsilon, *, tol=1e-9) -> bool:
     """Is the mechanism ``matrix[x, r]`` epsilon-DP for neighbouring counts x, x + 1?
 
     Checks ``matrix[x, r] <= e^eps matrix[x+1, r] + tol`` and the reverse for every x and r (counts of
-    neighbouring datasets differ by at most 1 under both relations).
+    neighbouring datasets differ by at most 1 under both relations). ``tol`` is an *absolute* slack for
+    the rounding of a linear-program solution: an output of probability below ``tol`` under one count
+    and 0 under its neighbour (an impossible output, infinite privacy loss) passes the default check;
+    ``tol=0`` checks the inequalities exactly as computed in floating point.
 
     Examples
     --------
@@ -139,6 +142,9 @@ def is_count_dp(matrix, epsilon, *, tol=1e-9) -> bool:
     True
     >>> is_count_dp(np.eye(5), 0.5)   # no noise
     False
+    >>> leaky = np.array([[1 - 1e-10, 1e-10], [1.0, 0.0]])   # output 1 is impossible from count 1
+    >>> is_count_dp(leaky, 0.5), is_count_dp(leaky, 0.5, tol=0.0)
+    (True, False)
     """
     M = check_real_array(matrix, "matrix", ndim=2)
     e = math.exp(check_epsilon(epsilon))
