@@ -9,14 +9,16 @@ from .._validation import as_rng, check_epsilon, check_positive_int, check_proba
 from ..histogram import dp_histogram, exact_histogram, histogram_sensitivity
 from ..laplace import laplace_max_error_bound, laplace_max_error_quantile, laplace_mechanism
 
-__all__ = ["plot_noisy_histogram", "histogram_widget", "max_error_quantiles", "plot_max_error_vs_k"]
+__all__ = ["plot_noisy_histogram", "histogram_explorer", "histogram_widget", "max_error_quantiles", "plot_max_error_vs_k"]
 
 
 def plot_noisy_histogram(data, categories, epsilon, relation, *, beta=0.05, rng=None, ax=None, title=None):
     """Exact counts (bars) and one :func:`dpcourse.dp_histogram` release (points) of ``data``.
 
-    The error bars have half-width ``(Delta/epsilon) ln(k/beta)``: with probability at least
-    ``1 - beta`` *every* noisy count lies within it of its bar (corollary ``cor-hist-max-error``).
+    The error bars have half-width ``(Delta/epsilon) ln(k/beta)``: for continuous Laplace noise, with
+    probability at least ``1 - beta`` *every* noisy count lies within it of its bar (corollary
+    ``cor-hist-max-error``); for the integer (geometric) noise of the default ``dp_histogram`` the
+    probability is close to ``1 - beta`` but can be slightly below it (the chapter computes it exactly).
     """
     eps = check_epsilon(epsilon)
     relation = check_relation(relation)
@@ -32,7 +34,7 @@ def plot_noisy_histogram(data, categories, epsilon, relation, *, beta=0.05, rng=
     pos = np.arange(k)
     ax.bar(pos, counts, color="lightgrey", edgecolor="grey", label="exact count")
     ax.errorbar(pos, noisy, yerr=half, fmt="o", color="tab:red", capsize=3,
-                label=rf"noisy count $\pm$ {half:.1f} (all bins, prob. $\geq$ {1 - beta:g})")
+                label=rf"noisy count $\pm$ {half:.1f} (all bins, prob. $\approx$ {1 - beta:g})")
     ax.set_xticks(pos, [str(c) for c in categories])
     ax.set_ylabel("count")
     ax.set_title(title or f"dp_histogram, eps = {eps:g}, {relation}")
@@ -41,20 +43,22 @@ def plot_noisy_histogram(data, categories, epsilon, relation, *, beta=0.05, rng=
     return fig
 
 
+def histogram_explorer(data, categories, *, title=None):
+    """Sliders for epsilon, the relation and a seed, redrawing :func:`plot_noisy_histogram` (an explorer:
+    live in Jupyter, every setting drawn at build time in the static book)."""
+    from .explorer import explorer
+
+    return explorer(plot_noisy_histogram,
+                    {"epsilon": ("epsilon", (0.1, 0.3, 1.0, 3.0), 0.3),
+                     "relation": ("relation", ("add_remove", "replace_one"), "add_remove"),
+                     "rng": ("seed", (0, 1, 2, 3), 0)},
+                    alt="Exact and noisy histogram counts with error bars",
+                    data=list(np.asarray(data).tolist()), categories=list(categories), title=title)
+
+
 def histogram_widget(data, categories, *, title=None):
-    """A slider for epsilon, a relation menu and a seed, redrawing :func:`plot_noisy_histogram`."""
-    import ipywidgets as widgets
-
-    def show(epsilon, relation, seed):
-        plot_noisy_histogram(data, categories, epsilon, relation, rng=seed, title=title)
-        plt.show()
-
-    return widgets.interactive(
-        show,
-        epsilon=widgets.FloatLogSlider(value=0.5, base=10, min=-2, max=1, step=0.1, description="epsilon"),
-        relation=widgets.Dropdown(options=["add_remove", "replace_one"], value="add_remove", description="relation"),
-        seed=widgets.IntSlider(value=0, min=0, max=20, description="seed"),
-    )
+    """The live ipywidgets form of :func:`histogram_explorer`."""
+    return histogram_explorer(data, categories, title=title).widget()
 
 
 def max_error_quantiles(ks, epsilon, relation, *, beta=0.05, n_trials=500, rng=None):

@@ -20,6 +20,7 @@ from ..laplace import dp_mean, laplace_max_error_tail, laplace_mechanism, laplac
 __all__ = [
     "plot_laplace_panel",
     "plot_neighbour_densities",
+    "neighbour_densities_explorer",
     "neighbour_densities_widget",
     "plot_tails",
     "mean_rmse",
@@ -125,24 +126,23 @@ def plot_neighbour_densities(fx=0.0, fx_prime=1.0, sensitivity=1.0, epsilon=1.0,
     return fig
 
 
+def neighbour_densities_explorer():
+    """Sliders for epsilon, the sensitivity, f(x') and the point z, redrawing :func:`plot_neighbour_densities`
+    (an explorer: live in Jupyter, every setting drawn at build time in the static book)."""
+    from .explorer import explorer
+
+    return explorer(plot_neighbour_densities,
+                    {"epsilon": ("epsilon", (0.5, 1.0, 2.0), 1.0),
+                     "sensitivity": ("sensitivity", (1.0, 2.0), 1.0),
+                     "fx_prime": ("f(x')", (-1.0, 0.5, 1.0, 2.0), 1.0),
+                     "z": ("z", (-0.5, 1.3), 1.3)},
+                    alt="Laplace output densities on two neighbours and their log ratio",
+                    fx=0.0)
+
+
 def neighbour_densities_widget():
-    """Sliders for epsilon, the sensitivity, f(x') and the point z, redrawing :func:`plot_neighbour_densities`."""
-    import ipywidgets as widgets
-
-    def show(epsilon, sensitivity, fx_prime, z):
-        if abs(fx_prime) > sensitivity:
-            print(f"|f(x) - f(x')| = {abs(fx_prime):g} exceeds the sensitivity {sensitivity:g}: "
-                  "these two datasets cannot be neighbours, and the bound e^eps fails.")
-        plot_neighbour_densities(0.0, fx_prime, sensitivity, epsilon, z)
-        plt.show()
-
-    return widgets.interactive(
-        show,
-        epsilon=widgets.FloatSlider(value=1.0, min=0.1, max=3.0, step=0.1, description="epsilon"),
-        sensitivity=widgets.FloatSlider(value=1.0, min=0.5, max=3.0, step=0.5, description="sensitivity"),
-        fx_prime=widgets.FloatSlider(value=1.0, min=-3.0, max=3.0, step=0.25, description="f(x')"),
-        z=widgets.FloatSlider(value=1.3, min=-4.0, max=4.0, step=0.1, description="z"),
-    )
+    """The live ipywidgets form of :func:`neighbour_densities_explorer`."""
+    return neighbour_densities_explorer().widget()
 
 
 def plot_tails(scale=1.0, k=20, *, n_trials=100_000, rng=None):

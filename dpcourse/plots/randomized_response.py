@@ -12,7 +12,7 @@ from ..laplace import laplace_mechanism
 from ..rr import randomized_response, rr_estimate_mean, rr_standard_error
 
 __all__ = ["population_bits", "simulate_estimates", "rmse_vs_n", "plot_error_vs_n", "plot_rr_vs_central",
-           "rr_vs_central_widget"]
+           "rr_vs_central_explorer", "rr_vs_central_widget"]
 
 _CHUNK = 2_000_000  # largest number of reports drawn at once (keeps memory small for large n * reps)
 
@@ -149,16 +149,19 @@ def plot_rr_vs_central(n=1000, epsilon=1.0, *, mean=0.25, reps=1000, rng=0):
     return fig
 
 
+def rr_vs_central_explorer(mean=0.25):
+    """Sliders for epsilon and n, redrawing :func:`plot_rr_vs_central` (500 runs per setting, for speed);
+    an explorer: live in Jupyter, every setting drawn at build time in the static book."""
+    from .explorer import explorer
+
+    return explorer(plot_rr_vs_central,
+                    {"epsilon": ("epsilon", (0.25, 0.5, 1.0, 2.0, 4.0), 1.0),
+                     "n": ("n", (100, 1000, 10_000), 1000)},
+                    alt="Estimates of randomized response and of the central Laplace mechanism, and their errors",
+                    mean=mean, reps=500, rng=0)
+
+
 def rr_vs_central_widget(mean=0.25):
-    """Sliders for epsilon and n, redrawing :func:`plot_rr_vs_central` (500 runs per setting, for speed)."""
-    import ipywidgets as widgets
+    """The live ipywidgets form of :func:`rr_vs_central_explorer`."""
+    return rr_vs_central_explorer(mean).widget()
 
-    def show(epsilon, n):
-        plot_rr_vs_central(n, epsilon, mean=mean, reps=500, rng=0)
-        plt.show()
-
-    return widgets.interactive(
-        show,
-        epsilon=widgets.FloatSlider(value=1.0, min=0.1, max=4.0, step=0.1, description="epsilon"),
-        n=widgets.SelectionSlider(options=[100, 300, 1000, 3000, 10_000, 30_000], value=1000, description="n"),
-    )

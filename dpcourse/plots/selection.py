@@ -82,19 +82,16 @@ def plot_selection_distributions(epsilon=1.0, gap=2.0, *, n_candidates=5, sensit
 
 
 def selection_widget():
-    """Sliders for epsilon, the score gap and the number of candidates, redrawing :func:`plot_selection_distributions`."""
-    import ipywidgets as widgets
+    """Sliders for epsilon, the score gap and the number of candidates, redrawing
+    :func:`plot_selection_distributions`; an explorer: live in Jupyter, every setting drawn at build time
+    in the static book."""
+    from .explorer import explorer
 
-    def show(epsilon, gap, n_candidates):
-        plot_selection_distributions(epsilon, gap, n_candidates=n_candidates)
-        plt.show()
-
-    return widgets.interactive(
-        show,
-        epsilon=widgets.FloatLogSlider(value=1.0, base=10, min=-1.5, max=0.7, step=0.05, description="epsilon"),
-        gap=widgets.FloatSlider(value=2.0, min=0.0, max=10.0, step=0.5, description="score gap"),
-        n_candidates=widgets.IntSlider(value=5, min=2, max=12, description="candidates"),
-    )
+    return explorer(plot_selection_distributions,
+                    {"epsilon": ("epsilon", (0.1, 0.3, 1.0, 3.0), 1.0),
+                     "gap": ("score gap", (0.0, 2.0, 5.0), 2.0),
+                     "n_candidates": ("candidates", (2, 5), 5)},
+                    alt="Output distributions of report noisy max, the exponential mechanism and permute-and-flip")
 
 
 def plot_em_accuracy_tail(utilities, sensitivity, epsilon, *, n_samples=100_000, rng=None, t_max=6.0):
