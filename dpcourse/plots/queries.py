@@ -66,7 +66,7 @@ def reconstruction_curve(n, m, noise_bounds, *, epsilon=1.0, runs=3, rng=None):
 
 
 def plot_reconstruction(n=128, m=512, *, epsilon=1.0, noise_bounds=None, runs=3, rng=None):
-    """Recovered fraction against the noise bound E (log scale), with sqrt(n) and the DP release marked."""
+    """Fraction of secret bits recovered against the noise bound E per answer (log scale), with sqrt(n) and DP marked."""
     n = check_positive_int(n, "n")
     if noise_bounds is None:
         noise_bounds = np.geomspace(0.5, 4 * math.sqrt(n), 9)
@@ -171,7 +171,10 @@ def crossover_k(result, method="laplace") -> int:
 
 
 def plot_error_versus_queries(result, *, epsilon=None):
-    """Max normalised error against k (log-log) for the three releases of ``result``; crossovers marked."""
+    """Max normalised error against the number of queries k (log-log): Laplace, Gaussian and MWEM; crossovers marked.
+
+    ``result`` is the dictionary returned by :func:`dpcourse.queries.error_versus_queries`.
+    """
     fig, ax = plt.subplots(figsize=(7, 3.8))
     k = result["k"]
     for key, style, label in [("laplace", "o-", "Laplace per query"), ("gaussian", "s-", "Gaussian per query"),
