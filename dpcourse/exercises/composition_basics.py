@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import math
 
+import dpcourse
+
+from .. import composition_basics
 from ..composition_basics import composed_epsilon
 from . import CheckResult, call_student
 
 __all__ = ["check_plan_epsilon"]
+
+# the exercise asks the student to write this function, not to call it
+_FORBIDDEN = ((dpcourse, "composed_epsilon"), (composition_basics, "composed_epsilon"))
 
 # (epsilons, parts): sequential only, parallel only, the same part twice, mixed plans, one release, and
 # a plan whose largest part is not the one with the largest single release.
@@ -26,13 +32,15 @@ def check_plan_epsilon(student_fn) -> CheckResult:
 
     Release j is ``epsilons[j]``-DP under add/remove on the whole dataset (``parts[j] is None``) or on the
     records of one part of a public partition (``parts[j]`` names the part). The message names the first
-    plan that is off and what the value looks like, never the expected total.
+    plan that is off and what the value looks like, never the expected total. A function that calls
+    :func:`dpcourse.composed_epsilon` is refused: the exercise is to write it.
     """
     if not callable(student_fn):
         return CheckResult(False, "pass the function itself, e.g. check_plan_epsilon(my_plan_epsilon)")
     for eps, parts in _PLANS:
         where = f"on epsilons={eps}, parts={parts}"
-        got, failure = call_student(student_fn, (list(eps), list(parts)), f"{where}; return one number")
+        got, failure = call_student(student_fn, (list(eps), list(parts)), f"{where}; return one number",
+                                    forbidden=_FORBIDDEN)
         if failure is not None:
             return failure
         want = composed_epsilon(eps, parts, relation="add_remove")
