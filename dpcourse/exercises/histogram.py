@@ -5,8 +5,14 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+import dpcourse
+
+from .. import histogram
 from ..histogram import exact_histogram, histogram_sensitivity
 from . import CheckResult, call_student
+
+# the exercise asks for the histogram built by hand from laplace_mechanism
+_FORBIDDEN = tuple((module, name) for module in (dpcourse, histogram) for name in ("dp_histogram", "histogram_sensitivity"))
 
 __all__ = ["check_my_dp_histogram"]
 
@@ -37,7 +43,8 @@ def check_my_dp_histogram(student_fn) -> CheckResult:
     record outside the declared categories. The noise is tested over 2000 categories, each test at level
     1e-6: first one-sided on the mean absolute residual (exact, |Lap(b)| is exponential with mean b), which
     refuses a scale 0.8 times the right one or less (a 1.25 epsilon guarantee), then with a two-sided
-    Kolmogorov-Smirnov test on the shape. The message says what looks wrong, never the scale.
+    Kolmogorov-Smirnov test on the shape. The message says what looks wrong, never the scale. A function
+    that calls :func:`dpcourse.dp_histogram` or :func:`dpcourse.histogram_sensitivity` is refused.
     """
     if not callable(student_fn):
         return CheckResult(False, "pass the function itself, e.g. check_my_dp_histogram(my_dp_histogram)")
@@ -46,7 +53,8 @@ def check_my_dp_histogram(student_fn) -> CheckResult:
     for seed, relation in enumerate(("add_remove", "replace_one")):
         out, failure = call_student(student_fn, (data.copy(), categories.copy(), _EPSILON, relation,
                                                  np.random.default_rng(seed)),
-                                    f"relation={relation!r}; one noisy count per category", shape=exact.shape)
+                                    f"relation={relation!r}; one noisy count per category", shape=exact.shape,
+                                    forbidden=_FORBIDDEN)
         if failure is not None:
             return failure
         if not np.isfinite(out).all():

@@ -6,8 +6,14 @@ import math
 
 import numpy as np
 
+import dpcourse
+
+from .. import rr
 from ..rr import randomized_response, rr_estimate_mean, rr_standard_error
 from . import CheckResult, call_student
+
+# the exercise asks the student to write this function, not to call it
+_FORBIDDEN = ((dpcourse, "rr_estimate_mean"), (rr, "rr_estimate_mean"))
 
 __all__ = ["check_rr_estimator"]
 
@@ -33,7 +39,8 @@ def check_rr_estimator(student_fn) -> CheckResult:
     the estimator on simulated surveys (fixed seeds) from populations with known means and several
     epsilons; it passes if the values agree with the unbiased estimator of the chapter, and otherwise
     reports the first population on which the student's estimates are off on average (the bias), or,
-    when they are unbiased but different, how their spread compares. It never shows the formula.
+    when they are unbiased but different, how their spread compares. It never shows the formula. A
+    function that calls :func:`dpcourse.rr_estimate_mean` is refused.
     """
     if not callable(student_fn):
         return CheckResult(False, "pass the function itself, e.g. check_rr_estimator(my_rr_estimate)")
@@ -42,7 +49,8 @@ def check_rr_estimator(student_fn) -> CheckResult:
         got = np.empty(_EST_REPS)
         for j in range(_EST_REPS):
             got[j], failure = call_student(student_fn, (reports[j].copy(), eps),
-                                           f"on {_EST_N} responses, epsilon = {eps}; return the estimated mean")
+                                           f"on {_EST_N} responses, epsilon = {eps}; return the estimated mean",
+                                           forbidden=_FORBIDDEN)
             if failure is not None:
                 return failure
             if not math.isfinite(got[j]):
