@@ -55,6 +55,8 @@ __all__ = [
 _TERM_LIMIT = 2**62      # numerator and denominator of a scale, and int64 intermediate values
 _LAZY_BITS = 62          # bits compared at a time when a Bernoulli's denominator exceeds int64
 _I64_MAX = 2**63 - 1
+VALUE_LIMIT = 2**61      # integer answers and lattice steps are clamped to +-VALUE_LIMIT
+SCALE_LIMIT = 2**50      # largest discrete Laplace scale a release uses: value + noise then stays in int64
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -484,10 +486,32 @@ def _check_int_values(value, name: str = "value") -> np.ndarray:
     if arr.dtype.kind not in "iu":
         raise TypeError(f"{name} must hold integers, got dtype {arr.dtype} (round a real-valued query yourself, or "
                         f"use laplace_mechanism)")
-    arr = arr.astype(np.int64)
-    if arr.size and int(np.abs(arr).max()) > 2**61:
-        raise ValueError(f"{name} must lie within +-2**61, got {int(np.abs(arr).max())}")
-    return arr
+    # Clamp to +-2**61 *before* the cast (an unsigned 2**63 must not wrap to -2**63). Clamping is
+    # 1-Lipschitz, so it keeps the sensitivity and the guarantee; refusing instead would make the error
+    # itself depend on the private value.
+    if arr.dtype.kind == "u":
+        arr = np.minimum(arr, np.uint64(VALUE_LIMIT))
+    return np.clip(arr.astype(np.int64), -VALUE_LIMIT, VALUE_LIMIT)
+
+
+def _check_release_scale(scale: Fraction, what: str) -> None:
+    """Refuse a noise scale above SCALE_LIMIT steps (the choice depends only on public parameters).
+
+    With |value| <= 2**61 and a scale of at most 2**50, value + noise leaves int64 only if
+    |noise| > 2**62, an event of probability below e^-2048; :func:`_checked_sum` raises then.
+    """
+    if scale > SCALE_LIMIT:
+        raise ValueError(f"{what} = {float(scale):.3g} steps exceeds 2**50: the noise would swamp any answer and "
+                         f"could leave the 64-bit range; use a larger epsilon or a coarser unit")
+
+
+def _checked_sum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a + b for int64 arrays, raising OverflowError instead of wrapping around."""
+    out = a + b
+    wrapped = ((a >= 0) == (b >= 0)) & ((out >= 0) != (a >= 0))
+    if np.any(wrapped):
+        raise OverflowError("a release left the int64 range (probability below e^-2048 for supported scales)")
+    return out
 
 
 def _noise_on_values(values: np.ndarray, size, gen, draw) -> np.ndarray:
@@ -497,7 +521,7 @@ def _noise_on_values(values: np.ndarray, size, gen, draw) -> np.ndarray:
         raise ValueError(f"size can only be given for a scalar value, got value of shape {values.shape}")
     n = math.prod(shape) if shape else 1
     noise = draw(n).reshape(shape)
-    return values + noise
+    return _checked_sum(np.broadcast_to(values, shape).astype(np.int64), noise)
 
 
 def geometric_mechanism(value, sensitivity, epsilon, *, rng=None, size=None):
@@ -539,7 +563,9 @@ def geometric_mechanism(value, sensitivity, epsilon, *, rng=None, size=None):
     values = _check_int_values(value)
     delta = check_positive_int(sensitivity, "sensitivity")
     eps = check_epsilon(epsilon)
-    t, s = _check_terms(_round_up(Fraction(delta) / Fraction(eps)), "sensitivity / epsilon", delta / eps)
+    scale = _round_up(Fraction(delta) / Fraction(eps))
+    _check_release_scale(scale, "sensitivity / epsilon")
+    t, s = _check_terms(scale, "sensitivity / epsilon", delta / eps)
     gen = as_rng(rng)
     out = _noise_on_values(values, size, gen, lambda n: _dlap(t, s, n, gen))
     return int(out) if out.ndim == 0 else out
@@ -583,12 +609,13 @@ def _check_spacing(spacing, low_exponent: int) -> int:
     return exp - 1
 
 
-def _lattice_exponent(k: int) -> int:
+def _lattice_exponent(k: int, params: str = "") -> int:
+    where = f" ({params})" if params else ""
     if k < -1000:
-        raise ValueError(f"the lattice spacing 2**{k} is too fine to represent in floating point: the noise scale is "
-                         f"too small for a secure release (raise the sensitivity or lower epsilon)")
+        raise ValueError(f"the lattice spacing 2**{k} is too fine to represent in floating point{where}: the noise "
+                         f"scale is too small for a secure release (raise the sensitivity or lower epsilon)")
     if k > 1000:
-        raise ValueError(f"the lattice spacing 2**{k} is too coarse to represent in floating point")
+        raise ValueError(f"the lattice spacing 2**{k} is too coarse to represent in floating point{where}")
     return k
 
 
@@ -645,6 +672,7 @@ def laplace_lattice(sensitivity, epsilon, *, dim=1, spacing=None) -> LaplaceLatt
     g = Fraction(2) ** k
     steps = math.floor(Fraction(sens) / g) + d
     scale = _round_up(Fraction(steps) / Fraction(eps))
+    _check_release_scale(scale, "the lattice noise scale")
     _check_terms(scale, "the lattice noise scale", float(scale))
     return LaplaceLattice(math.ldexp(1.0, k), k, steps, scale, float(scale * g))
 
@@ -716,13 +744,15 @@ def gaussian_lattice(l2_sensitivity, epsilon, delta, *, dim=1, spacing=None) -> 
         k = _power_of_two_at_most(min(sigma_ref * 2.0**-12, sens / math.sqrt(d) * 2.0**-10))
     else:
         k = _check_spacing(spacing, -1000)
-    k = _lattice_exponent(k)
+    params = f"l2_sensitivity={l2_sensitivity!r}, epsilon={epsilon!r}, delta={delta!r}, dim={d}"
+    k = _lattice_exponent(k, params)
     g = math.ldexp(1.0, k)
     # Upper bound on the rounded l2 distance, rounded up twice to absorb the float error of sqrt and +.
     steps = math.nextafter(math.nextafter(sens / g + math.sqrt(d), math.inf), math.inf)
     variance = math.ceil(steps * steps / (2 * rho_target) * (1 + 1e-12))
     if variance >= 2**60:
-        raise ValueError("the lattice is too fine for this noise level: pass a coarser spacing")
+        raise ValueError(f"the lattice is too fine for this noise level ({params}): the noise would exceed 2**30 "
+                         f"lattice steps; pass a coarser spacing, or a larger epsilon or l2_sensitivity")
     rho = steps * steps / (2 * variance)
     return GaussianLattice(g, k, steps, variance, rho, g * math.sqrt(variance))
 
@@ -734,15 +764,12 @@ def lattice_release(values: np.ndarray, exponent: int, noise: np.ndarray) -> np.
     nearest integer); rounding to the nearest integer (ties to even) moves each coordinate by at most
     half a step. ``noise`` is an int64 array of lattice steps. The result is an exact multiple of g (for
     |steps| >= 2**53 the conversion to float rounds, a deterministic function of the exact integer,
-    i.e. post-processing). The int64 sum is not checked for overflow: with |round(values / g)| up to
-    2**61 and noise up to 2**63 it can wrap around (reachable for lattice scales near 2**60; see
-    ``tests/test_discrete_review.py``).
+    i.e. post-processing). Values beyond +-2**61 lattice steps are clamped there: clamping is
+    1-Lipschitz, so the guarantee holds, whereas refusing would make the error itself depend on the
+    private value. The int64 sum raises OverflowError rather than wrapping around.
     """
-    scaled = np.ldexp(values, -exponent)
-    if scaled.size and float(np.abs(scaled).max()) >= 2.0**61:
-        raise ValueError(f"value is too large for the lattice spacing 2**{exponent}: its magnitude "
-                         f"{float(np.abs(values).max())!r} would need more than 61 bits of lattice steps")
-    steps = np.rint(scaled).astype(np.int64) + noise
+    scaled = np.clip(np.ldexp(values, -exponent), -float(VALUE_LIMIT), float(VALUE_LIMIT))
+    steps = _checked_sum(np.rint(scaled).astype(np.int64), np.asarray(noise, dtype=np.int64))
     return np.ldexp(steps.astype(np.float64), exponent)
 
 

@@ -8,6 +8,7 @@ the mean in theorem ``thm-laplace-mean``.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -141,10 +142,26 @@ def dp_mean(x, lower, upper, epsilon, *, rng=None, secure=True) -> float:
     values = check_real_array(x, "x", ndim=1)
     lo, hi = check_bounds(lower, upper)
     eps = check_epsilon(epsilon)
+    value, sensitivity = _clamped_mean_query(values, lo, hi)
+    return laplace_mechanism(value, sensitivity, eps, rng=rng, secure=secure)
+
+
+def _clamped_mean_query(values: np.ndarray, lo: float, hi: float) -> tuple[float, float]:
+    """The clamped mean as computed in floating point, and a sensitivity that covers that computation.
+
+    The exact clamped means of replace-one neighbours differ by at most (hi - lo) / n. The computed one,
+    fl(fsum / n), is within 2**-52 |mean| <= 2**-52 max(|lo|, |hi|) of the exact one (fsum rounds once,
+    the division once), so the computed means of neighbours differ by at most
+    (hi - lo) / n + 2**-51 max(|lo|, |hi|). That bound, computed exactly and rounded up, is the
+    sensitivity passed on: theorem ``thm-lattice-laplace`` is about the numbers the computer outputs.
+    """
     n = values.size
-    # math.fsum: the exactly rounded sum, so the computed mean moves by (upper - lower) / n up to rounding
-    clamped_mean = math.fsum(np.clip(values, lo, hi).tolist()) / n
-    return laplace_mechanism(clamped_mean, (hi - lo) / n, eps, rng=rng, secure=secure)
+    value = math.fsum(np.clip(values, lo, hi).tolist()) / n
+    bound = (Fraction(hi) - Fraction(lo)) / n + Fraction(max(abs(lo), abs(hi))) / 2**51
+    sensitivity = float(bound)
+    if Fraction(sensitivity) < bound:
+        sensitivity = math.nextafter(sensitivity, math.inf)
+    return value, sensitivity
 
 
 def laplace_tail(t, scale):
@@ -236,7 +253,10 @@ def laplace_max_error_quantile(k, scale, beta) -> float:
     kk = check_positive_int(k, "k")
     b = check_sensitivity(scale, "scale")
     beta = check_probability(beta, "beta", open_low=True, open_high=True)
-    return -b * math.log(-math.expm1(math.log1p(-beta) / kk))
+    inner = -math.expm1(math.log1p(-beta) / kk)   # 1 - (1 - beta)^(1/k)
+    if inner == 0.0:  # beta / k underflowed; there 1 - (1 - beta)^(1/k) = beta / k to double precision
+        return -b * (math.log(beta) - math.log(kk))
+    return -b * math.log(inner)
 
 
 def counting_queries_sample_size(k, alpha, beta, epsilon) -> float:

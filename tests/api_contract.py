@@ -403,12 +403,7 @@ def exported_callables(modules=None):
 
 #: Holes found in modules this work does not own, reported to their owner: (function, argument) -> what happens.
 #: The tests skip exactly these cases and the sweep counts them apart; remove an entry once it is fixed.
-KNOWN_ISSUES = {
-    ("gaussian_lattice", "l2_sensitivity"): "tiny sensitivity: the lattice refusal does not name l2_sensitivity",
-    ("gaussian_mechanism", "l2_sensitivity"): "tiny sensitivity: the lattice refusal does not name l2_sensitivity",
-    ("gaussian_mechanism", "epsilon"): "epsilon 1e-12: 'the lattice is too fine' does not name epsilon",
-    ("laplace_max_error_quantile", "beta"): "beta = 5e-324: 'math domain error' leaks from math.log",
-}
+KNOWN_ISSUES: dict = {}  # none left: the last four were fixed with the review of issue 9
 
 
 def _numbers(result):

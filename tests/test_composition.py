@@ -344,7 +344,8 @@ def test_composition_figures_and_widget_build():
         plt.close(fig)
     pytest.importorskip("ipywidgets")
     w = figs.composition_widget()
-    assert len(w.children) >= 4  # three sliders and the output area
+    assert len(w.widget().children) >= 4  # live kernel: three sliders and the output area
+    assert w.draw(epsilon=1.0, k=10).axes  # any setting is drawn by plot_composition_methods
     plt.close("all")
 
 

@@ -352,7 +352,6 @@ def test_secure_gaussian_noise_distribution():
     (lambda: geometric_mechanism([1, 2], 1, 1.0, size=3), ValueError, "size"),
     (lambda: dpcourse.laplace_mechanism(1.0, 1.0, 1.0, secure=1), TypeError, "secure"),
     (lambda: dpcourse.laplace_mechanism(1.0, 1e-300, 1e10), ValueError, "too fine"),
-    (lambda: dpcourse.laplace_mechanism(1e300, 1.0, 1.0), ValueError, "too large"),
     (lambda: dpcourse.gaussian_mechanism(1.0, 1.0, 1.0, 1e-5, secure="yes"), TypeError, "secure"),
     (lambda: dpcourse.dp_histogram([1], 1.0, relation="add_remove", categories=[1], secure=None), TypeError, "secure"),
     (lambda: laplace_lattice(1.0, 1.0, spacing=0.3), ValueError, "power of two"),

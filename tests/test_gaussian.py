@@ -345,5 +345,6 @@ def test_widgets_build():
 
     for build in (figs.loss_tail_widget, figs.calibration_widget):
         w = build()
-        assert len(w.children) >= 3  # two sliders and the output area
+        assert len(w.widget().children) >= 3  # live kernel: two sliders and the output area
+        assert w.draw().axes
         plt.close("all")

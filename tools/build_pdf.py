@@ -17,6 +17,7 @@ out of the PDF (each chapter prints the same figure from its non-interactive cal
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import shutil
 import sys
@@ -109,50 +110,52 @@ def print_pdf(html_dir: Path, out_pdf: Path, *, chromium: str | None = None) -> 
     chromium = chromium or shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
         raise RuntimeError("Chromium is needed: apt-get install -y chromium")
-    remote = []
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium, args=BROWSER_ARGS)
-        page = browser.new_page(viewport={"width": 1100, "height": 1400})
+    try:
+        remote = []
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium, args=BROWSER_ARGS)
+            page = browser.new_page(viewport={"width": 1100, "height": 1400})
 
-        def guard(route):
-            url = route.request.url
-            if url.startswith(("file:", "data:", "blob:", "about:")):
-                route.continue_()
-            else:
-                remote.append(url)
-                route.abort()
+            def guard(route):
+                url = route.request.url
+                if url.startswith(("file:", "data:", "blob:", "about:")):
+                    route.continue_()
+                else:
+                    remote.append(url)
+                    route.abort()
 
-        page.route("**/*", guard)
-        page.goto(page_path.as_uri(), wait_until="load", timeout=120_000)
-        page.wait_for_function("() => window.MathJax && window.MathJax.startup && window.MathJax.startup.promise",
-                               timeout=120_000)
-        page.evaluate("() => window.MathJax.startup.promise")
-        # open every collapsed solution (sphinx-togglebutton) and every <details>
-        page.evaluate("""() => {
-          document.querySelectorAll('.toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));
-          document.querySelectorAll('details').forEach(d => d.open = true);
-        }""")
-        page.evaluate("() => window.MathJax.typesetPromise ? window.MathJax.typesetPromise() : null")
-        checks = page.evaluate(CHECK_JS)
-        checks["remote_requests"] = remote
-        problems = []
-        if checks["docs"] != len(docs):
-            problems.append(f"{checks['docs']} documents in the print page, {len(docs)} in the table of contents")
-        if checks["rawTex"]:
-            problems.append(f"raw TeX left: {checks['rawTex']}")
-        if checks["brokenImages"]:
-            problems.append(f"images not loaded: {checks['brokenImages'][:3]}")
-        if checks["hiddenSolutions"]:
-            problems.append(f"{checks['hiddenSolutions']} solutions still hidden")
-        if remote:
-            problems.append(f"requests outside the book: {remote[:3]}")
-        if problems:
+            page.route("**/*", guard)
+            page.goto(page_path.as_uri(), wait_until="load", timeout=120_000)
+            page.wait_for_function("() => window.MathJax && window.MathJax.startup && window.MathJax.startup.promise",
+                                   timeout=120_000)
+            page.evaluate("() => window.MathJax.startup.promise")
+            # open every collapsed solution (sphinx-togglebutton) and every <details>
+            page.evaluate("""() => {
+              document.querySelectorAll('.toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));
+              document.querySelectorAll('details').forEach(d => d.open = true);
+            }""")
+            page.evaluate("() => window.MathJax.typesetPromise ? window.MathJax.typesetPromise() : null")
+            checks = page.evaluate(CHECK_JS)
+            checks["remote_requests"] = remote
+            problems = []
+            if checks["docs"] != len(docs):
+                problems.append(f"{checks['docs']} documents in the print page, {len(docs)} in the table of contents")
+            if checks["rawTex"]:
+                problems.append(f"raw TeX left: {checks['rawTex']}")
+            if checks["brokenImages"]:
+                problems.append(f"images not loaded: {checks['brokenImages'][:3]}")
+            if checks["hiddenSolutions"]:
+                problems.append(f"{checks['hiddenSolutions']} solutions still hidden")
+            if remote:
+                problems.append(f"requests outside the book: {remote[:3]}")
+            if problems:
+                browser.close()
+                raise RuntimeError("the print page is not ready: " + "; ".join(problems))
+            page.pdf(path=str(out_pdf), format="A4", print_background=True,
+                     margin={"top": "16mm", "bottom": "16mm", "left": "14mm", "right": "14mm"})
             browser.close()
-            raise RuntimeError("the print page is not ready: " + "; ".join(problems))
-        page.pdf(path=str(out_pdf), format="A4", print_background=True,
-                 margin={"top": "16mm", "bottom": "16mm", "left": "14mm", "right": "14mm"})
-        browser.close()
-    page_path.unlink()
+    finally:
+        page_path.unlink(missing_ok=True)
     data = out_pdf.read_bytes()
     checks["pdf_pages"] = len(re.findall(rb"/Type\s*/Page[^s]", data))
     checks["pdf_bytes"] = len(data)
@@ -163,6 +166,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--html", default=str(ROOT / "_build" / "html"), help="the built HTML folder")
     parser.add_argument("--out", default=None, help="the PDF to write (default: HTML folder/dpcourse.pdf)")
+    parser.add_argument("--json", action="store_true", help="also print the checks as one JSON line (for tests)")
     args = parser.parse_args(argv)
     html_dir = Path(args.html)
     if not (html_dir / "intro.html").exists():
@@ -174,6 +178,8 @@ def main(argv=None) -> int:
     print(f"wrote {out} in {time.perf_counter() - t0:.1f} s: {checks['pdf_pages']} pages, "
           f"{checks['pdf_bytes'] / 1e6:.1f} MB; {checks['docs']} documents, {checks['math']} formulas, "
           f"{checks['images']} images, {checks['solutions']} solutions shown")
+    if args.json:
+        print(json.dumps(checks))
     return 0
 
 

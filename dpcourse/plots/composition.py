@@ -137,16 +137,13 @@ def plot_accountant_comparison(results, *, title=None, ax=None):
 
 
 def composition_widget():
-    """Sliders for epsilon, delta and k, redrawing :func:`plot_composition_methods`."""
-    import ipywidgets as widgets
+    """Live figure: epsilon, delta and k, redrawing :func:`plot_composition_methods` (an explorer)."""
+    from .explorer import explorer
 
-    def show(epsilon, delta, k):
-        plot_composition_methods(epsilon, delta, k)
-        plt.show()
+    return explorer(plot_composition_methods,
+                    {"epsilon": ("ε each", (0.001, 0.01, 0.1, 0.3, 1.0), 0.1),
+                     "delta": ("δ", (1e-10, 1e-5, 1e-2), 1e-5),
+                     "k": ("k", (1, 10, 100, 1000), 100)},
+                    alt="Total epsilon of k compositions by each accounting method")
 
-    return widgets.interactive(
-        show,
-        epsilon=widgets.FloatLogSlider(value=0.1, base=10, min=-3, max=0, step=0.1, description="ε each"),
-        delta=widgets.FloatLogSlider(value=1e-5, base=10, min=-10, max=-2, step=1, description="δ"),
-        k=widgets.IntSlider(value=100, min=1, max=1000, description="k"),
-    )
+

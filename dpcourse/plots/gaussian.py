@@ -61,18 +61,13 @@ def plot_loss_tail(mu=1.0, epsilon=1.0):
 
 
 def loss_tail_widget():
-    """Sliders for mu and epsilon, redrawing :func:`plot_loss_tail`."""
-    import ipywidgets as widgets
+    """Live figure: mu and epsilon, redrawing :func:`plot_loss_tail` (an explorer)."""
+    from .explorer import explorer
 
-    def show(mu, epsilon):
-        plot_loss_tail(mu, epsilon)
-        plt.show()
-
-    return widgets.interactive(
-        show,
-        mu=widgets.FloatSlider(value=1.0, min=0.1, max=4.0, step=0.05, description="mu = Δ/σ"),
-        epsilon=widgets.FloatSlider(value=1.0, min=0.0, max=8.0, step=0.05, description="ε"),
-    )
+    return explorer(plot_loss_tail,
+                    {"mu": ("mu = Δ/σ", (0.25, 0.5, 1.0, 2.0, 4.0), 1.0),
+                     "epsilon": ("ε", (0.0, 0.5, 1.0, 2.0, 4.0, 8.0), 1.0)},
+                    alt="The Gaussian privacy loss distribution and the two deltas it defines")
 
 
 def plot_calibration(epsilon=0.5, delta=1e-5, l2_sensitivity=1.0):
@@ -117,18 +112,13 @@ def plot_calibration(epsilon=0.5, delta=1e-5, l2_sensitivity=1.0):
 
 
 def calibration_widget():
-    """Sliders for epsilon and log10(delta), redrawing :func:`plot_calibration`."""
-    import ipywidgets as widgets
+    """Live figure: epsilon and delta, redrawing :func:`plot_calibration` (an explorer)."""
+    from .explorer import explorer
 
-    def show(epsilon, log10_delta):
-        plot_calibration(epsilon, 10.0 ** log10_delta)
-        plt.show()
-
-    return widgets.interactive(
-        show,
-        epsilon=widgets.FloatLogSlider(value=0.5, base=10, min=-2, max=2, step=0.05, description="ε"),
-        log10_delta=widgets.FloatSlider(value=-5, min=-12, max=-1, step=0.5, description="log10 δ"),
-    )
+    return explorer(plot_calibration,
+                    {"epsilon": ("ε", (0.01, 0.1, 0.5, 1.0, 3.0, 10.0, 100.0), 0.5),
+                     "delta": ("δ", (1e-12, 1e-9, 1e-5, 1e-3, 1e-1), 1e-5)},
+                    alt="Privacy profiles of the classic and the analytic Gaussian calibration")
 
 
 def plot_sigma_ratio(deltas=(1e-3, 1e-6, 1e-9), eps_min=0.01, eps_max=0.99):
