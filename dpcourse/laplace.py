@@ -48,7 +48,7 @@ def laplace_mechanism(value, sensitivity, epsilon, *, rng=None, secure=True):
     * ``secure=True`` (default): floating-point safe. The value is rounded to a power-of-two lattice g Z
       and g times exact discrete Laplace noise is added, with the rounding charged to the sensitivity
       (:func:`dpcourse.laplace_lattice`, theorem ``thm-lattice-laplace``). The noise scale exceeds
-      ``sensitivity / epsilon`` by a factor of at most ``1 + 2**-20`` for ``dim * epsilon <= 2**20``;
+      ``sensitivity / epsilon`` by a factor of at most ``1 + 2**-20`` for ``dim <= 2**20 * epsilon``;
       every output is a multiple of g and every multiple of g is possible from every input.
     * ``secure=False``: the textbook float sampler :meth:`numpy.random.Generator.laplace`. Most of its
       outputs are impossible under a neighbouring input (Mironov 2012; chapter "Noise on a real
