@@ -141,3 +141,21 @@ def test_vector_release_uses_the_lattice_of_its_dimension(release):
     assert (steps == np.rint(steps)).all()
     odd = float(np.mean(np.fmod(steps, 2) != 0))
     assert 0.4 < odd < 0.6        # binomial(1000, 1/2): 0.4 and 0.6 are 6.3 standard deviations away
+
+
+def test_dp_mean_sensitivity_bounds_the_computed_mean():
+    # the float mean fsum / n of replace-one neighbours can move by more than (hi - lo) / n (one pair in
+    # the first few of this seeded search does); the sensitivity dp_mean passes on must bound the move
+    from dpcourse.laplace import _clamped_mean_query
+
+    rng = np.random.default_rng(0)
+    for _ in range(2000):
+        n = int(rng.integers(2, 6))
+        lo = float(rng.uniform(-10, 10))
+        hi = lo + float(rng.choice([rng.uniform(0, 1e-3), rng.uniform(0, 20)]))
+        x = rng.uniform(lo, hi, n)
+        x_prime = x.copy()
+        x[0], x_prime[0] = hi, lo
+        q, sens = _clamped_mean_query(x, lo, hi)
+        q_prime, _ = _clamped_mean_query(x_prime, lo, hi)
+        assert abs(Fraction(q) - Fraction(q_prime)) <= Fraction(sens)
