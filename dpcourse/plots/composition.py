@@ -141,8 +141,8 @@ def composition_widget():
     from .explorer import explorer
 
     return explorer(plot_composition_methods,
-                    {"epsilon": ("ε each", (0.001, 0.01, 0.1, 0.3, 1.0), 0.1),
-                     "delta": ("δ", (1e-10, 1e-5, 1e-2), 1e-5),
+                    {"epsilon": ("ε each", (0.001, 0.01, 0.1, 1.0), 0.1),
+                     "delta": ("δ", (1e-10, 1e-5), 1e-5),
                      "k": ("k", (1, 10, 100, 1000), 100)},
                     alt="Total epsilon of k compositions by each accounting method")
 

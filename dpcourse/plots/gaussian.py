@@ -66,7 +66,7 @@ def loss_tail_widget():
 
     return explorer(plot_loss_tail,
                     {"mu": ("mu = Δ/σ", (0.25, 0.5, 1.0, 2.0, 4.0), 1.0),
-                     "epsilon": ("ε", (0.0, 0.5, 1.0, 2.0, 4.0, 8.0), 1.0)},
+                     "epsilon": ("ε", (0.0, 1.0, 2.0, 4.0), 1.0)},
                     alt="The Gaussian privacy loss distribution and the two deltas it defines")
 
 
@@ -116,8 +116,8 @@ def calibration_widget():
     from .explorer import explorer
 
     return explorer(plot_calibration,
-                    {"epsilon": ("ε", (0.01, 0.1, 0.5, 1.0, 3.0, 10.0, 100.0), 0.5),
-                     "delta": ("δ", (1e-12, 1e-9, 1e-5, 1e-3, 1e-1), 1e-5)},
+                    {"epsilon": ("ε", (0.01, 0.1, 0.5, 1.0, 10.0), 0.5),
+                     "delta": ("δ", (1e-12, 1e-5, 1e-3, 1e-1), 1e-5)},
                     alt="Privacy profiles of the classic and the analytic Gaussian calibration")
 
 
