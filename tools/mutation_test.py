@@ -203,8 +203,8 @@ MUTANTS = [
            "out = gen.laplace(0.0, sens / (2 * eps), size=x.shape)", T_LAP),
     Mutant("dp_mean_no_clamp", "clamp", LAP, "math.fsum(np.clip(values, lo, hi).tolist()) / n",
            "math.fsum(values.tolist()) / n", T_LAP),
-    Mutant("dp_mean_sensitivity_halved", "scale", LAP, "laplace_mechanism(clamped_mean, (hi - lo) / n, eps",
-           "laplace_mechanism(clamped_mean, (hi - lo) / (2 * n), eps", T_LAP),
+    Mutant("dp_mean_sensitivity_halved", "scale", LAP, "bound = (Fraction(hi) - Fraction(lo)) / n",
+           "bound = (Fraction(hi) - Fraction(lo)) / (2 * n)", T_LAP),
     Mutant("histogram_replace_one_factor_2", "factor-2", HIST, 'return 1.0 if check_relation(relation) == "add_remove" else 2.0',
            'return 1.0 if check_relation(relation) == "add_remove" else 1.0', T_HIST),
     # ---- exact discrete samplers (dpcourse/discrete.py)
