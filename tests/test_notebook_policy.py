@@ -54,3 +54,25 @@ def test_notebook_policy(path):
             assert not (out["output_type"] == "execute_result" and re.search(r"<matplotlib\.|Line2D|Text\(", text)), \
                 f"{where} leaves a matplotlib object as its last expression"
     assert counts == list(range(1, len(counts) + 1)), f"{path.name} was not executed top to bottom in one kernel"
+
+
+GOALS = re.compile(r"```\{admonition\} Learning goals\n:class: tip\n\nAfter this chapter you can\n((?:- .+\n){3,6})```")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_learning_goals_at_the_top(path):
+    """Each chapter opens with 3-6 learning goals (the block of CONVENTIONS' chapter template), in the
+    opening prose: somewhere before the first `## ` section heading."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    before_first_section = []
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        src = "".join(cell["source"])
+        head, sep, _ = src.partition("\n## ")
+        before_first_section.append(head)
+        if sep:
+            break
+    text = "\n".join(before_first_section)
+    found = GOALS.findall(text + "\n")
+    assert len(found) == 1, f"{path.name}: no learning-goals block (3-6 goals) before the first section"
