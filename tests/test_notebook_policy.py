@@ -56,7 +56,7 @@ def test_notebook_policy(path):
     assert counts == list(range(1, len(counts) + 1)), f"{path.name} was not executed top to bottom in one kernel"
 
 
-GOALS = re.compile(r"```\{admonition\} Learning goals\n:class: tip\n\nAfter this chapter you can\n((?:- .+\n){3,6})```")
+GOALS = re.compile(r"```\{admonition\} Learning goals\n:class: tip\n\n?After this chapter you can:?\n((?:- .+\n){3,6})```")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
