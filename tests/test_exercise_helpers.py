@@ -82,3 +82,75 @@ def test_own_implementation_is_not_flagged():
                                 forbidden=FORBIDDEN)
     assert failure is None
     np.testing.assert_allclose(out, dpcourse.exponential_probabilities([1.0, 2.0], 1.0, 1.0))
+
+
+# ------------------------------------------------ the numeric checkers of the chapters follow the same rules
+
+from dpcourse.exercises.laplace import check_sample_size  # noqa: E402
+from dpcourse.exercises.promise import check_mixture_epsilon  # noqa: E402
+from dpcourse.exercises.selection import check_em_probabilities, check_pumpkin_epsilon  # noqa: E402
+
+SAMPLE_BOUND = 10 * math.log(10 / 0.05) / (0.01 * 1.0)  # 5298.3, the corollary's bound, by hand
+CHAPTER_CHECKERS = {  # name: (checker of one answer, exact answer, answers that are named slips)
+    "mixture": (lambda a: check_mixture_epsilon(a, n=10), math.log(12),
+                [math.log10(12), math.log2(12), math.log(11), math.log(2)]),
+    "sample_size": (lambda a: check_sample_size(a, k=10, alpha=0.01, beta=0.05, epsilon=1.0), SAMPLE_BOUND,
+                    [5298, SAMPLE_BOUND / 10, math.log(200) / 0.01, 10 * math.log(20) / 0.01,
+                     SAMPLE_BOUND * math.log10(math.e), SAMPLE_BOUND / math.log(2)]),
+    "pumpkin": (check_pumpkin_epsilon, math.log(99) / 20,
+                [math.log(100) / 20, math.log(99) / 40, math.log(99) / 80]),
+}
+
+
+@pytest.mark.parametrize("name", CHAPTER_CHECKERS)
+@pytest.mark.parametrize("answer", ["0.3", "2.4849", float("nan"), float("inf"), -float("inf"), -1.0, True, None])
+def test_chapter_checkers_refuse_invalid_answers_first(name, answer):
+    check = CHAPTER_CHECKERS[name][0]
+    res = check(answer)
+    assert not res and res.message.startswith("not a valid answer"), res.message
+
+
+@pytest.mark.parametrize("name", CHAPTER_CHECKERS)
+def test_chapter_checkers_give_no_direction(name):
+    check, truth, slips = CHAPTER_CHECKERS[name]
+    grid = [v for v in np.geomspace(truth / 50, truth * 50, 400)
+            if abs(v / truth - 1) > 3e-3 and all(abs(v / s - 1) > 2e-3 for s in slips) and abs(v - 5298) > 1]
+    results = [check(v) for v in grid]
+    assert not any(results)
+    messages = {r.message for r in results}
+    assert len(messages) == 1, messages  # the same words below and above the answer: nothing to bisect on
+    (message,) = messages
+    for word in ("small", "large", "big", "low", "high", "increase", "decrease", "works", f"{truth:.3g}"):
+        assert word not in message.lower()
+
+
+@pytest.mark.parametrize("name", CHAPTER_CHECKERS)
+def test_chapter_checkers_name_each_slip_without_the_answer(name):
+    check, truth, slips = CHAPTER_CHECKERS[name]
+    generic = check(truth * 7).message
+    for s in slips:
+        res = check(s)
+        assert not res and res.message != generic, (s, res.message)
+        assert f"{truth:.3g}" not in res.message and f"{truth:.4g}" not in res.message
+
+
+def test_chapter_checkers_accept_the_stated_precision():
+    assert check_mixture_epsilon(2.4849, n=10)        # ln 12 to five significant digits (the case)
+    assert check_mixture_epsilon(2.486, n=10)         # 0.05% off
+    assert not check_mixture_epsilon(2.49, n=10)      # 0.2% off: outside the stated 0.1%
+    assert check_pumpkin_epsilon(0.23) and check_pumpkin_epsilon(0.2298)   # three and four significant digits
+    assert "1/99" in check_pumpkin_epsilon(0.2303).message                # ln(100)/20 to four digits: the slip
+    assert check_sample_size(5299, k=10, alpha=0.01, beta=0.05, epsilon=1.0)
+    assert check_sample_size(5303, k=10, alpha=0.01, beta=0.05, epsilon=1.0)      # within 0.1% above the bound
+    assert not check_sample_size(5310, k=10, alpha=0.01, beta=0.05, epsilon=1.0)
+    for below in (5298, 5298.3, SAMPLE_BOUND * (1 - 1e-6)):  # the bound rounded down: named, never accepted
+        res = check_sample_size(below, k=10, alpha=0.01, beta=0.05, epsilon=1.0)
+        assert not res and "round up" in res.message
+
+
+def test_em_checker_detects_the_forbidden_function():
+    res = check_em_probabilities(lambda u, s, e: dpcourse.exponential_probabilities(u, s, e))
+    assert not res and "exponential_probabilities" in res.message
+    res = check_em_probabilities(lambda u, s, e: selection.exponential_probabilities(u, s, e))
+    assert not res and "exponential_probabilities" in res.message
+    assert check_em_probabilities(_probabilities_own)

@@ -30,13 +30,17 @@ def test_sample_size_accepts_the_bound_and_its_ceiling(n):
 @pytest.mark.parametrize("n", [5294, 5298, 5298.3, BOUND * (1 - 1e-6)])
 def test_sample_size_refuses_anything_below_the_bound(n):
     result = check_sample_size(n, k=K, alpha=ALPHA, beta=BETA, epsilon=EPS)
-    assert not result.passed and "round up" in result.message, result.message
+    assert not result.passed, result.message
     assert "5299" not in result.message and "5298" not in result.message
+    # the bound rounded down is a named slip; further below, no direction is given
+    assert ("round up" in result.message) == (n >= 5298)
 
 
 @pytest.mark.parametrize("n", [5310, 6000])
-def test_sample_size_refuses_too_large(n):
-    assert "larger than the bound" in check_sample_size(n, k=K, alpha=ALPHA, beta=BETA, epsilon=EPS).message
+def test_sample_size_refuses_too_large_without_saying_so(n):
+    result = check_sample_size(n, k=K, alpha=ALPHA, beta=BETA, epsilon=EPS)
+    assert not result.passed
+    assert result.message == check_sample_size(5294, k=K, alpha=ALPHA, beta=BETA, epsilon=EPS).message
 
 
 @pytest.mark.parametrize("n", [0, -5, float("nan"), float("inf")])
@@ -55,10 +59,10 @@ def test_pumpkin_accepts_three_significant_digits(answer):
 
 @pytest.mark.parametrize("answer, hint", [
     (math.log(100) / 20, "1/99"),          # 0.2303: within 0.22% of the answer, but the wrong equation
-    (0.232, "not the smallest"),
-    (TRUTH * (1 + 2 * PUMPKIN_REL_TOL), "three significant digits"),
-    (0.229, "too small"),
-    (0.22, "too small"),
+    (0.232, "within 0.2%"),                # near misses on either side: the stated precision, no direction
+    (TRUTH * (1 + 2 * PUMPKIN_REL_TOL), "within 0.2%"),
+    (0.229, "within 0.2%"),
+    (0.22, "within 0.2%"),
 ])
 def test_pumpkin_refuses_near_misses(answer, hint):
     result = check_pumpkin_epsilon(answer)

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["CheckResult", "call_student", "check_number", "DEFAULT_REL_TOL"]
+__all__ = ["CheckResult", "call_student", "check_number", "match_slip", "not_yet", "parse_number",
+           "DEFAULT_REL_TOL"]
 
 DEFAULT_REL_TOL = 1e-3
 
@@ -149,6 +150,50 @@ def _close(a: float, b: float, rel_tol: float) -> bool:
     return math.isclose(a, b, rel_tol=rel_tol, abs_tol=0.0 if b != 0 else rel_tol)
 
 
+def parse_number(answer, *, what: str, low=None, high=None, low_open=False, high_open=False, integer=False):
+    """The first rule of every numeric checker: ``(value, None)`` for a valid answer, else ``(None, refusal)``.
+
+    Refused as "not a valid answer", before any feedback on the value: strings (even "0.3"), bytes,
+    bools, non-numbers, NaN, +-inf, a non-whole number where ``integer`` is set, and a value outside the
+    range ``low``..``high`` (open at an end if ``low_open``/``high_open``).
+    """
+    if isinstance(answer, (bool, np.bool_)) or isinstance(answer, (str, bytes)) or \
+            not isinstance(answer, numbers.Real):
+        kind = f"the string {answer!r}" if isinstance(answer, (str, bytes)) else type(answer).__name__
+        return None, CheckResult(False, f"not a valid answer: give {what} as a number, not {kind}")
+    a = float(answer)
+    if not math.isfinite(a):
+        return None, CheckResult(False, f"not a valid answer: {what} must be a finite number, got {a}")
+    if integer and a != math.floor(a):
+        return None, CheckResult(False, f"not a valid answer: {what} is a whole number, got {a}")
+    if (low is not None and (a < low or (low_open and a == low))) or \
+            (high is not None and (a > high or (high_open and a == high))):
+        lo = "(-inf" if low is None else ("(" if low_open else "[") + f"{low:g}"
+        hi = "+inf)" if high is None else f"{high:g}" + (")" if high_open else "]")
+        return None, CheckResult(False, f"not a valid answer: {what} must lie in {lo}, {hi}, got {a:g}")
+    return a, None
+
+
+def match_slip(a: float, truth: float, slips, rel_tol: float) -> CheckResult | None:
+    """The hint of the first recognised mistake ``a`` matches, or None.
+
+    ``slips`` holds ``(value, hint)`` or ``(value, hint, tolerance)``; a slip matches within its own
+    tolerance (default ``rel_tol``) unless ``a`` is within a tenth of ``rel_tol`` of the truth.
+    """
+    for slip in slips:
+        value, hint = slip[0], slip[1]
+        tol = slip[2] if len(slip) > 2 else rel_tol
+        if _close(a, value, tol) and not _close(a, truth, rel_tol / 10):
+            return CheckResult(False, hint)
+    return None
+
+
+def not_yet(what: str, precision: str) -> CheckResult:
+    """The message for a valid answer that is neither right nor a recognised slip: no direction given."""
+    return CheckResult(False, f"{what} is not yet right: it is not {precision}. Re-derive it step by step; "
+                              "the hints in the exercise point at the usual slips.")
+
+
 def check_number(answer, truth: float, *, what: str, low=None, high=None, low_open=False, high_open=False,
                  rel_tol: float = DEFAULT_REL_TOL, slips=(), integer=False, correct: str = "") -> CheckResult:
     """Check a numeric answer by the rules of this module.
@@ -165,33 +210,22 @@ def check_number(answer, truth: float, *, what: str, low=None, high=None, low_op
         The range of valid answers (an answer outside it is invalid, not "wrong").
     rel_tol : float
         Relative precision accepted (stated in the messages).
-    slips : sequence of (value, hint)
-        Recognised mistakes: an answer within ``rel_tol`` of ``value`` gets ``hint`` (checked before
-        the answer itself when the two are closer than the tolerance).
+    slips : sequence of (value, hint) or (value, hint, tolerance)
+        Recognised mistakes: an answer within the slip's tolerance (default ``rel_tol``) of ``value``
+        gets ``hint``, unless it is within a tenth of ``rel_tol`` of the truth.
     integer : bool
         The answer must be a whole number (a float such as 5299.0 is accepted).
     correct : str
         Extra words for a correct answer.
     """
-    if isinstance(answer, (bool, np.bool_)) or isinstance(answer, (str, bytes)) or \
-            not isinstance(answer, numbers.Real):
-        kind = f"the string {answer!r}" if isinstance(answer, (str, bytes)) else type(answer).__name__
-        return CheckResult(False, f"not a valid answer: give {what} as a number, not {kind}")
-    a = float(answer)
-    if not math.isfinite(a):
-        return CheckResult(False, f"not a valid answer: {what} must be a finite number, got {a}")
-    if integer and a != math.floor(a):
-        return CheckResult(False, f"not a valid answer: {what} is a whole number, got {a}")
-    if (low is not None and (a < low or (low_open and a == low))) or \
-            (high is not None and (a > high or (high_open and a == high))):
-        lo = "(-inf" if low is None else ("(" if low_open else "[") + f"{low:g}"
-        hi = "+inf)" if high is None else f"{high:g}" + (")" if high_open else "]")
-        return CheckResult(False, f"not a valid answer: {what} must lie in {lo}, {hi}, got {a:g}")
+    a, refusal = parse_number(answer, what=what, low=low, high=high, low_open=low_open, high_open=high_open,
+                              integer=integer)
+    if refusal is not None:
+        return refusal
     precision = f"within {rel_tol:.1%} of the exact value" if not integer else "exactly"
-    for value, hint in slips:
-        if _close(a, value, rel_tol) and not _close(a, truth, rel_tol / 10):
-            return CheckResult(False, hint)
+    slip = match_slip(a, truth, slips, rel_tol)
+    if slip is not None:
+        return slip
     if (integer and a == truth) or (not integer and _close(a, truth, rel_tol)):
         return CheckResult(True, f"{what} is right ({precision}). {correct}".strip())
-    return CheckResult(False, f"{what} is not yet right: it is not {precision}. Re-derive it step by step; "
-                              "the hints in the exercise point at the usual slips.")
+    return not_yet(what, precision)

@@ -9,7 +9,7 @@ import numpy as np
 from scipy import stats
 
 from ..laplace import counting_queries_sample_size
-from . import CheckResult, call_student
+from . import CheckResult, call_student, match_slip, not_yet, parse_number
 
 __all__ = ["check_inverse_cdf_sampler", "check_sample_size"]
 
@@ -65,27 +65,29 @@ def check_sample_size(answer, k, alpha, beta, epsilon) -> CheckResult:
     *all* k answers of the Laplace mechanism are within ``alpha`` of the truth, under replace-one with n
     public. Accepted: any n from the bound ``k ln(k/beta)/(alpha epsilon)`` itself up to the next whole
     number (or 0.1% above the bound, if that is larger); an n below the bound, even by 0.1%, is refused.
+    Invalid answers come first; recognised slips (the bound rounded down, a missing factor k, no union
+    bound, another logarithm) are named; any other value gets no direction.
     """
-    if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
-        return CheckResult(False, "give n as a number")
-    a = float(answer)
-    if not math.isfinite(a) or a <= 0:
-        return CheckResult(False, "n must be a positive finite number")
+    a, refusal = parse_number(answer, what="n", low=0.0, low_open=True)
+    if refusal is not None:
+        return refusal
     truth = counting_queries_sample_size(k, alpha, beta, epsilon)
-    # n is a lower bound: accept the bound itself (up to floating-point error) and anything up to the next
-    # whole number, but nothing below the bound, however close (5294 < 5298.3 does not meet it).
-    if truth * (1 - 1e-9) <= a <= max(math.ceil(truth), truth * (1 + 1e-3)):
+    # n is a lower bound: accept the bound itself (up to floating-point error) and anything up to the next whole
+    # number, but nothing below the bound, however close (5294 < 5298.3 does not meet it).
+    top = max(math.ceil(truth), truth * (1 + 1e-3))
+    if truth * (1 - 1e-9) <= a <= top:
         return CheckResult(True, f"n of at least {math.ceil(truth)} records suffices.")
-    if truth * (1 - 2e-3) <= a < truth:
-        return CheckResult(False, "just below the bound: the corollary needs n at least the bound, so round up, "
-                                  "never to the nearest")
-    if math.isclose(a, truth / k, rel_tol=1e-3) or math.isclose(a, math.log(k / beta) / (alpha * epsilon), rel_tol=1e-3):
-        return CheckResult(False, "too small by a factor k: the noise scale comes from the sensitivity of the whole "
-                                  "vector of k answers, not of one answer")
-    if math.isclose(a, k * math.log(1 / beta) / (alpha * epsilon), rel_tol=1e-3):
-        return CheckResult(False, "the failure probability must cover all k answers at once: apply the union bound")
-    if math.isclose(a, truth * math.log10(math.e), rel_tol=1e-3) or math.isclose(a, truth / math.log(2), rel_tol=1e-3):
-        return CheckResult(False, "use the natural logarithm")
-    if a > truth:
-        return CheckResult(False, "that n works but is larger than the bound needs; recheck the constants")
-    return CheckResult(False, "that n is too small for the bound; recheck the noise scale and the union bound")
+    if math.floor(truth) <= a < truth:  # the bound rounded down (to a whole number or fewer decimals)
+        return CheckResult(False, "the corollary needs n at least the bound: round up, never to the nearest")
+    slips = ((truth / k, "the noise scale comes from the sensitivity of the whole vector of k answers, not of one "
+                         "answer"),
+             (math.log(k / beta) / (alpha * epsilon), "the noise scale comes from the sensitivity of the whole "
+                                                      "vector of k answers, not of one answer"),
+             (k * math.log(1 / beta) / (alpha * epsilon), "the failure probability must cover all k answers at once: "
+                                                          "apply the union bound"),
+             (truth * math.log10(math.e), "use the natural logarithm"),
+             (truth / math.log(2), "use the natural logarithm"))
+    slip = match_slip(a, truth, slips, 1e-3)
+    if slip is not None:
+        return slip
+    return not_yet("n", "between the bound and the next whole number")

@@ -6,11 +6,15 @@ import math
 
 import numpy as np
 
+import dpcourse
+
+from .. import selection
 from ..selection import exponential_probabilities
-from . import CheckResult, call_student
+from . import CheckResult, call_student, check_number
 
 __all__ = ["check_em_probabilities", "check_pumpkin_epsilon", "PUMPKIN_REL_TOL"]
 
+_FORBIDDEN = ((dpcourse, "exponential_probabilities"), (selection, "exponential_probabilities"))
 PUMPKIN_REL_TOL = 2e-3  # three significant digits of epsilon
 
 # (utilities, sensitivity, epsilon): a tie, unequal sensitivities and epsilons, one candidate, and
@@ -43,7 +47,8 @@ def check_em_probabilities(student_fn) -> CheckResult:
     for u, delta, eps in _EM_CASES:
         where = f"on utilities={u}, sensitivity={delta}, epsilon={eps}"
         got, failure = call_student(student_fn, (np.array(u), delta, eps),
-                                    f"{where}; give one probability per candidate", shape=(len(u),))
+                                    f"{where}; give one probability per candidate", shape=(len(u),),
+                                    forbidden=_FORBIDDEN)
         if failure is not None:
             return failure
         want = exponential_probabilities(u, delta, eps)
@@ -71,29 +76,19 @@ def check_pumpkin_epsilon(answer) -> CheckResult:
     The auction: 90 bids of $1 and 10 bids of $2, prices {$1, $2}, revenue utility with sensitivity 2.
     The answer is accepted to three significant digits: a relative error below ``PUMPKIN_REL_TOL``
     (0.2%), so the rounded value printed in the solution passes. The one wrong answer closer than that,
-    ln(100)/20 (0.22% too large), gets its own hint.
+    ln(100)/20 (0.22% too large), is recognised only within 0.03% of its own value, so a rounded right
+    answer is never mistaken for it. Invalid answers (strings, NaN, inf, epsilon <= 0) come first; the
+    other slips are named; any other value gets no direction.
     """
-    if isinstance(answer, bool) or not isinstance(answer, (int, float, np.floating, np.integer)):
-        return CheckResult(False, "give epsilon as a number")
-    a = float(answer)
-    if not math.isfinite(a) or a <= 0:
-        return CheckResult(False, "epsilon must be a positive finite number")
     gap = 100.0 - 20.0  # revenue at $1 minus revenue at $2
     truth = 2 * 2.0 * math.log(99.0) / gap
-    if math.isclose(a, truth, rel_tol=1e-4):
-        return CheckResult(True, "that is the smallest such epsilon.")
-    # ln(100)/20 is only 0.22% above the answer: diagnose it before the tolerance below would accept it
-    if math.isclose(a, 2 * 2.0 * math.log(100.0) / gap, rel_tol=1e-4):
-        return CheckResult(False, "close: P[$1] = 1 / (1 + e^(-x)) >= 0.99 means e^(-x) <= 1/99, not 1/100")
-    if math.isclose(a, truth, rel_tol=PUMPKIN_REL_TOL):
-        return CheckResult(True, "that is the smallest such epsilon, to the precision asked (three significant "
-                                 "digits).")
-    if math.isclose(a, truth / 2, rel_tol=1e-4):
-        return CheckResult(False, "too small by a factor 2: check the exponent epsilon * u / (2 * sensitivity) "
-                                  "and the sensitivity of the revenue")
-    if math.isclose(a, truth / 4, rel_tol=1e-4):
-        return CheckResult(False, "too small by a factor 4: both the 2 in the exponent and the sensitivity 2 count")
-    if a > truth:
-        return CheckResult(False, "this epsilon works but is not the smallest: solve P[$1] = 0.99 exactly, and "
-                                  "give it to three significant digits")
-    return CheckResult(False, "too small: at this epsilon the $2 price still has probability above 0.01")
+    factor2 = ("this is the value for the exponent epsilon * u / sensitivity; the exponential mechanism of "
+               "this chapter uses epsilon * u / (2 * sensitivity)")
+    slips = ((2 * 2.0 * math.log(100.0) / gap, "close: P[$1] = 1 / (1 + e^(-x)) >= 0.99 means e^(-x) <= 1/99, "
+                                               "not 1/100", 3e-4),
+             (truth / 2, factor2, 1e-3),
+             (2.0 * math.log(99.0) / gap / 2, "both the 2 in the exponent and the sensitivity 2 of the revenue "
+                                              "count", 1e-3))
+    return check_number(answer, truth, what="epsilon", low=0.0, low_open=True, rel_tol=PUMPKIN_REL_TOL,
+                        slips=slips, correct="That is the smallest such epsilon, to the precision asked (three "
+                                             "significant digits).")
