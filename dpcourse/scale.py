@@ -1,0 +1,580 @@
+"""Differential privacy at scale: user-level privacy, contribution bounding and private partition selection.
+
+The chapter "From the course to production" proves what is used here:
+
+* :func:`bound_contributions`: keep, for every user, a uniformly random set of at most ``max_partitions``
+  of the partitions (keys) the user contributed to, and in each kept partition a uniformly random set of
+  at most ``max_per_partition`` of the user's rows (lemma ``scale-lem-bounding``).
+* :func:`partition_selection_probability`: the optimal keep probability of a partition with n users
+  (Desfontaines, Voss, Gipson & Mandayam 2022, theorem ``scale-thm-optimal-selection``), and
+  :func:`select_partitions`, which keeps each partition with that probability.
+* :func:`dp_group_by`: the course's own end-to-end release of noisy per-key counts and clamped sums,
+  (epsilon, delta)-DP at the **user level** (theorem ``scale-thm-group-by``).
+* :func:`load_flights` (real data shipped with the course) and :func:`synthetic_events` (a documented
+  generator for benchmark sizes).
+
+The unit of privacy is the *user* (the privacy id): two datasets are neighbours when one is the other plus
+all the rows of one user (add/remove one user). Event-level guarantees (add/remove one row) are weaker
+whenever a user has several rows.
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+from importlib import resources
+
+import numpy as np
+
+from ._validation import (
+    as_rng,
+    check_bounds,
+    check_choice,
+    check_delta,
+    check_epsilon,
+    check_positive_int,
+    check_real,
+    check_real_array,
+)
+from .discrete import geometric_mechanism, laplace_lattice
+from .laplace import laplace_mechanism
+
+__all__ = [
+    "bound_contributions",
+    "partition_selection_probability",
+    "select_partitions",
+    "dp_group_by",
+    "group_by_noise_scales",
+    "load_flights",
+    "synthetic_events",
+    "FLIGHT_DELAY_BOUNDS",
+]
+
+#: Public bounds (minutes) the chapter uses to clamp an arrival delay, chosen without looking at the data.
+FLIGHT_DELAY_BOUNDS = (-60.0, 240.0)
+
+_METRICS = ("count", "sum")
+
+
+# ----------------------------------------------------------------------------------------------------
+# Argument checks specific to grouped data (built from the shared checks of ``_validation``).
+
+
+def _labels_column(x, name: str) -> np.ndarray:
+    """A 1-d, non-empty column of labels (ints or strings; floats must be finite; bools refused)."""
+    if isinstance(x, (str, bytes)):
+        raise TypeError(f"{name} must be a sequence of labels, got the string {x!r}")
+    try:
+        arr = np.asarray(x)
+    except (ValueError, TypeError):
+        raise TypeError(f"{name} must be a 1-d sequence of labels, got a ragged {type(x).__name__}") from None
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-d, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    if arr.dtype == bool:
+        raise TypeError(f"{name} must hold numbers or strings, got booleans (use 0 and 1)")
+    if arr.dtype.kind not in "iufUS":
+        raise TypeError(f"{name} must hold numbers or strings, got dtype {arr.dtype}")
+    if arr.dtype.kind == "f":
+        check_real_array(arr, name)
+    return arr
+
+
+def _columns(user_ids, keys, values, *, need_values: bool):
+    users = _labels_column(user_ids, "user_ids")
+    ks = _labels_column(keys, "keys")
+    if ks.size != users.size:
+        raise ValueError(f"keys must have one entry per row of user_ids ({users.size}), got {ks.size}")
+    if values is None:
+        if need_values:
+            raise ValueError("values must be given (one finite number per row) for the metric 'sum'")
+        return users, ks, None
+    vals = check_real_array(values, "values", ndim=1)
+    if vals.size != users.size:
+        raise ValueError(f"values must have one entry per row of user_ids ({users.size}), got {vals.size}")
+    return users, ks, vals
+
+
+def _rank_in_runs(sorted_ids: np.ndarray) -> np.ndarray:
+    """0, 1, 2, ... within each run of equal consecutive entries of ``sorted_ids`` (vectorized)."""
+    n = sorted_ids.size
+    starts = np.ones(n, dtype=bool)
+    starts[1:] = sorted_ids[1:] != sorted_ids[:-1]
+    first = np.maximum.accumulate(np.where(starts, np.arange(n), 0))
+    return np.arange(n) - first
+
+
+def _bound_mask(uid: np.ndarray, kid: np.ndarray, m: int, c: int, gen: np.random.Generator):
+    """Boolean mask of the rows kept by contribution bounding; ``uid``/``kid`` are int codes."""
+    n = uid.size
+    # Per partition: order each (user, key) group's rows by a uniformly random permutation, keep ranks < c.
+    n_keys = int(kid.max()) + 1
+    if (int(uid.max()) + 1) * n_keys * n < 2**62:   # one int64 sort key: (user, key, random rank)
+        order = np.argsort((uid.astype(np.int64) * n_keys + kid) * n + gen.permutation(n))
+    else:
+        order = np.lexsort((gen.permutation(n), kid, uid))
+    su, sk = uid[order], kid[order]
+    new_pair = np.ones(n, dtype=bool)
+    new_pair[1:] = (su[1:] != su[:-1]) | (sk[1:] != sk[:-1])
+    pair = np.cumsum(new_pair) - 1                  # id of the (user, key) pair of each sorted row
+    first = np.maximum.accumulate(np.where(new_pair, np.arange(n), 0))
+    keep_row = (np.arange(n) - first) < c
+    # Across partitions: order each user's distinct keys by a uniformly random permutation, keep ranks < m.
+    pair_user = su[new_pair]
+    n_pairs = pair_user.size
+    order2 = np.lexsort((gen.permutation(n_pairs), pair_user))
+    keep_pair = np.empty(n_pairs, dtype=bool)
+    keep_pair[order2] = _rank_in_runs(pair_user[order2]) < m
+    mask = np.empty(n, dtype=bool)
+    mask[order] = keep_row & keep_pair[pair]
+    return mask
+
+
+def bound_contributions(user_ids, keys, values=None, *, max_partitions, max_per_partition, rng=None):
+    """Keep at most ``max_partitions`` keys per user and ``max_per_partition`` rows per (user, key).
+
+    Each user's set of distinct keys is subsampled uniformly at random (without replacement) down to
+    ``max_partitions`` keys, and within each kept key the user's rows are subsampled uniformly down to
+    ``max_per_partition`` rows; users under the limits keep all their rows. Every user is treated
+    independently of every other user, so under the **add/remove-one-user** relation the bounded datasets
+    of neighbours differ by the bounded rows of one user: at most ``max_partitions`` keys, each with at most
+    ``max_per_partition`` rows (lemma ``scale-lem-bounding`` of the chapter "From the course to
+    production"; this is the bounding of Wilson et al. 2020 and of PipelineDP). A count per key then has
+    l0 sensitivity ``max_partitions`` and l-infinity sensitivity ``max_per_partition``.
+
+    This step releases nothing: it is the pre-processing that makes the sensitivities of
+    :func:`dp_group_by` finite. It biases counts and sums downwards for heavy users (see the chapter).
+    Vectorized: two lexicographic sorts with random permutations as tie-breakers, no loop over rows.
+
+    Parameters
+    ----------
+    user_ids : array_like, shape (n,)
+        The privacy id of each row (ints or strings), the unit of privacy.
+    keys : array_like, shape (n,)
+        The partition key of each row (ints or strings).
+    values : array_like of floats, shape (n,), optional
+        A finite value per row, carried along with the kept rows.
+    max_partitions : int
+        Largest number of distinct keys kept per user, >= 1.
+    max_per_partition : int
+        Largest number of rows kept per (user, key), >= 1.
+    rng : None, int or numpy.random.Generator, optional
+        Source of the uniform subsampling.
+
+    Returns
+    -------
+    (user_ids, keys, values) : tuple of numpy.ndarray
+        The kept rows, in their original order (``values`` is None if not given).
+
+    Examples
+    --------
+    >>> u, k, v = bound_contributions([1, 1, 1, 2], ["a", "a", "b", "a"], [1., 2., 3., 4.],
+    ...                               max_partitions=2, max_per_partition=1, rng=0)
+    >>> len(u)
+    3
+    """
+    users, ks, vals = _columns(user_ids, keys, values, need_values=False)
+    m = check_positive_int(max_partitions, "max_partitions")
+    c = check_positive_int(max_per_partition, "max_per_partition")
+    gen = as_rng(rng)
+    uid = np.unique(users, return_inverse=True)[1].ravel()
+    kid = np.unique(ks, return_inverse=True)[1].ravel()
+    mask = _bound_mask(uid, kid, m, c, gen)
+    return users[mask], ks[mask], (None if vals is None else vals[mask])
+
+
+# ----------------------------------------------------------------------------------------------------
+# Optimal partition selection.
+
+
+def _per_partition_parameters(eps: float, delta: float, m: int) -> tuple[float, float]:
+    """(epsilon/m, 1 - (1 - delta)**(1/m)): the budget of one partition's keep decision."""
+    return eps / m, -math.expm1(math.log1p(-delta) / m)
+
+
+def _keep_probability(n: np.ndarray, eps: float, delta: float) -> np.ndarray:
+    """Closed form of the largest keep-probability sequence satisfying the (eps, delta) constraints."""
+    em1 = math.expm1(eps)
+    # Regime 1 (p(n) = e^eps p(n-1) + delta) lasts up to n1; regime 2 (1 - p(n) = e^-eps (1 - p(n-1) - delta))
+    # follows; p = 1 from n2 on.
+    n1 = 1.0 + math.floor(math.log1p(math.tanh(eps / 2) * (1.0 / delta - 1.0)) / eps)
+    p1 = math.expm1(n1 * eps) / em1 * delta
+    n2 = n1 + math.floor(math.log1p(em1 / delta * (1.0 - p1)) / eps)
+    nf = n.astype(np.float64)
+    with np.errstate(over="ignore"):
+        low = np.expm1(np.minimum(nf, n1) * eps) / em1 * delta
+        high = p1 - (1.0 - p1 + delta / em1) * np.expm1(-(nf - n1) * eps)
+    p = np.where(nf <= n1, low, np.where(nf <= n2, high, 1.0))
+    p = np.where(nf == 0, 0.0, p)
+    return np.clip(p, 0.0, 1.0)
+
+
+def _check_user_counts(n_users) -> np.ndarray:
+    arr = check_real_array(n_users, "n_users", allow_empty=True)
+    if arr.size and (np.any(arr < 0) or np.any(arr != np.floor(arr))):
+        bad = int(np.argmax((arr < 0) | (arr != np.floor(arr))))
+        raise ValueError(f"n_users must hold whole numbers >= 0, got {arr.ravel()[bad]!r} at index {bad}")
+    return arr.astype(np.int64)
+
+
+def partition_selection_probability(n_users, epsilon, delta, *, max_partitions=1):
+    """Probability of keeping a partition that has ``n_users`` distinct users: the optimal rule.
+
+    With ``eps1 = epsilon / max_partitions`` and ``delta1 = 1 - (1 - delta)**(1 / max_partitions)``,
+    the keep probability p(n) is the largest sequence with p(0) = 0 and, for every n >= 1,
+    ``p(n) <= e^eps1 p(n-1) + delta1`` and ``1 - p(n-1) <= e^eps1 (1 - p(n)) + delta1``: it is
+    ``delta1 (e^(n eps1) - 1) / (e^eps1 - 1)`` up to a crossover, then rises geometrically to 1
+    (Desfontaines, Voss, Gipson & Mandayam 2022, theorem 1; theorem ``scale-thm-optimal-selection`` of the
+    chapter "From the course to production"). Keeping each partition independently with p(n) is
+    (epsilon, delta)-DP under **add/remove one user** when each user contributes to at most
+    ``max_partitions`` partitions: each of the user's partitions is (eps1, delta1)-DP and m-fold
+    composition of (eps1, delta1) gives (m eps1, 1 - (1 - delta1)**m) = (epsilon, delta) (Kairouz, Oh &
+    Viswanath 2015). This is the rule and the per-partition split of Google's differential-privacy
+    library (``probability_of_keep`` of its truncated-geometric strategy, which the tests compare to 1e-9).
+
+    Parameters
+    ----------
+    n_users : int or array_like of ints
+        Number(s) of distinct users in a partition, >= 0.
+    epsilon : float
+        > 0, the budget of the whole selection.
+    delta : float
+        In (0, 1): with delta = 0 no partition could ever be kept.
+    max_partitions : int, default 1
+        Largest number of partitions one user contributes to, >= 1.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Probabilities in [0, 1], non-decreasing in ``n_users``, 0 at n = 0.
+
+    Examples
+    --------
+    >>> partition_selection_probability(0, 1.0, 1e-5)
+    0.0
+    >>> round(partition_selection_probability(1, 1.0, 1e-5), 12)
+    1e-05
+    >>> partition_selection_probability(1000, 1.0, 1e-5)
+    1.0
+    """
+    n = _check_user_counts(n_users)
+    eps = check_epsilon(epsilon)
+    dlt = check_delta(delta, allow_zero=False)
+    m = check_positive_int(max_partitions, "max_partitions")
+    p = _keep_probability(n, *_per_partition_parameters(eps, dlt, m))
+    return float(p) if p.ndim == 0 else p
+
+
+def _user_counts(uid: np.ndarray, kid: np.ndarray, n_keys: int) -> np.ndarray:
+    """Distinct users per key code (vectorized: unique (key, user) pairs, then a bincount)."""
+    pairs = np.unique(kid.astype(np.int64) * (int(uid.max()) + 1) + uid)
+    return np.bincount(pairs // (int(uid.max()) + 1), minlength=n_keys)
+
+
+def _check_partitions_per_user(uid: np.ndarray, kid: np.ndarray, m: int) -> None:
+    pairs = np.unique(uid.astype(np.int64) * (int(kid.max()) + 1) + kid)
+    per_user = np.bincount(pairs // (int(kid.max()) + 1))
+    if per_user.max() > m:
+        raise ValueError(f"a user contributes to {int(per_user.max())} partitions > max_partitions={m}: "
+                         f"bound the contributions first (bound_contributions)")
+
+
+def select_partitions(user_ids, keys, epsilon, delta, *, max_partitions=1, rng=None):
+    """Release the set of keys kept by optimal private partition selection.
+
+    Each distinct key with n distinct users is kept independently with probability
+    :func:`partition_selection_probability` ``(n, epsilon, delta, max_partitions=max_partitions)``.
+    (epsilon, delta)-DP under **add/remove one user** (theorem ``scale-thm-optimal-selection``;
+    Desfontaines et al. 2022), provided no user has more than ``max_partitions`` distinct keys: this is
+    checked, and a violation raises instead of releasing (run :func:`bound_contributions` first).
+    Keys with no user are never kept, so a key that only one user has is released with probability at
+    most delta1 (the "delta" of the definition at work). The coin is ``rng.random() < p``: a float
+    comparison whose error (at most 2**-53 per partition) is far below delta.
+
+    Parameters
+    ----------
+    user_ids, keys : array_like, shape (n,)
+        Privacy id and key of each row.
+    epsilon : float
+        > 0.
+    delta : float
+        In (0, 1).
+    max_partitions : int, default 1
+        Largest number of distinct keys per user, >= 1.
+    rng : None, int or numpy.random.Generator, optional
+
+    Returns
+    -------
+    numpy.ndarray
+        The kept keys, sorted.
+
+    Examples
+    --------
+    >>> users = np.repeat(np.arange(500), 2)
+    >>> keys = np.tile(["big", "tiny"], 500); keys[1::2][1:] = "big"
+    >>> select_partitions(users, keys, 1.0, 1e-6, max_partitions=1, rng=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: a user contributes to 2 partitions > max_partitions=1: bound the contributions first (bound_contributions)
+    """
+    users, ks, _ = _columns(user_ids, keys, None, need_values=False)
+    eps = check_epsilon(epsilon)
+    dlt = check_delta(delta, allow_zero=False)
+    m = check_positive_int(max_partitions, "max_partitions")
+    gen = as_rng(rng)
+    uid = np.unique(users, return_inverse=True)[1].ravel()
+    key_values, kid = np.unique(ks, return_inverse=True)
+    kid = kid.ravel()
+    _check_partitions_per_user(uid, kid, m)
+    counts = _user_counts(uid, kid, key_values.size)
+    p = _keep_probability(counts, *_per_partition_parameters(eps, dlt, m))
+    return key_values[gen.random(key_values.size) < p]
+
+
+# ----------------------------------------------------------------------------------------------------
+# End-to-end release.
+
+
+def _check_metrics(metrics) -> tuple[str, ...]:
+    if isinstance(metrics, str) or not isinstance(metrics, (tuple, list)):
+        raise TypeError(f"metrics must be a tuple of names from {_METRICS}, got {type(metrics).__name__} "
+                        f"{metrics!r}")
+    if len(metrics) == 0:
+        raise ValueError(f"metrics must name at least one of {_METRICS}")
+    names = tuple(check_choice(x, "metrics entry", _METRICS) for x in metrics)
+    if len(set(names)) != len(names):
+        raise ValueError(f"metrics must not repeat a name, got {metrics!r}")
+    return names
+
+
+def group_by_noise_scales(epsilon, *, metrics=("count", "sum"), bounds=None, max_partitions,
+                          max_per_partition, public_partitions=False, n_partitions=1):
+    """Budget split and Laplace noise scales that :func:`dp_group_by` uses (deterministic, releases nothing).
+
+    The total epsilon is split in equal parts between partition selection (unless the partitions are
+    public) and each metric; the whole delta goes to partition selection. The count has l1 sensitivity
+    ``max_partitions * max_per_partition`` (add/remove one user, after :func:`bound_contributions`) and
+    gets discrete Laplace noise of scale ``l1 / eps_count``; the sum of values clamped to
+    ``bounds = (lower, upper)`` has l1 sensitivity ``max_partitions * max_per_partition * max(|lower|,
+    |upper|)`` and gets lattice Laplace noise, whose exact scale (slightly above ``l1 / eps_sum``, because
+    rounding to the lattice is charged to the sensitivity; see :func:`dpcourse.laplace_lattice`) is
+    reported for ``n_partitions`` released partitions. Theorem ``scale-thm-group-by``.
+
+    Returns
+    -------
+    dict
+        ``epsilon_selection``, ``epsilon_count``/``epsilon_sum`` (for the metrics asked), and
+        ``count_scale``, ``count_std`` (sqrt of the discrete Laplace variance), ``sum_scale``, ``sum_std``.
+
+    Examples
+    --------
+    >>> s = group_by_noise_scales(1.5, max_partitions=2, max_per_partition=3, bounds=(0, 10))
+    >>> s["epsilon_count"], s["count_scale"]
+    (0.5, 12.0)
+    """
+    eps = check_epsilon(epsilon)
+    names = _check_metrics(metrics)
+    m = check_positive_int(max_partitions, "max_partitions")
+    c = check_positive_int(max_per_partition, "max_per_partition")
+    if not isinstance(public_partitions, (bool, np.bool_)):
+        raise TypeError(f"public_partitions must be True or False, got {public_partitions!r}")
+    k = check_positive_int(n_partitions, "n_partitions")
+    parts = len(names) + (0 if public_partitions else 1)
+    share = eps / parts
+    out = {"epsilon_selection": 0.0 if public_partitions else share}
+    if "count" in names:
+        b = m * c / share
+        q = math.exp(-1.0 / b)
+        out.update(epsilon_count=share, count_scale=b, count_std=math.sqrt(2 * q) / (1 - q))
+    if "sum" in names:
+        if bounds is None:
+            raise ValueError("bounds=(lower, upper) must be given for the metric 'sum'")
+        lo, hi = _check_pair(bounds)
+        sens = m * c * max(abs(lo), abs(hi))
+        lat = laplace_lattice(sens, share, dim=k)
+        out.update(epsilon_sum=share, sum_scale=lat.noise_scale,
+                   sum_std=math.sqrt(2.0) * lat.noise_scale)
+    return out
+
+
+def _check_pair(bounds) -> tuple[float, float]:
+    if not isinstance(bounds, (tuple, list)) or len(bounds) != 2:
+        raise TypeError(f"bounds must be a pair (lower, upper), got {type(bounds).__name__} {bounds!r}")
+    lo, hi = check_bounds(bounds[0], bounds[1], "bounds[0]", "bounds[1]")
+    if max(abs(lo), abs(hi)) == 0:
+        raise ValueError("bounds must not both be 0")
+    return lo, hi
+
+
+def dp_group_by(user_ids, keys, values, epsilon, delta, *, metrics=("count", "sum"), bounds=None,
+                max_partitions, max_per_partition, public_partitions=None, rng=None):
+    """Release noisy per-key counts and clamped sums, (epsilon, delta)-DP at the user level.
+
+    Unit of privacy: the user (``user_ids``); neighbours differ by **all the rows of one user**
+    (add/remove one user). The steps (theorem ``scale-thm-group-by`` of the chapter "From the course to
+    production"; the design of Wilson et al. 2020 and of PipelineDP):
+
+    1. :func:`bound_contributions` with ``max_partitions`` (m) and ``max_per_partition`` (c);
+    2. partition selection: each key is kept with :func:`partition_selection_probability` of its number
+       of distinct users, with budget (epsilon / (k + 1), delta) for k metrics, unless
+       ``public_partitions`` lists the keys to release (then every listed key is released, rows with
+       other keys are dropped first, and epsilon is split between the metrics only, delta unused);
+    3. "count": number of bounded rows per kept key plus exact discrete Laplace noise
+       (:func:`dpcourse.geometric_mechanism`) of scale m c / eps_count;
+    4. "sum": sum of values clamped to ``bounds`` plus exact lattice Laplace noise
+       (:func:`dpcourse.laplace_mechanism`, ``secure=True``) for l1 sensitivity m c max(|lower|, |upper|).
+
+    Budget split: epsilon in equal parts between selection and each metric, the whole delta to selection
+    (what PipelineDP's ``NaiveBudgetAccountant`` does with equal weights and Laplace noise). Sequential
+    composition of the three steps gives (epsilon, delta); the chapter proves it.
+
+    Parameters
+    ----------
+    user_ids, keys : array_like, shape (n,)
+        Privacy id and partition key of each row (ints or strings).
+    values : array_like of floats, shape (n,), or None
+        Values to sum (may be None if "sum" is not asked).
+    epsilon : float
+        Total epsilon, > 0.
+    delta : float
+        Total delta, in (0, 1) with private partition selection; in [0, 1) with public partitions.
+    metrics : tuple of str, default ("count", "sum")
+    bounds : (float, float)
+        Public clamping bounds of the values, lower < upper; required for "sum".
+    max_partitions, max_per_partition : int
+        Contribution bounds m and c, >= 1.
+    public_partitions : array_like, optional
+        Keys known without looking at the data (released whether or not they occur).
+    rng : None, int or numpy.random.Generator, optional
+
+    Returns
+    -------
+    dict
+        ``keys`` (sorted released keys), ``count`` (int64 array) and/or ``sum`` (float array) aligned
+        with ``keys``, and ``scales`` (:func:`group_by_noise_scales`).
+
+    Examples
+    --------
+    >>> users = np.arange(4000) // 4; keys = np.arange(4000) % 2
+    >>> out = dp_group_by(users, keys, np.ones(4000), 1.0, 1e-6, bounds=(0, 1), max_partitions=2,
+    ...                   max_per_partition=2, rng=0)
+    >>> out["keys"].tolist(), out["scales"]["count_scale"]
+    ([0, 1], 12.0)
+    """
+    names = _check_metrics(metrics)
+    users, ks, vals = _columns(user_ids, keys, values, need_values="sum" in names)
+    eps = check_epsilon(epsilon)
+    public = public_partitions is not None
+    dlt = check_delta(delta, allow_zero=public)
+    m = check_positive_int(max_partitions, "max_partitions")
+    c = check_positive_int(max_per_partition, "max_per_partition")
+    if "sum" in names:
+        if bounds is None:
+            raise ValueError("bounds=(lower, upper) must be given for the metric 'sum'")
+        lo, hi = _check_pair(bounds)
+    gen = as_rng(rng)
+    if public:
+        released = np.unique(_labels_column(public_partitions, "public_partitions"))
+        if released.dtype.kind != ks.dtype.kind and {released.dtype.kind, ks.dtype.kind} & {"U", "S"}:
+            raise TypeError(f"public_partitions must hold the same kind of labels as keys, got dtype "
+                            f"{released.dtype} and {ks.dtype}")
+        inside = np.isin(ks, released)
+        users, ks = users[inside], ks[inside]
+        vals = None if vals is None else vals[inside]
+    n_rows = users.size
+    uid = np.unique(users, return_inverse=True)[1].ravel()
+    key_values, kid = np.unique(ks, return_inverse=True)
+    kid = kid.ravel()
+    if n_rows:
+        mask = _bound_mask(uid, kid, m, c, gen)
+        uid, kid = uid[mask], kid[mask]
+        vals = None if vals is None else vals[mask]
+    if public:
+        # Position of each bounded row's key among the released keys.
+        kid = np.searchsorted(released, key_values[kid]) if n_rows else kid
+        n_out = released.size
+    else:
+        counts_users = _user_counts(uid, kid, key_values.size)
+        keep = gen.random(key_values.size) < _keep_probability(
+            counts_users, *_per_partition_parameters(eps / (len(names) + 1), dlt, m))
+        released = key_values[keep]
+        n_out = released.size
+        new_index = np.cumsum(keep) - 1
+        row_kept = keep[kid]
+        kid = new_index[kid[row_kept]]
+        vals = None if vals is None else vals[row_kept]
+    scales = group_by_noise_scales(eps, metrics=names, bounds=bounds, max_partitions=m, max_per_partition=c,
+                                   public_partitions=public, n_partitions=max(n_out, 1))
+    out = {"keys": released, "scales": scales}
+    if "count" in names:
+        exact = np.bincount(kid, minlength=n_out).astype(np.int64)
+        out["count"] = (geometric_mechanism(exact, m * c, scales["epsilon_count"], rng=gen) if n_out
+                        else exact)
+    if "sum" in names:
+        exact = np.bincount(kid, weights=np.clip(vals, lo, hi), minlength=n_out)
+        sens = m * c * max(abs(lo), abs(hi))
+        out["sum"] = (np.atleast_1d(laplace_mechanism(exact, sens, scales["epsilon_sum"], rng=gen, secure=True))
+                      if n_out else exact)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------
+# Data.
+
+
+def load_flights():
+    """Flights that left New York City in January-March 2013: aircraft, destination, arrival delay.
+
+    From the CC0 dataset ``nycflights13`` (US Bureau of Transportation Statistics; see
+    ``dpcourse/data/SOURCES.md``): 77,911 completed flights of 3,560 aircraft to 96 destinations.
+    The chapter treats the aircraft (``tailnum``) as the unit of privacy: it has many rows (a median of
+    about 20 flights in the quarter, up to about 90), as a user of a real service has many events.
+
+    Returns
+    -------
+    dict
+        ``tailnum`` (str), ``dest`` (str, airport code) and ``arr_delay`` (float, minutes; negative is
+        early), one entry per flight. Public bounds for the delay: :data:`FLIGHT_DELAY_BOUNDS`.
+    """
+    raw = resources.files("dpcourse.data").joinpath("nycflights13_q1.csv.gz").read_bytes()
+    lines = gzip.decompress(raw).decode("ascii").splitlines()
+    table = np.array([line.split(",") for line in lines[1:]])
+    return {"tailnum": table[:, 0], "dest": table[:, 1], "arr_delay": table[:, 2].astype(np.float64)}
+
+
+def synthetic_events(n_rows, *, n_keys=1000, rows_per_user=20.0, tail=1.5, zipf=1.1, rng=None):
+    """A realistic synthetic event log: heavy-tailed rows per user, Zipf-distributed keys.
+
+    Users get activity weights ``1 + Pareto(tail)`` (a few users have very many rows, most have few);
+    each of the ``n_rows`` rows picks its user with probability proportional to the weight (about
+    ``n_rows / rows_per_user`` users) and its key among ``n_keys`` with probability proportional to
+    ``1 / rank**zipf``; values are Gamma(2, 5) (mean 10, a "spend per event"). Used by the benchmarks for
+    10^4 to 10^6 rows; not private data.
+
+    Returns
+    -------
+    dict
+        ``user_id`` (int64), ``key`` (int64) and ``value`` (float64) arrays of length ``n_rows``.
+
+    Examples
+    --------
+    >>> d = synthetic_events(1000, rng=0)
+    >>> sorted(d), d["key"].max() < 1000
+    (['key', 'user_id', 'value'], True)
+    """
+    n = check_positive_int(n_rows, "n_rows")
+    k = check_positive_int(n_keys, "n_keys")
+    per = check_real(rows_per_user, "rows_per_user", low=1.0)
+    a = check_real(tail, "tail", low=0.0, low_open=True)
+    z = check_real(zipf, "zipf", low=0.0)
+    gen = as_rng(rng)
+    n_users = max(1, int(round(n / per)))
+    w = 1.0 + gen.pareto(a, n_users)
+    cw = np.cumsum(w)
+    users = np.searchsorted(cw, gen.random(n) * cw[-1], side="right")
+    kp = np.cumsum(1.0 / np.arange(1, k + 1) ** z)
+    keys = np.searchsorted(kp, gen.random(n) * kp[-1], side="right")
+    return {"user_id": np.minimum(users, n_users - 1).astype(np.int64),
+            "key": np.minimum(keys, k - 1).astype(np.int64),
+            "value": gen.gamma(2.0, 5.0, n)}

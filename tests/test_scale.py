@@ -1,0 +1,331 @@
+"""Tests of dpcourse.scale: contribution bounding, optimal partition selection, the user-level group-by."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import math
+from itertools import combinations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from dpcourse.discrete import discrete_laplace_pmf
+from dpcourse.scale import (
+    bound_contributions,
+    dp_group_by,
+    group_by_noise_scales,
+    load_flights,
+    partition_selection_probability,
+    select_partitions,
+    synthetic_events,
+)
+
+ALPHA = 1e-6
+
+
+def _greedy(n_max, eps, delta, m):
+    """The largest sequence satisfying both (eps1, delta1) constraints, step by step (the definition)."""
+    e1 = eps / m
+    d1 = -math.expm1(math.log1p(-delta) / m)
+    p = [0.0]
+    for _ in range(n_max):
+        q = p[-1]
+        p.append(min(math.exp(e1) * q + d1, 1 - math.exp(-e1) * (1 - q - d1), 1.0))
+    return np.array(p)
+
+
+# ---------------------------------------------------------------------------------------------------
+# partition_selection_probability
+
+
+@pytest.mark.parametrize("eps,delta,m", list(itertools.product([0.5, 1.0, 2.0], [1e-8, 1e-5], [1, 4])))
+def test_keep_probability_equals_googles_library(eps, delta, m):
+    ps = pytest.importorskip("pydp.algorithms.partition_selection")
+    strategy = ps.create_truncated_geometric_partition_strategy(eps, delta, m)
+    ref = np.array([strategy.probability_of_keep(n) for n in range(61)])
+    mine = partition_selection_probability(np.arange(61), eps, delta, max_partitions=m)
+    np.testing.assert_allclose(mine, ref, rtol=0, atol=1e-9)
+    assert np.abs(mine - ref).max() <= 1e-9
+
+
+def test_keep_probability_by_hand():
+    # eps = ln 2, delta = 0.1, m = 1: p = 0, .1, .3 (=2*.1+.1), .7 (both constraints), .9 (=1-(1-.7-.1)/2), 1.
+    p = partition_selection_probability(np.arange(7), math.log(2), 0.1)
+    np.testing.assert_allclose(p, [0, 0.1, 0.3, 0.7, 0.9, 1.0, 1.0], atol=1e-12)
+
+
+@pytest.mark.parametrize("eps,delta,m", [(0.5, 1e-8, 1), (1.0, 1e-5, 4), (2.0, 1e-3, 3), (0.1, 1e-6, 2),
+                                         (3.0, 0.2, 1)])
+def test_keep_probability_is_the_greedy_optimum_and_satisfies_the_constraints(eps, delta, m):
+    n = np.arange(3000)
+    p = partition_selection_probability(n, eps, delta, max_partitions=m)
+    np.testing.assert_allclose(p, _greedy(2999, eps, delta, m), rtol=1e-9, atol=1e-12)
+    e1, d1 = eps / m, 1 - (1 - delta) ** (1 / m)
+    assert p[0] == 0.0 and np.all(np.diff(p) >= 0) and p[-1] == 1.0
+    assert np.all(p[1:] <= math.exp(e1) * p[:-1] + d1 + 1e-12)
+    assert np.all(1 - p[:-1] <= math.exp(e1) * (1 - p[1:]) + d1 + 1e-12)
+
+
+def test_keep_probability_scalar_and_shape():
+    assert partition_selection_probability(0, 1.0, 1e-5) == 0.0
+    assert isinstance(partition_selection_probability(3, 1.0, 1e-5), float)
+    assert partition_selection_probability([[1, 2]], 1.0, 1e-5).shape == (1, 2)
+
+
+# ---------------------------------------------------------------------------------------------------
+# bound_contributions
+
+
+def test_bounding_limits_and_untouched_light_users():
+    d = synthetic_events(20_000, n_keys=50, rng=1)
+    u, k, v = bound_contributions(d["user_id"], d["key"], d["value"], max_partitions=3, max_per_partition=2,
+                                  rng=2)
+    pairs, per_pair = np.unique(np.stack([u, k]), axis=1, return_counts=True)
+    assert per_pair.max() <= 2
+    assert np.bincount(pairs[0]).max() <= 3
+    # Each user keeps exactly min(m, #keys) keys and min(c, rows) rows in each kept key.
+    all_pairs, all_counts = np.unique(np.stack([d["user_id"], d["key"]]), axis=1, return_counts=True)
+    n_keys_user = np.bincount(all_pairs[0], minlength=d["user_id"].max() + 1)
+    kept_keys_user = np.bincount(pairs[0], minlength=d["user_id"].max() + 1)
+    np.testing.assert_array_equal(kept_keys_user, np.minimum(n_keys_user, 3))
+    # Rows carried with their values.
+    lookup = dict(zip(d["value"], zip(d["user_id"], d["key"])))
+    assert all(lookup[x] == (a, b) for a, b, x in zip(u[:200], k[:200], v[:200]))
+    # A dataset within the limits is returned unchanged.
+    u2, k2, v2 = bound_contributions([1, 1, 2], ["a", "b", "a"], [1.0, 2.0, 3.0], max_partitions=2,
+                                     max_per_partition=1, rng=0)
+    assert u2.tolist() == [1, 1, 2] and k2.tolist() == ["a", "b", "a"] and v2.tolist() == [1.0, 2.0, 3.0]
+
+
+def _chi2_uniform(labels, n_cells):
+    counts = np.bincount(labels, minlength=n_cells)
+    return stats.chisquare(counts).pvalue
+
+
+def test_bounding_samples_partitions_uniformly():
+    # One user with 4 keys, max_partitions = 2: the 6 pairs of keys are equally likely; another user is
+    # present and must not change that (users are bounded independently).
+    subsets = {s: i for i, s in enumerate(combinations("abcd", 2))}
+    gen = np.random.default_rng(3)
+    labels = []
+    for _ in range(3000):
+        u, k, _ = bound_contributions([7, 7, 7, 7, 7, 9, 9, 9], list("abcdaabc"), None, max_partitions=2,
+                                      max_per_partition=5, rng=gen)
+        labels.append(subsets[tuple(sorted(set(k[u == 7])))])
+    assert _chi2_uniform(np.array(labels), 6) > ALPHA
+
+
+def test_bounding_samples_rows_uniformly():
+    # One (user, key) with 5 rows, max_per_partition = 2: the 10 pairs of rows are equally likely.
+    subsets = {s: i for i, s in enumerate(combinations(range(5), 2))}
+    gen = np.random.default_rng(4)
+    labels = []
+    for _ in range(4000):
+        _, _, v = bound_contributions([1] * 5 + [2, 2], ["x"] * 7, [0.0, 1.0, 2.0, 3.0, 4.0, 9.0, 9.0],
+                                      max_partitions=1, max_per_partition=2, rng=gen)
+        labels.append(subsets[tuple(sorted(int(x) for x in v if x < 9))])
+    assert _chi2_uniform(np.array(labels), 10) > ALPHA
+
+
+# ---------------------------------------------------------------------------------------------------
+# select_partitions and dp_group_by
+
+
+def _keys_with_users(sizes):
+    """One key per entry of ``sizes``, with that many distinct one-row users."""
+    keys = np.repeat(np.arange(len(sizes)), sizes)
+    return np.arange(keys.size), keys
+
+
+def test_select_partitions_keep_rate_matches_probability():
+    sizes = [4] * 4000
+    users, keys = _keys_with_users(sizes)
+    kept = select_partitions(users, keys, 1.0, 1e-2, rng=5).size
+    p = partition_selection_probability(4, 1.0, 1e-2)
+    assert 0.01 < p < 0.99
+    assert stats.binomtest(kept, len(sizes), p).pvalue > ALPHA
+
+
+def test_select_partitions_refuses_unbounded_users():
+    with pytest.raises(ValueError, match="max_partitions"):
+        select_partitions([1, 1, 2], ["a", "b", "a"], 1.0, 1e-5, max_partitions=1, rng=0)
+
+
+def test_group_by_keep_rate_uses_a_third_of_epsilon_and_all_of_delta():
+    sizes = [3] * 3000
+    users, keys = _keys_with_users(sizes)
+    out = dp_group_by(users, keys, np.ones(users.size), 3.0, 0.05, bounds=(0, 1), max_partitions=1,
+                      max_per_partition=1, rng=6)
+    p = partition_selection_probability(3, 1.0, 0.05)
+    assert 0.05 < p < 0.95
+    assert stats.binomtest(out["keys"].size, len(sizes), p).pvalue > ALPHA
+
+
+def test_group_by_exact_with_huge_epsilon():
+    # Users within the limits: the release is the exact clamped statistics (noise of scale 4e-6 rounds away).
+    users = np.array([1, 1, 2, 3, 3, 3])
+    keys = np.array(["a", "b", "a", "a", "b", "b"])
+    vals = np.array([5.0, -9.0, 1.0, 2.0, 100.0, 3.0])
+    out = dp_group_by(users, keys, vals, 3e6, 0.5, bounds=(-2, 10), max_partitions=2, max_per_partition=2,
+                      public_partitions=["a", "b", "c"], rng=0)
+    assert out["keys"].tolist() == ["a", "b", "c"]
+    assert out["count"].tolist() == [3, 3, 0]
+    np.testing.assert_allclose(out["sum"], [8.0, -2.0 + 10.0 + 3.0, 0.0], atol=1e-3)
+
+
+def _noise_samples(eps, m, c, n_parts, rng, metrics=("count", "sum")):
+    """Noisy statistics of empty public partitions: pure noise draws."""
+    out = dp_group_by([0], [-1], [0.0], eps, 0.0, metrics=metrics, bounds=(-1, 2), max_partitions=m,
+                      max_per_partition=c, public_partitions=np.arange(n_parts), rng=rng)
+    return out
+
+
+def test_group_by_count_noise_is_discrete_laplace_with_the_stated_scale():
+    out = _noise_samples(2.0, 2, 3, 20_000, 7)
+    scale = group_by_noise_scales(2.0, max_partitions=2, max_per_partition=3, bounds=(-1, 2),
+                                  public_partitions=True)["count_scale"]
+    assert scale == 2 * 3 / 1.0
+    k = np.arange(-60, 61)
+    expected = discrete_laplace_pmf(k, scale) * out["count"].size
+    observed = np.array([(out["count"] == x).sum() for x in k])
+    tails = out["count"].size - observed.sum()
+    f_exp = np.append(expected, out["count"].size - expected.sum())
+    assert stats.chisquare(np.append(observed, tails), f_exp).pvalue > ALPHA
+
+
+def test_group_by_sum_noise_is_laplace_with_the_stated_scale():
+    out = _noise_samples(2.0, 2, 3, 20_000, 8)
+    scales = group_by_noise_scales(2.0, max_partitions=2, max_per_partition=3, bounds=(-1, 2),
+                                   public_partitions=True, n_partitions=20_000)
+    assert abs(scales["sum_scale"] / (2 * 3 * 2 / 1.0) - 1) < 1e-3
+    assert stats.kstest(out["sum"], stats.laplace(scale=scales["sum_scale"]).cdf).pvalue > ALPHA
+
+
+def test_group_by_neighbours_count_loss_bounded():
+    # Exact privacy loss of the released count of one public key: D has the extra user with c rows.
+    eps, m, c = 1.0, 1, 3
+    scale = group_by_noise_scales(eps, metrics=("count",), max_partitions=m, max_per_partition=c,
+                                  public_partitions=True)["count_scale"]
+    k = np.arange(-200, 200)
+    loss = np.abs(np.log(discrete_laplace_pmf(k - c, scale)) - np.log(discrete_laplace_pmf(k, scale)))
+    assert loss.max() <= eps + 1e-9
+    # The released count moves by exactly c when the user with c + 1 rows is added (huge epsilon: no noise).
+    users, keys = np.arange(50), np.zeros(50, int)
+    nb_users, nb_keys = np.concatenate([users, [99] * (c + 1)]), np.zeros(50 + c + 1, int)
+    kw = dict(metrics=("count",), max_partitions=m, max_per_partition=c, public_partitions=[0])
+    a = dp_group_by(users, keys, None, 1e7, 0.0, rng=9, **kw)["count"]
+    b = dp_group_by(nb_users, nb_keys, None, 1e7, 0.0, rng=9, **kw)["count"]
+    assert a.tolist() == [50] and b.tolist() == [50 + c]
+
+
+def test_group_by_is_reproducible_and_private_partitions_drop_rare_keys():
+    f = load_flights()
+    kwargs = dict(bounds=(-60, 240), max_partitions=4, max_per_partition=2, rng=11)
+    a = dp_group_by(f["tailnum"], f["dest"], f["arr_delay"], 1.0, 1e-6, **kwargs)
+    b = dp_group_by(f["tailnum"], f["dest"], f["arr_delay"], 1.0, 1e-6, **kwargs)
+    assert a["keys"].tolist() == b["keys"].tolist() and np.array_equal(a["sum"], b["sum"])
+    n_users = {k: len(set(f["tailnum"][f["dest"] == k])) for k in np.unique(f["dest"])}
+    assert all(n_users[k] >= 2 for k in a["keys"])       # a one-aircraft destination has keep prob <= 2.5e-7
+    assert 0 < a["keys"].size < len(n_users)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Agreement with PipelineDP (LocalBackend): same noise parameters, same noise distribution.
+
+
+def _pipeline_dp_counts(eps, m, c, n_parts):
+    logging.getLogger().setLevel(logging.ERROR)
+    pipeline_dp = pytest.importorskip("pipeline_dp")
+    acc = pipeline_dp.NaiveBudgetAccountant(total_epsilon=eps, total_delta=0.0)
+    engine = pipeline_dp.DPEngine(acc, pipeline_dp.LocalBackend())
+    params = pipeline_dp.AggregateParams(noise_kind=pipeline_dp.NoiseKind.LAPLACE,
+                                         metrics=[pipeline_dp.Metrics.COUNT], max_partitions_contributed=m,
+                                         max_contributions_per_partition=c)
+    ext = pipeline_dp.DataExtractors(privacy_id_extractor=lambda r: r[0], partition_extractor=lambda r: r[1],
+                                     value_extractor=lambda r: 0.0)
+    report = pipeline_dp.report_generator.ExplainComputationReport()
+    res = engine.aggregate([(0, -1)], params, ext, public_partitions=list(range(n_parts)),
+                           out_explain_computation_report=report)
+    acc.compute_budgets()
+    counts = np.array([r[1].count for r in res])
+    return counts, report.text()
+
+
+def test_pipeline_dp_reports_the_same_count_scale_and_noise():
+    counts, text = _pipeline_dp_counts(1.0, 2, 3, 3000)
+    assert "parameter=6.0" in text                        # Laplace b = m c / eps, as group_by_noise_scales
+    mine = _noise_samples(1.0, 2, 3, 3000, 12, metrics=("count",))["count"]
+    assert group_by_noise_scales(1.0, metrics=("count",), max_partitions=2, max_per_partition=3,
+                                 public_partitions=True)["count_scale"] == 6.0
+    # Google's Laplace is continuous (to a fine granularity), ours discrete: KS with alpha 1e-6 tolerates
+    # the atoms (CDF gap < 0.05 at scale 6) and rejects a factor-2 scale error (gap 0.125).
+    assert stats.ks_2samp(counts, mine).pvalue > ALPHA
+
+
+# ---------------------------------------------------------------------------------------------------
+# Bad input
+
+
+@pytest.mark.parametrize("bad,exc", [(0.0, ValueError), (-1.0, ValueError), (float("nan"), ValueError),
+                                     (True, TypeError), ("1", TypeError)])
+def test_bad_epsilon(bad, exc):
+    with pytest.raises(exc, match="epsilon"):
+        partition_selection_probability(3, bad, 1e-5)
+    with pytest.raises(exc, match="epsilon"):
+        dp_group_by([1], [1], [1.0], bad, 1e-5, bounds=(0, 1), max_partitions=1, max_per_partition=1)
+
+
+@pytest.mark.parametrize("bad", [0.0, 1.0, -1e-3, float("nan")])
+def test_bad_delta_for_private_selection(bad):
+    with pytest.raises(ValueError, match="delta"):
+        partition_selection_probability(3, 1.0, bad)
+    with pytest.raises(ValueError, match="delta"):
+        select_partitions([1], [1], 1.0, bad)
+
+
+@pytest.mark.parametrize("bad,exc", [(-1, ValueError), (1.5, ValueError), (float("nan"), ValueError),
+                                     (float("inf"), ValueError), ([True], TypeError), ("3", TypeError)])
+def test_bad_n_users(bad, exc):
+    with pytest.raises(exc, match="n_users"):
+        partition_selection_probability(bad, 1.0, 1e-5)
+
+
+@pytest.mark.parametrize("kwargs,exc,word", [
+    (dict(user_ids=[1, 2], keys=[1], values=[1.0, 2.0]), ValueError, "keys"),
+    (dict(user_ids=[], keys=[], values=[]), ValueError, "user_ids"),
+    (dict(user_ids=[True, False], keys=[1, 2], values=[1.0, 2.0]), TypeError, "user_ids"),
+    (dict(user_ids=[1.0, float("nan")], keys=[1, 2], values=[1.0, 2.0]), ValueError, "user_ids"),
+    (dict(user_ids=[1, 2], keys=[[1], [2]], values=[1.0, 2.0]), ValueError, "keys"),
+    (dict(user_ids=[1, 2], keys=[1, 2], values=[1.0, float("inf")]), ValueError, "values"),
+    (dict(user_ids=[1, 2], keys=[1, 2], values=[1.0]), ValueError, "values"),
+    (dict(user_ids=[1, 2], keys=[1, 2], values=[1.0, 2.0], max_partitions=0), ValueError, "max_partitions"),
+    (dict(user_ids=[1, 2], keys=[1, 2], values=[1.0, 2.0], max_per_partition=2.5), TypeError,
+     "max_per_partition"),
+])
+def test_bad_columns(kwargs, exc, word):
+    args = dict(max_partitions=1, max_per_partition=1) | kwargs
+    with pytest.raises(exc, match=word):
+        bound_contributions(**args)
+
+
+def test_bad_group_by_options():
+    base = dict(user_ids=[1, 2], keys=[1, 2], values=[1.0, 2.0], epsilon=1.0, delta=1e-5, max_partitions=1,
+                max_per_partition=1)
+    with pytest.raises(ValueError, match="bounds"):
+        dp_group_by(**base)
+    with pytest.raises(ValueError, match="bounds"):
+        dp_group_by(**base, bounds=(2, 1))
+    with pytest.raises(TypeError, match="bounds"):
+        dp_group_by(**base, bounds=5)
+    with pytest.raises(ValueError, match="metrics"):
+        dp_group_by(**base, bounds=(0, 1), metrics=("mean",))
+    with pytest.raises(TypeError, match="metrics"):
+        dp_group_by(**base, bounds=(0, 1), metrics="count")
+    with pytest.raises(ValueError, match="values"):
+        dp_group_by(**(base | {"values": None}), bounds=(0, 1))
+    with pytest.raises(ValueError, match="delta"):
+        dp_group_by(**(base | {"delta": 0.0}), bounds=(0, 1))
+    with pytest.raises(TypeError, match="rng"):
+        dp_group_by(**base, bounds=(0, 1), rng=1.5)
