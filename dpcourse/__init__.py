@@ -33,5 +33,7 @@ from .queries import (above_threshold, mwem, reconstruction_attack, smalldb, spa
                       tracing_scores)
 from .rr import (randomized_response, rr_count_distribution, rr_epsilon, rr_estimate_mean,
                                   rr_sample_size, rr_standard_error, rr_truth_probability)
+from .deidentification import (histogram_attack_posterior, k_anonymity, l_diversity, linkage_attack, posterior_bound,
+                               rappor_epsilon)
 
 __version__ = "0.1.0"

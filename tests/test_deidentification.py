@@ -1,0 +1,226 @@
+"""Tests of dpcourse.deidentification: exact small tables by hand, bad input, and the DP attack bound."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import dpcourse as dp
+from dpcourse import deidentification as de
+
+T = {"age": [30, 30, 40, 40, 40, 50], "sex": ["f", "f", "m", "m", "f", "m"], "ill": [1, 1, 0, 1, 0, 0]}
+
+
+# ---------------------------------------------------------------------------------------------------- tables
+def test_equivalence_classes_by_hand():
+    labels, sizes = de.equivalence_classes(T, ["age", "sex"])
+    # classes: (30,f) x2, (40,f) x1, (40,m) x2, (50,m) x1, numbered in sorted order of the tuples
+    assert labels.tolist() == [0, 0, 2, 2, 1, 3]
+    assert sizes.tolist() == [2, 2, 2, 2, 1, 1]
+    assert de.k_anonymity(T, ["age", "sex"]) == 1
+    assert de.k_anonymity(T, ["sex"]) == 3
+    assert de.uniqueness(T, ["age", "sex"]) == pytest.approx(2 / 6)
+    assert de.uniqueness(T, ["age"]) == pytest.approx(1 / 6)
+
+
+def test_equivalence_classes_match_brute_force():
+    rng = np.random.default_rng(1)
+    t = {"a": rng.integers(0, 3, 200), "b": rng.choice(["x", "y"], 200), "c": rng.integers(0, 2, 200) * 1.5}
+    labels, sizes = de.equivalence_classes(t, ["a", "b", "c"])
+    rows = list(zip(t["a"].tolist(), t["b"].tolist(), t["c"].tolist()))
+    for i in range(200):
+        same = [j for j in range(200) if rows[j] == rows[i]]
+        assert sizes[i] == len(same)
+        assert all(labels[j] == labels[i] for j in same)
+    assert len(set(labels.tolist())) == len(set(rows))
+
+
+def test_l_diversity_and_homogeneity_by_hand():
+    # (30,f): ill {1}, (40,f): {0}, (40,m): {0,1}, (50,m): {0}
+    assert de.l_diversity(T, ["age", "sex"], "ill") == 1
+    assert de.homogeneous_records(T, ["age", "sex"], "ill").tolist() == [True, True, False, False, True, True]
+    assert de.l_diversity(T, ["sex"], "ill") == 2
+    assert not de.homogeneous_records(T, ["sex"], "ill").any()
+
+
+def test_generalize_by_hand():
+    out = de.generalize([0, 4.999, 5, 9, 10], [0, 5, 10])
+    assert out.tolist() == [0.0, 0.0, 5.0, 5.0, 5.0]  # last interval closed on the right
+
+
+def test_linkage_attack_by_hand():
+    rel = {"age": [30, 30, 40, 50], "sex": ["f", "f", "m", "m"]}
+    aux = {"age": [50, 30, 40, 60], "sex": ["m", "f", "m", "m"]}
+    out = de.linkage_attack(rel, aux, ["age", "sex"])
+    assert out["match_counts"].tolist() == [1, 2, 1, 0]
+    assert out["matched_index"].tolist() == [3, -1, 2, -1]
+    assert out["rate"] == pytest.approx(0.5)
+
+
+def test_linkage_on_the_survey_relinks_every_unique_record_to_itself():
+    s = de.load_affairs_survey()
+    q = ["gender", "age", "yearsmarried", "children", "religiousness", "education", "occupation"]
+    out = de.linkage_attack(s, s, q)
+    _, sizes = de.equivalence_classes(s, q)
+    assert out["rate"] == pytest.approx(de.uniqueness(s, q))
+    linked = out["matched_index"] >= 0
+    assert np.array_equal(linked, sizes == 1)
+    assert np.array_equal(out["matched_index"][linked], np.flatnonzero(linked))
+
+
+@pytest.mark.parametrize("call", [
+    lambda: de.k_anonymity({"a": [1, 2]}, "a"),
+    lambda: de.k_anonymity({"a": [1, 2]}, []),
+    lambda: de.k_anonymity({"a": [1, 2]}, ["b"]),
+    lambda: de.k_anonymity({"a": [1, 2], "b": [1]}, ["a", "b"]),
+    lambda: de.k_anonymity({"a": []}, ["a"]),
+    lambda: de.k_anonymity({"a": [1.0, math.nan]}, ["a"]),
+    lambda: de.k_anonymity({"a": [True, False]}, ["a"]),
+    lambda: de.k_anonymity({"a": [None, 1]}, ["a"]),
+    lambda: de.k_anonymity([[1, 2]], ["a"]),
+    lambda: de.k_anonymity({"a": [1, 2]}, ["a", "a"]),
+    lambda: de.k_anonymity({"a": [[1, 2]]}, ["a"]),
+    lambda: de.l_diversity(T, ["age"], "age"),
+    lambda: de.l_diversity(T, ["age"], 3),
+    lambda: de.linkage_attack({"a": [1, 2]}, {"a": ["1"]}, ["a"]),
+    lambda: de.generalize([1, 2], [0]),
+    lambda: de.generalize([1, 2], [3, 0]),
+    lambda: de.generalize([1, 20], [0, 10]),
+    lambda: de.generalize([1, math.inf], [0, 10]),
+    lambda: de.generalize([True], [0, 10]),
+])
+def test_bad_tables_raise_named_errors(call):
+    with pytest.raises((TypeError, ValueError)):
+        call()
+
+
+# ---------------------------------------------------------------------------------------------------- posterior
+def test_posterior_bound_by_hand():
+    assert de.posterior_bound(0.5, math.log(3)) == pytest.approx(0.75, abs=1e-15)
+    assert de.posterior_bound(0.1, math.log(2)) == pytest.approx(0.2 / 1.1, abs=1e-15)  # odds 1/9 -> 2/9
+    assert de.posterior_bound([0.0, 1.0], 3.0).tolist() == [0.0, 1.0]
+    assert de.posterior_bound(0.01, 1e-12) == pytest.approx(0.01, rel=1e-9)
+    assert de.posterior_bound(0.5, 700.0) == 1.0
+
+
+@pytest.mark.parametrize("args", [(0.5, 0.0), (0.5, -1.0), (0.5, math.nan), (1.1, 1.0), (-0.1, 1.0), (math.nan, 1.0),
+                                  (True, 1.0), ([0.5, 2.0], 1.0), ([0.5, math.nan], 1.0), ("0.5", 1.0)])
+def test_posterior_bound_bad_input(args):
+    with pytest.raises((TypeError, ValueError)):
+        de.posterior_bound(*args)
+
+
+def test_rappor_epsilon_formulas():
+    # f = 1/2: permanent response keeps a bit with prob 3/4 -> ln 3 per differing bit, 2h bits
+    eps_inf, eps_1 = de.rappor_epsilon(0.5, 0.5, 0.75, 1)
+    assert eps_inf == pytest.approx(2 * math.log(3), rel=1e-14)
+    q_star, p_star = 0.75 * 0.75 + 0.25 * 0.5, 0.25 * 0.75 + 0.75 * 0.5
+    assert eps_1 == pytest.approx(math.log(q_star * (1 - p_star) / (p_star * (1 - q_star))), rel=1e-14)
+    two = de.rappor_epsilon(0.5, 0.5, 0.75, 2)
+    assert two == pytest.approx((2 * eps_inf, 2 * eps_1), rel=1e-14)
+    assert de.rappor_epsilon(1.0, 0.25, 0.75, 3) == (0.0, 0.0)  # f = 1: a fair coin for every bit
+
+
+def test_rappor_eps1_is_the_exact_loss_of_one_report():
+    # brute force over the 2^2 reported bits of the two differing Bloom bits (h = 1): worst log ratio
+    f, p, q = 0.3, 0.2, 0.9
+    half = f / 2
+    prob_one = {1: (1 - half) * q + half * p, 0: half * q + (1 - half) * p}  # P(report 1 | true bit)
+    worst = 0.0
+    for r in itertools.product([0, 1], repeat=2):
+        def lik(bits):
+            return math.prod(prob_one[b] if x else 1 - prob_one[b] for b, x in zip(bits, r))
+        worst = max(worst, abs(math.log(lik((1, 0)) / lik((0, 1)))))
+    assert de.rappor_epsilon(f, p, q, 1)[1] == pytest.approx(worst, rel=1e-12)
+
+
+@pytest.mark.parametrize("args", [(0.0, 0.5, 0.75, 1), (1.5, 0.5, 0.75, 1), (0.5, 0.75, 0.5, 1), (0.5, 0.5, 0.5, 1),
+                                  (0.5, 0.5, 0.75, 0), (0.5, 0.5, 0.75, 1.5), (math.nan, 0.5, 0.75, 1),
+                                  (0.5, -0.1, 0.75, 1), (0.5, 0.5, 1.2, 1), (True, 0.5, 0.75, 1)])
+def test_rappor_bad_input(args):
+    with pytest.raises((TypeError, ValueError)):
+        de.rappor_epsilon(*args)
+
+
+# ---------------------------------------------------------------------------------------------------- DP attack
+C0, C1 = np.array([7, 3, 5]), np.array([6, 4, 5])  # replace-one: the target moves from cell 0 to cell 1
+
+
+def test_attack_posterior_exact_values():
+    eps = 0.8
+    post = de.histogram_attack_posterior(np.array([[0, 20, 5], [7, 3, 5], [6, 4, 9], [7, 4, 5]]), C0, C1,
+                                         epsilon=eps, relation="replace_one", prior=0.3)
+    prior_logit = math.log(0.3 / 0.7)
+    want = [prior_logit + eps, prior_logit - eps, prior_logit + eps, prior_logit]
+    assert post.tolist() == pytest.approx([1 / (1 + math.exp(-w)) for w in want], rel=1e-12)
+
+
+def test_attack_posterior_never_exceeds_the_bound_and_attains_it():
+    eps, prior, runs = 1.0, 0.2, 20_000
+    rng = np.random.default_rng(2024)
+    bits = rng.random(runs) < prior
+    # the release of dpcourse.dp_histogram under replace-one: its geometric noise of sensitivity 2, one row per run
+    rel = dp.geometric_mechanism(np.where(bits[:, None], C1, C0), 2, eps, rng=rng)
+    post = de.histogram_attack_posterior(rel, C0, C1, epsilon=eps, relation="replace_one", prior=prior)
+    bound = de.posterior_bound(prior, eps)
+    assert post.max() <= bound * (1 + 1e-12)
+    at_bound = np.isclose(post, bound, rtol=1e-12)
+    assert at_bound.sum() > 1000
+    # calibration: among runs whose posterior equals the bound, the secret bit is 1 with frequency = bound
+    k, n = int(bits[at_bound].sum()), int(at_bound.sum())
+    assert stats.binomtest(k, n, bound).pvalue > 1e-6
+    # and the attacker who saw those outputs is right more often than the prior allows without DP's e^eps
+    assert stats.binomtest(k, n, prior).pvalue < 1e-6
+
+
+def test_attack_posterior_wrong_calibration_is_detected():
+    # a release drawn at epsilon = 2 but analysed as epsilon = 1: its extreme outputs are more revealing
+    eps_true, eps_claim, prior, runs = 2.0, 1.0, 0.5, 6000
+    rng = np.random.default_rng(7)
+    bits = rng.random(runs) < prior
+    rel = dp.geometric_mechanism(np.where(bits[:, None], C1, C0), 2, eps_true, rng=rng)
+    post = de.histogram_attack_posterior(rel, C0, C1, epsilon=eps_claim, relation="replace_one", prior=prior)
+    top = np.isclose(post, de.posterior_bound(prior, eps_claim), rtol=1e-12)
+    k, n = int(bits[top].sum()), int(top.sum())
+    assert stats.binomtest(k, n, de.posterior_bound(prior, eps_claim)).pvalue < 1e-6
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(released=[[1.5, 3, 5]]), dict(released=[[True, False, True]]), dict(released="abc"),
+    dict(released=[[1, 2]]), dict(counts_1=[5, 5, 5]), dict(counts_0=[-1, 3, 5], counts_1=[-2, 4, 5]),
+    dict(epsilon=0.0), dict(epsilon=math.nan), dict(relation="replace"), dict(prior=0.0), dict(prior=1.0),
+    dict(prior=math.nan), dict(released=np.zeros((2, 2, 3), dtype=int)),
+])
+def test_attack_posterior_bad_input(kwargs):
+    args = dict(released=[[7, 3, 5]], counts_0=C0, counts_1=C1, epsilon=1.0, relation="replace_one", prior=0.5)
+    args.update(kwargs)
+    with pytest.raises((TypeError, ValueError)):
+        de.histogram_attack_posterior(args.pop("released"), args.pop("counts_0"), args.pop("counts_1"), **args)
+
+
+def test_add_remove_neighbours_use_sensitivity_one():
+    # membership: counts differ by one record; the extreme output gives exactly e^eps odds
+    post = de.histogram_attack_posterior([[9, 3]], [5, 3], [6, 3], epsilon=1.0, relation="add_remove", prior=0.5)
+    assert float(post[0]) == pytest.approx(de.posterior_bound(0.5, 1.0), rel=1e-12)
+    with pytest.raises(ValueError):
+        de.histogram_attack_posterior([[9, 3]], [5, 3], [6, 4], epsilon=1.0, relation="add_remove", prior=0.5)
+
+
+def test_dp_histogram_release_is_what_the_attack_models():
+    # dp_histogram(replace_one) adds geometric noise of sensitivity 2: same seed, same draws
+    labels = np.array(["a", "b", "c"])
+    a = dp.dp_histogram(np.repeat(labels, C0), 0.7, relation="replace_one", categories=labels, rng=5)
+    b = dp.geometric_mechanism(C0, 2, 0.7, rng=5)
+    assert a.tolist() == b.tolist()
+
+
+def test_deployments_file_is_complete():
+    t = de.load_deployments()
+    n = t["deployment"].size
+    assert n >= 10
+    for col in ("model", "accounting", "unit", "period", "parameter", "value", "source", "where"):
+        assert t[col].size == n and all(str(v).strip() for v in t[col])
