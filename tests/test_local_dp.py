@@ -1,0 +1,469 @@
+"""Tests of dpcourse.local_dp: exact privacy loss, exact sampling distributions, unbiasedness, variance,
+the shuffle bound, and named errors on bad input.
+
+Statistical tests are seeded and use alpha = 1e-6 (critical values computed with scipy), so a correct
+implementation never flakes and a wrong constant fails.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import dpcourse.local_dp as L
+
+ALPHA = 1e-6
+Z_CRIT = stats.norm.isf(ALPHA / 2)  # two-sided, 4.89
+
+
+# ---------------------------------------------------------------------------------------------------
+# Ideal probabilities, computed here independently of the module (the formulas of the chapter)
+# ---------------------------------------------------------------------------------------------------
+
+def ideal(oracle, d, eps):
+    e = math.exp(eps)
+    if oracle == "krr":
+        return e / (e + d - 1), 1 / (e + d - 1)
+    if oracle == "oue":
+        return 0.5, 1 / (e + 1)
+    if oracle == "sue":
+        h = math.exp(eps / 2)
+        return h / (h + 1), 1 / (h + 1)
+    g = round(e) + 1
+    return e / (e + g - 1), 1 / (e + g - 1)
+
+
+@pytest.mark.parametrize("oracle", L._ORACLES)
+@pytest.mark.parametrize("eps", [1e-3, 0.1, 1.0, math.log(3), 4.0, 10.0, 20.0])
+@pytest.mark.parametrize("d", [2, 10, 1000])
+def test_probabilities_are_the_ideal_ones(oracle, eps, d):
+    pr = L.oracle_probabilities(oracle, d, eps)
+    p, q = ideal(oracle, d, eps)
+    assert float(pr["p"]) == pytest.approx(p, rel=1e-13)
+    assert float(pr["q"]) == pytest.approx(q, rel=1e-13)
+    # the achieved epsilon: never above eps (beyond the float error of a logarithm), and within 1e-12 below
+    assert pr["epsilon"] <= eps + 1e-15
+    assert eps - pr["epsilon"] < 2.0**-48 * (1 + (d - 1) * math.exp(-eps)) + math.exp(eps) * 2.0**-62
+    assert eps - pr["epsilon"] < (1e-12 if eps <= 15 else 1e-10)
+
+
+def test_huge_epsilon_is_capped_below_the_request():
+    for oracle in L._ORACLES:
+        pr = L.oracle_probabilities(oracle, 10, 1e6)
+        assert 0 < pr["q"] and pr["epsilon"] < 100.0
+
+
+# ---------------------------------------------------------------------------------------------------
+# Exact privacy loss on the worst pair of inputs, from the exact output distributions
+# ---------------------------------------------------------------------------------------------------
+
+def max_loss(dists):
+    """Largest ln(P[y|v] / P[y|v']) over all outputs y and ordered pairs (v, v'), exactly (Fractions)."""
+    worst = Fraction(1)
+    for pv, pw in itertools.permutations(dists, 2):
+        for a, b in zip(pv, pw):
+            assert b > 0 or a == 0, "a neighbour's output is impossible"
+            if b > 0:
+                worst = max(worst, a / b)
+    return math.log(worst.numerator) - math.log(worst.denominator)
+
+
+def krr_dists(d, eps):
+    pr = L.oracle_probabilities("krr", d, eps)
+    return [[pr["p"] if y == v else pr["q"] for y in range(d)] for v in range(d)]
+
+
+def ue_dists(d, eps, optimized):
+    pr = L.oracle_probabilities("oue" if optimized else "sue", d, eps)
+    out = []
+    for v in range(d):
+        dist = []
+        for bits in itertools.product((0, 1), repeat=d):  # all 2^d outputs
+            prob = Fraction(1)
+            for j, bit in enumerate(bits):
+                on = pr["p"] if j == v else pr["q"]
+                prob *= on if bit else 1 - on
+            dist.append(prob)
+        assert sum(dist) == 1
+        out.append(dist)
+    return out
+
+
+def olh_dists(d, eps, a, b):
+    """Exact distribution of y for each value, given the hash (a, b): the report (a, b, y) has the same ratio."""
+    pr = L.oracle_probabilities("olh", d, eps)
+    g = pr["g"]
+    return [[pr["p"] if y == ((a * v + b) % L.HASH_PRIME) % g else pr["q"] for y in range(g)] for v in range(d)]
+
+
+@pytest.mark.parametrize("eps", [0.5, 1.0, 3.0])
+def test_exact_loss_equals_epsilon_and_a_stricter_claim_fails(eps):
+    d = 4
+    rng = np.random.default_rng(1)
+    cases = {"krr": krr_dists(d, eps), "sue": ue_dists(d, eps, False), "oue": ue_dists(d, eps, True)}
+    for oracle, dists in cases.items():
+        loss = max_loss(dists)
+        assert abs(loss - eps) < 1e-12, oracle
+        assert loss > eps / 1.1, oracle                      # a claim 10% stricter is false
+        assert max_loss(
+            krr_dists(d, 1.1 * eps) if oracle == "krr" else ue_dists(d, 1.1 * eps, oracle == "oue")
+        ) > eps                                              # the mechanism run at 1.1 eps breaks the claim eps
+    for _ in range(5):  # OLH, hash by hash
+        a, b = int(rng.integers(1, L.HASH_PRIME)), int(rng.integers(0, L.HASH_PRIME))
+        dists = olh_dists(d, eps, a, b)
+        g = L.oracle_probabilities("olh", d, eps)["g"]
+        hashes = {((a * v + b) % L.HASH_PRIME) % g for v in range(d)}
+        loss = max_loss(dists)
+        if len(hashes) > 1:
+            assert abs(loss - eps) < 1e-12 and loss > eps / 1.1
+        else:
+            assert loss == 0.0
+
+
+def test_olh_worst_pair_has_two_hash_values():
+    # with a = 1, b = 0 and values 0, 1 the hashes differ (g >= 2): the loss is exactly eps on that pair
+    eps = 2.0
+    loss = max_loss([olh_dists(2, eps, 1, 0)[0], olh_dists(2, eps, 1, 0)[1]])
+    assert abs(loss - eps) < 1e-12
+
+
+def test_unary_encoding_distribution_ratio_by_formula():
+    # the exact enumeration agrees with the closed form ln(p(1-q)/((1-p)q))
+    for opt in (False, True):
+        pr = L.oracle_probabilities("oue" if opt else "sue", 3, 1.3)
+        assert abs(max_loss(ue_dists(3, 1.3, opt)) - pr["epsilon"]) < 1e-13
+
+
+# ---------------------------------------------------------------------------------------------------
+# The samplers draw from exactly those distributions (chi-square at alpha = 1e-6)
+# ---------------------------------------------------------------------------------------------------
+
+def chi2_ok(observed, expected_probs):
+    observed = np.asarray(observed, dtype=float)
+    expected = observed.sum() * np.asarray([float(x) for x in expected_probs])
+    stat = float(((observed - expected) ** 2 / expected).sum())
+    return stat < stats.chi2.isf(ALPHA, len(observed) - 1), stat
+
+
+@pytest.mark.parametrize("eps", [0.7, 2.5])
+def test_krr_sampler_distribution(eps):
+    d = 5
+    pr = L.oracle_probabilities("krr", d, eps)
+    for v in (0, 2, 4):
+        rep = L.krr(np.full(100_000, v), d, eps, rng=10 + v)
+        ok, stat = chi2_ok(np.bincount(rep, minlength=d), [pr["p"] if y == v else pr["q"] for y in range(d)])
+        assert ok, (v, stat)
+
+
+@pytest.mark.parametrize("optimized", [False, True])
+def test_unary_encoding_joint_distribution(optimized):
+    d, eps = 3, 1.2
+    dists = ue_dists(d, eps, optimized)
+    for v in range(d):
+        rep = L.unary_encoding(np.full(60_000, v), d, eps, optimized=optimized, rng=20 + v)
+        bits = np.unpackbits(rep, axis=1, count=d)
+        code = bits @ (1 << np.arange(d - 1, -1, -1))  # same order as itertools.product
+        ok, stat = chi2_ok(np.bincount(code, minlength=2**d), dists[v])
+        assert ok, (optimized, v, stat)
+        assert not np.unpackbits(rep, axis=1)[:, d:].any()  # padding bits are zero
+
+
+def test_unary_encoding_large_domain_bit_frequencies():
+    d, eps, n = 20, 0.8, 20_000
+    pr = L.oracle_probabilities("oue", d, eps)
+    rep = L.unary_encoding(np.full(n, 13), d, eps, rng=5)
+    ones = np.unpackbits(rep, axis=1, count=d).sum(axis=0)
+    probs = np.array([float(pr["p"] if j == 13 else pr["q"]) for j in range(d)])
+    z = (ones - n * probs) / np.sqrt(n * probs * (1 - probs))
+    assert np.abs(z).max() < stats.norm.isf(ALPHA / (2 * d))
+
+
+def test_olh_sampler_distribution():
+    d, eps, n = 50, 1.5, 100_000
+    pr = L.oracle_probabilities("olh", d, eps)
+    g = pr["g"]
+    v = np.random.default_rng(3).integers(0, d, n)
+    rep = L.local_hashing(v, d, eps, rng=4)
+    a, b, y = rep.T
+    assert a.min() >= 1 and a.max() < L.HASH_PRIME and b.min() >= 0 and b.max() < L.HASH_PRIME
+    h = (a * v + b) % L.HASH_PRIME % g
+    ok, stat = chi2_ok(np.bincount((y - h) % g, minlength=g), [pr["p"]] + [pr["q"]] * (g - 1))
+    assert ok, stat
+    # the hash values of different users' values are (nearly) uniform on [0, g): no fixed hash
+    ok, stat = chi2_ok(np.bincount(h, minlength=g), [Fraction(1, g)] * g)
+    assert ok, stat
+
+
+def test_collision_probability_brute_force(monkeypatch):
+    monkeypatch.setattr(L, "HASH_PRIME", 13)
+    for g in (2, 3, 4, 5, 13):
+        for u, v in ((0, 1), (2, 9)):
+            hits = sum((((a * u + b) % 13) % g) == (((a * v + b) % 13) % g) for a in range(1, 13) for b in range(13))
+            assert L._collision_probability(g) == Fraction(hits, 12 * 13)
+
+
+def test_fresh_randomness_per_user_and_seed_reproducibility():
+    v = np.zeros(1000, dtype=int)
+    assert np.array_equal(L.krr(v, 4, 1.0, rng=7), L.krr(v, 4, 1.0, rng=7))
+    r = L.local_hashing(v, 4, 1.0, rng=8)
+    assert len(np.unique(r[:, 0])) > 990  # each user has their own hash
+    u = L.unary_encoding(v, 64, 1.0, rng=9)
+    assert len({row.tobytes() for row in u}) > 900
+
+
+# ---------------------------------------------------------------------------------------------------
+# Estimators: unbiased (CLT z-test) and variance equal to the exact formula (within 5%)
+# ---------------------------------------------------------------------------------------------------
+
+D, N_USERS, EPS = 8, 300, 1.0
+TRUE_VALUES = np.repeat(np.arange(D), [120, 60, 40, 30, 20, 15, 10, 5])  # 300 users
+TRUE_COUNTS = np.bincount(TRUE_VALUES, minlength=D)
+
+
+def run_oracle(oracle, runs, seed):
+    """Estimates of R independent runs (one randomizer call for all R*n users, one estimate per run)."""
+    vals = np.tile(TRUE_VALUES, runs)
+    if oracle == "krr":
+        rep = L.krr(vals, D, EPS, rng=seed).reshape(runs, N_USERS)
+        return np.array([L.krr_estimate(r, D, EPS) for r in rep])
+    if oracle in ("sue", "oue"):
+        opt = oracle == "oue"
+        rep = L.unary_encoding(vals, D, EPS, optimized=opt, rng=seed).reshape(runs, N_USERS, -1)
+        return np.array([L.unary_encoding_estimate(r, D, EPS, optimized=opt) for r in rep])
+    rep = L.local_hashing(vals, D, EPS, rng=seed).reshape(runs, N_USERS, 3)
+    return np.array([L.local_hashing_estimate(r, D, EPS) for r in rep])
+
+
+def formula(oracle, count):
+    if oracle == "krr":
+        return L.krr_variance(N_USERS, D, EPS, count=count)
+    if oracle in ("sue", "oue"):
+        return L.unary_encoding_variance(N_USERS, D, EPS, optimized=oracle == "oue", count=count)
+    return L.local_hashing_variance(N_USERS, D, EPS, count=count)
+
+
+RUNS = 6_000
+
+
+@pytest.fixture(scope="module")
+def estimates():
+    return {o: run_oracle(o, RUNS, seed=100 + i) for i, o in enumerate(L._ORACLES)}
+
+
+@pytest.mark.parametrize("oracle", L._ORACLES)
+def test_estimator_unbiased(estimates, oracle):
+    est = estimates[oracle]
+    var = np.array([formula(oracle, c) for c in TRUE_COUNTS])
+    z = (est.mean(axis=0) - TRUE_COUNTS) / np.sqrt(var / RUNS)
+    assert np.abs(z).max() < stats.norm.isf(ALPHA / (2 * D)), z  # Bonferroni over the d values
+
+
+def sample_variance_se(x):
+    """Standard error of the sample variance divided by the true variance: sqrt((m4/s^4 - (R-3)/(R-1))/R)."""
+    kurt = stats.kurtosis(x, fisher=False)
+    return math.sqrt((kurt - (len(x) - 3) / (len(x) - 1)) / len(x))
+
+
+@pytest.mark.parametrize("oracle", L._ORACLES)
+def test_variance_matches_formula(estimates, oracle):
+    est = estimates[oracle]
+    var = np.array([formula(oracle, c) for c in TRUE_COUNTS])
+    # Pooled over the d values: each run gives w = mean_j (est_j - c_j)^2 / Var_j, whose expectation is 1
+    # exactly when every variance formula is right; the R runs are independent, so the standard error of
+    # mean(w) is std(w)/sqrt(R), computed from the data (about 0.8% here, so 5% is > 4.89 standard errors).
+    w = (((est - TRUE_COUNTS) ** 2) / var).mean(axis=1)
+    ratio, se = w.mean(), w.std(ddof=1) / math.sqrt(RUNS)
+    assert 0.05 > Z_CRIT * se, f"5% is not far enough above the sampling error {se}: use more runs"
+    assert abs(ratio - 1) < 0.05, (oracle, ratio)
+    assert abs(ratio - 1) < Z_CRIT * se, (oracle, ratio, se)
+    # and value by value, within the sampling error of each sample variance (about 1.8% each, so 9% at 1e-6)
+    for j, c in enumerate(TRUE_COUNTS):
+        x = est[:, j]
+        r_j = x.var(ddof=1) / var[j]
+        assert abs(r_j - 1) < Z_CRIT * sample_variance_se(x), (oracle, c, r_j)
+
+
+def test_estimates_sum_to_n_for_krr_and_oue_means():
+    rep = L.krr(TRUE_VALUES, D, EPS, rng=3)
+    assert L.krr_estimate(rep, D, EPS).sum() == pytest.approx(N_USERS, rel=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Variance formulas by hand, and the choice rule
+# ---------------------------------------------------------------------------------------------------
+
+def test_variance_closed_forms():
+    n, e = 1000, math.e
+    assert L.krr_variance(n, 5, 1.0) == pytest.approx(n * (e + 3) / (e - 1) ** 2, rel=1e-12)
+    assert L.unary_encoding_variance(n, 5, 1.0) == pytest.approx(n * 4 * e / (e - 1) ** 2, rel=1e-12)
+    h = math.exp(0.5)
+    assert L.unary_encoding_variance(n, 5, 1.0, optimized=False) == pytest.approx(n * h / (h - 1) ** 2, rel=1e-12)
+    # count term: Var = (c p(1-p) + (n-c) q(1-q)) / (p-q)^2
+    p, q = ideal("krr", 5, 1.0)
+    assert L.krr_variance(n, 5, 1.0, count=300) == pytest.approx(
+        (300 * p * (1 - p) + 700 * q * (1 - q)) / (p - q) ** 2, rel=1e-12)
+    # OLH with e^eps + 1 an integer (eps = ln 3, g = 4) is OUE up to the hash's collision probability
+    assert L.local_hashing_variance(n, 5, math.log(3)) == pytest.approx(
+        L.unary_encoding_variance(n, 5, math.log(3)), rel=1e-8)
+
+
+@pytest.mark.parametrize("eps", [0.5, 1.0, 2.0, 3.0])
+def test_choice_rule_krr_below_3e_eps_plus_2(eps):
+    n = 10_000
+    threshold = 3 * math.exp(eps) + 2
+    for d in range(2, int(threshold) + 40):
+        krr_better = L.krr_variance(n, d, eps) < L.unary_encoding_variance(n, d, eps)
+        assert krr_better == (d < threshold), d
+
+
+# ---------------------------------------------------------------------------------------------------
+# Shuffle amplification
+# ---------------------------------------------------------------------------------------------------
+
+def test_shuffle_matches_authors_published_interval():
+    # README of apple/ml-shuffling-amplification: n = 1e5, eps0 = 4, delta = 1e-6 -> eps in [0.16754, 0.17279]
+    eps = L.shuffle_amplification_epsilon(4.0, 100_000, 1e-6)
+    assert 0.16754 <= eps <= 0.17279
+
+
+def brute_clone_delta(eps, eps0, n):
+    """D_{e^eps}(P0 || P1) by enumerating every (c, x), independently of the closed-form tails."""
+    p = math.exp(-eps0)
+    alpha = math.exp(eps0) / (math.exp(eps0) + 1)
+    total = 0.0
+    for c in range(n):
+        wc = stats.binom.pmf(c, n - 1, p)
+        a = stats.binom.pmf(np.arange(c + 1), c, 0.5)
+        p0 = np.zeros(c + 2)
+        p1 = np.zeros(c + 2)
+        p0[1:] += alpha * a
+        p0[:-1] += (1 - alpha) * a
+        p1[:-1] += alpha * a
+        p1[1:] += (1 - alpha) * a
+        total += wc * np.maximum(p0 - math.exp(eps) * p1, 0).sum()
+    return total
+
+
+@pytest.mark.parametrize("eps0,n", [(1.0, 30), (3.0, 60), (0.3, 45)])
+def test_clone_divergence_by_enumeration(eps0, n):
+    for eps in (0.05, 0.2, 0.5 * eps0):
+        got = L._clone_delta(eps, eps0, n)
+        want = brute_clone_delta(eps, eps0, n)
+        assert want <= got <= want + 2e-15
+
+
+def test_shuffle_bound_at_most_closed_form_and_local():
+    for eps0 in (0.5, 1.0, 2.0, 4.0):
+        for n in (10_000, 100_000):
+            num = L.shuffle_amplification_epsilon(eps0, n, 1e-6)
+            closed = L.shuffle_amplification_epsilon(eps0, n, 1e-6, method="closed_form")
+            assert num <= closed <= eps0
+
+
+def test_shuffle_bound_decreases_with_n():
+    vals = [L.shuffle_amplification_epsilon(2.0, n, 1e-6) for n in (1000, 10_000, 100_000)]
+    assert vals[0] > vals[1] > vals[2]
+
+
+def test_shuffle_bound_holds_for_shuffled_binary_rr():
+    # Shuffled binary RR releases the number of 1-reports. Neighbours: user 1 holds 0 or 1, the others 0.
+    # The exact (eps, delta) of that release must not exceed the bound (an upper bound for every randomizer).
+    eps0, n, delta = 2.0, 2000, 1e-6
+    t = math.exp(eps0) / (1 + math.exp(eps0))
+    base = stats.binom.pmf(np.arange(n), n - 1, 1 - t)   # the other n-1 users
+    d0 = np.zeros(n + 1)
+    d1 = np.zeros(n + 1)
+    d0[:-1] += t * base
+    d0[1:] += (1 - t) * base
+    d1[:-1] += (1 - t) * base
+    d1[1:] += t * base
+    bound = L.shuffle_amplification_epsilon(eps0, n, delta)
+    hs = max(np.maximum(d0 - math.exp(bound) * d1, 0).sum(), np.maximum(d1 - math.exp(bound) * d0, 0).sum())
+    assert hs <= delta
+    # and the bound is not vacuous: the exact epsilon of this mechanism is within a factor 3 of it
+    lo, hi = 0.0, eps0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if max(np.maximum(d0 - math.exp(mid) * d1, 0).sum(), np.maximum(d1 - math.exp(mid) * d0, 0).sum()) <= delta:
+            hi = mid
+        else:
+            lo = mid
+    assert hi <= bound < 3 * hi
+
+
+def test_shuffle_edge_cases():
+    assert L.shuffle_amplification_epsilon(1.0, 1, 1e-6) == 1.0
+    assert L.shuffle_amplification_epsilon(1.0, 100, 1e-300) == 1.0  # delta too small to buy anything
+    assert L.shuffle_amplification_epsilon(5.0, 100, 1e-6, method="closed_form") == 5.0  # outside its range
+
+
+# ---------------------------------------------------------------------------------------------------
+# Named errors on bad input
+# ---------------------------------------------------------------------------------------------------
+
+BAD_VALUES = [([0, 1, 4], ValueError), ([0, -1], ValueError), ([0.5], ValueError), ([np.nan], ValueError),
+              ([np.inf], ValueError), (np.array([True, False]), TypeError), ([], ValueError),
+              ("01", TypeError), ([[0, 1]], ValueError)]
+
+
+@pytest.mark.parametrize("bad,exc", BAD_VALUES)
+@pytest.mark.parametrize("fn", [L.krr, L.unary_encoding, L.local_hashing])
+def test_bad_values(fn, bad, exc):
+    with pytest.raises(exc, match="values"):
+        fn(bad, 4, 1.0, rng=0)
+
+
+@pytest.mark.parametrize("fn", [L.krr, L.unary_encoding, L.local_hashing])
+def test_bad_parameters(fn):
+    for eps, exc in [(0.0, ValueError), (-1.0, ValueError), (np.nan, ValueError), (np.inf, ValueError),
+                     (True, TypeError), ("1", TypeError)]:
+        with pytest.raises(exc, match="epsilon"):
+            fn([0, 1], 4, eps, rng=0)
+    for d, exc in [(1, ValueError), (0, ValueError), (2.5, TypeError), (True, TypeError), (2**31, ValueError)]:
+        with pytest.raises(exc, match="domain_size"):
+            fn([0, 1], d, 1.0, rng=0)
+    with pytest.raises(TypeError, match="rng"):
+        fn([0, 1], 4, 1.0, rng=1.5)
+
+
+def test_bad_reports():
+    with pytest.raises(ValueError, match="reports"):
+        L.krr_estimate([0, 4], 4, 1.0)
+    with pytest.raises(ValueError, match="shape"):
+        L.unary_encoding_estimate(np.zeros((3, 2), np.uint8), 4, 1.0)
+    with pytest.raises(ValueError, match="padding"):
+        L.unary_encoding_estimate(np.full((3, 1), 255, np.uint8), 4, 1.0)
+    with pytest.raises(ValueError, match="reports"):
+        L.unary_encoding_estimate(np.full((3, 1), 300.0), 4, 1.0)
+    with pytest.raises(TypeError, match="optimized"):
+        L.unary_encoding([0], 4, 1.0, optimized=1)
+    good = L.local_hashing([0, 1], 4, 1.0, rng=0)
+    for col, val in [(0, 0), (1, -1), (2, 99), (0, L.HASH_PRIME)]:
+        bad = good.copy()
+        bad[0, col] = val
+        with pytest.raises(ValueError, match="reports"):
+            L.local_hashing_estimate(bad, 4, 1.0)
+    with pytest.raises(ValueError, match="shape"):
+        L.local_hashing_estimate(good[:, :2], 4, 1.0)
+
+
+def test_bad_variance_and_shuffle_arguments():
+    with pytest.raises(ValueError, match="count"):
+        L.krr_variance(10, 4, 1.0, count=11)
+    with pytest.raises(ValueError, match="n"):
+        L.local_hashing_variance(0, 4, 1.0)
+    with pytest.raises(ValueError, match="delta"):
+        L.shuffle_amplification_epsilon(1.0, 100, 0.0)
+    with pytest.raises(ValueError, match="delta"):
+        L.shuffle_amplification_epsilon(1.0, 100, 1.0)
+    with pytest.raises(ValueError, match="epsilon_local"):
+        L.shuffle_amplification_epsilon(0.0, 100, 1e-6)
+    with pytest.raises(ValueError, match="method"):
+        L.shuffle_amplification_epsilon(1.0, 100, 1e-6, method="tight")
+    with pytest.raises(ValueError, match="oracle"):
+        L.oracle_probabilities("rappor", 4, 1.0)
