@@ -29,6 +29,9 @@ from .selection import (exponential_accuracy_gap, exponential_mechanism, exponen
                         noisy_max_probabilities, permute_and_flip, permute_and_flip_probabilities,
                         report_noisy_max)
 from .sensitivity import brute_force_sensitivity
+from .quantiles import (distance_to_instability, dp_median, dp_quantile, dp_quantile_probabilities, local_sensitivity,
+                        propose_test_release, ptr_threshold, quantile_rank_error_bound, sample_and_aggregate,
+                        smooth_median, smooth_median_beta, smooth_sensitivity)
 from .queries import (above_threshold, mwem, reconstruction_attack, smalldb, sparse_vector, tpr_at_fpr,
                       tracing_scores)
 from .rr import (randomized_response, rr_count_distribution, rr_epsilon, rr_estimate_mean,

@@ -1,0 +1,648 @@
+"""Beyond global sensitivity: private quantiles, local and smooth sensitivity, propose-test-release, sample-and-aggregate.
+
+Everything here is proved in the chapter "Medians and quantiles" (``chapters/13_quantiles``):
+
+* :func:`dp_quantile`, :func:`dp_median`, :func:`dp_quantile_probabilities`: the exponential mechanism over
+  the intervals between sorted data points (Smith 2011), on a public grid of ``resolution + 1`` candidate
+  outputs; privacy in theorem ``thm-quant-em-privacy``, accuracy in rank in theorem ``thm-quant-rank-accuracy``
+  (:func:`quantile_rank_error_bound`).
+* :func:`local_sensitivity`, :func:`smooth_sensitivity` of the median (Nissim, Raskhodnikova & Smith 2007,
+  lemma ``lem-quant-ak``), and :func:`smooth_median`, the median released with noise scaled to its smooth
+  sensitivity (theorem ``thm-quant-smooth-release``).
+* :func:`distance_to_instability`, :func:`propose_test_release`: propose-test-release for the median
+  (Dwork & Lei 2009; theorem ``thm-quant-ptr``).
+* :func:`sample_and_aggregate` (Nissim, Raskhodnikova & Smith 2007; theorem ``thm-quant-sa``).
+
+The median of ``n`` values is the order statistic ``x_(m)`` with ``m = ceil(n / 2)`` (the lower median when
+``n`` is even), after clamping every value to the public interval ``[lower, upper]``. All guarantees are
+stated for the **replace-one** relation (``n`` is public); :func:`dp_quantile` is also epsilon-DP under
+add/remove (see its docstring).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._validation import (
+    as_rng,
+    check_bounds,
+    check_callable,
+    check_choice,
+    check_delta,
+    check_epsilon,
+    check_positive_int,
+    check_probability,
+    check_real,
+    check_real_array,
+)
+from .discrete import discrete_laplace, lattice_release
+from .laplace import laplace_mechanism
+
+__all__ = [
+    "dp_quantile",
+    "dp_median",
+    "dp_quantile_probabilities",
+    "quantile_rank_error_bound",
+    "local_sensitivity",
+    "smooth_sensitivity",
+    "smooth_median",
+    "smooth_median_beta",
+    "distance_to_instability",
+    "ptr_threshold",
+    "propose_test_release",
+    "sample_and_aggregate",
+]
+
+DEFAULT_RESOLUTION = 2**20
+_MAX_RESOLUTION = 2**26
+
+
+# ----------------------------------------------------------------------------------------------------
+# The interval exponential mechanism.
+
+
+def _check_size(size):
+    return None if size is None else check_positive_int(size, "size")
+
+
+def _grid(lo: float, hi: float, resolution: int) -> np.ndarray:
+    """The public candidates ``y_k = lo (1 - k/K) + hi k/K``, k = 0..K, made non-decreasing, ends exact.
+
+    Computed without forming ``hi - lo`` (which overflows for bounds near +-1.8e308). A deterministic
+    function of public numbers only.
+    """
+    t = np.arange(resolution + 1, dtype=np.float64) / resolution  # exact: resolution is a power of two or small
+    g = lo * (1.0 - t) + hi * t
+    g[0], g[-1] = lo, hi
+    return np.maximum.accumulate(g)
+
+
+def _quantile_setup(x, q, lower, upper, epsilon, resolution):
+    """Validate; return (grid, pos, log_weights) of the interval mechanism.
+
+    ``pos`` has n + 2 entries: candidates ``k`` in ``[pos[i], pos[i+1])`` are those with exactly ``i`` data
+    values strictly below ``y_k`` (interval ``i``). ``log_weights[i] = log(count_i) - epsilon |i - q n| / 2``
+    (-inf for an empty interval).
+    """
+    values = check_real_array(x, "x", ndim=1)
+    qq = check_probability(q, "q")
+    lo, hi = check_bounds(lower, upper)
+    eps = check_epsilon(epsilon)
+    res = check_positive_int(resolution, "resolution")
+    if res > _MAX_RESOLUTION:
+        raise ValueError(f"resolution must be an integer in [1, {_MAX_RESOLUTION}], got {res}")
+    grid = _grid(lo, hi, res)
+    data = np.sort(np.clip(values, lo, hi))
+    n = data.size
+    pos = np.empty(n + 2, dtype=np.int64)
+    pos[0] = 0
+    pos[1:-1] = np.searchsorted(grid, data, side="right")   # #{k : y_k <= x_(j)}
+    pos[-1] = res + 1
+    counts = np.diff(pos)
+    ranks = np.arange(n + 1, dtype=np.float64)
+    utility = -np.abs(ranks - qq * n)
+    with np.errstate(divide="ignore"):
+        logw = np.log(counts.astype(np.float64)) + (eps / 2.0) * utility
+    return grid, pos, logw
+
+
+def _probabilities_from_logw(logw: np.ndarray) -> np.ndarray:
+    top = logw.max()
+    w = np.exp(logw - top)
+    return w / w.sum()
+
+
+def dp_quantile_probabilities(x, q, lower, upper, epsilon, *, resolution=DEFAULT_RESOLUTION):
+    """Exact output distribution of :func:`dp_quantile`, interval by interval.
+
+    The candidates are the ``resolution + 1`` public grid points ``y_0 = lower < ... < y_K = upper``
+    (``K = resolution``). Candidate ``k`` has utility ``u(k) = -|c_k - q n|`` with
+    ``c_k = #{j : x_j < y_k}`` (the data clamped to ``[lower, upper]``), and probability proportional to
+    ``exp(epsilon u(k) / 2)``. Candidates with the same ``c_k = i`` form interval ``i`` (between the
+    i-th and (i+1)-th sorted values); they share one utility, so interval ``i`` has probability
+    proportional to ``count_i exp(-epsilon |i - q n| / 2)`` (theorem ``thm-quant-em-privacy``).
+
+    Parameters
+    ----------
+    x, q, lower, upper, epsilon, resolution
+        As in :func:`dp_quantile`.
+
+    Returns
+    -------
+    (starts, probabilities) : (numpy.ndarray of int64, numpy.ndarray of float64)
+        ``starts`` has n + 2 entries: interval ``i`` holds the candidates ``k`` with
+        ``starts[i] <= k < starts[i + 1]``; ``probabilities[i]`` (n + 1 entries, summing to 1) is its
+        probability, shared equally by its candidates. Empty intervals have probability 0.
+
+    Examples
+    --------
+    >>> starts, p = dp_quantile_probabilities([1.0, 3.0], 0.5, 0.0, 4.0, 2.0, resolution=4)
+    >>> starts.tolist()          # grid 0, 1, 2, 3, 4: c_k = 0, 0, 1, 1, 2
+    [0, 2, 4, 5]
+    >>> [round(float(v), 6) for v in p]  # weights 2 e^-1, 2, e^-1
+    [0.237063, 0.644405, 0.118532]
+    """
+    _, pos, logw = _quantile_setup(x, q, lower, upper, epsilon, resolution)
+    return pos, _probabilities_from_logw(logw)
+
+
+def dp_quantile(x, q, lower, upper, epsilon, *, rng=None, size=None, resolution=DEFAULT_RESOLUTION):
+    """Release the q-quantile of ``x`` with the exponential mechanism over intervals (Smith 2011).
+
+    Every value is clamped to the public interval ``[lower, upper]`` and sorted. The output is one of
+    the ``resolution + 1`` public grid points ``y_k = lower + k (upper - lower) / resolution``, chosen
+    with probability proportional to ``exp(-epsilon |c_k - q n| / 2)``, where ``c_k`` is the number of
+    values strictly below ``y_k`` (:func:`dp_quantile_probabilities`). Equivalently: pick the interval
+    ``i`` between the i-th and (i+1)-th sorted values with probability proportional to (number of grid
+    points in it) x ``exp(-epsilon |i - q n| / 2)``, then a grid point of that interval uniformly. As the
+    grid gets finer this is Smith's mechanism (interval length instead of grid-point count).
+
+    Privacy (theorem ``thm-quant-em-privacy``): epsilon-DP under **replace-one**, where the utility
+    ``-|c_k - q n|`` has sensitivity exactly 1 (c_k moves by at most 1, n is fixed). Also epsilon-DP under
+    **add/remove**, with ``n`` the actual size: adding a value moves ``c_k - q n`` by ``1 - q`` or ``-q``,
+    so the utility's sensitivity is ``max(q, 1 - q) <= 1``. The bounds and ``resolution`` must not depend
+    on the data.
+
+    Accuracy in rank (theorem ``thm-quant-rank-accuracy``, :func:`quantile_rank_error_bound`): the output's
+    rank error ``|c - q n|`` exceeds the best achievable one on the grid by ``t`` or more with probability
+    at most ``(resolution + 1) exp(-epsilon t / 2)``.
+
+    On a real computer (chapter "Noise on a real computer"): the output set is the public grid and the
+    grid point inside the chosen interval is an exact uniform integer draw, so no output reveals a data
+    value through floating-point artefacts. The only floating-point step computes the interval
+    probabilities (log-space, maximum subtracted); they are then quantised to integers
+    ``W_i = floor(p_i 2**62)`` and the interval is drawn *exactly* from ``W_i / sum(W)`` with an exact
+    uniform integer. The drawn distribution is therefore within total variation
+    ``eta <= (n + 1) 2**-61 + max_i |p_i / p*_i - 1|`` of the ideal one ``p*`` (the second term is a few
+    float ulps times ``1 + epsilon n``), and the release is (epsilon, (1 + e^epsilon) eta)-DP as computed;
+    an interval of ideal probability below ``2**-62`` is never output. We do not claim pure epsilon-DP
+    for the floating-point computation of the weights.
+
+    Parameters
+    ----------
+    x : array_like of floats, shape (n,)
+        The private values, n >= 1, finite (NaN or +-inf raise).
+    q : float
+        The quantile, in [0, 1] (0.5 for the median).
+    lower, upper : float
+        Public bounds, finite, ``lower < upper``; chosen without looking at the data.
+    epsilon : float
+        Privacy parameter, > 0.
+    rng : None, int or numpy.random.Generator, optional
+        Source of randomness.
+    size : None or int, optional
+        None for one release; an int >= 1 for that many independent releases in one call (releasing all
+        of them costs ``size * epsilon`` by composition).
+    resolution : int, default 2**20
+        Number of grid steps K (1 <= K <= 2**26); outputs are multiples of ``(upper - lower) / K``.
+
+    Returns
+    -------
+    float or numpy.ndarray of float64
+
+    Examples
+    --------
+    >>> out = dp_quantile([1.0, 2.0, 3.0, 4.0, 5.0], 0.5, 0.0, 8.0, epsilon=1.0, rng=0, resolution=8)
+    >>> out in [float(k) for k in range(9)]
+    True
+    >>> dp_quantile([1.0, 2.0], 0.5, 0.0, 8.0, 1.0, rng=0, size=3).shape
+    (3,)
+    """
+    grid, pos, logw = _quantile_setup(x, q, lower, upper, epsilon, resolution)
+    size = _check_size(size)
+    gen = as_rng(rng)
+    p = _probabilities_from_logw(logw)
+    weights = np.floor(p * 2.0**62).astype(np.int64)          # every p <= 1: no overflow; sum <= 2**62
+    cum = np.cumsum(weights)
+    total = int(cum[-1])                                       # >= floor(2**62 / (n + 1)) > 0
+    m = 1 if size is None else size
+    draws = gen.integers(0, total, size=m, dtype=np.int64)     # exact uniform on {0, ..., total - 1}
+    interval = np.searchsorted(cum, draws, side="right")       # P(i) = W_i / total exactly
+    start = pos[interval]
+    k = start + gen.integers(0, pos[interval + 1] - start, dtype=np.int64)  # exact uniform in the interval
+    out = grid[k]
+    return float(out[0]) if size is None else out
+
+
+def dp_median(x, lower, upper, epsilon, *, rng=None, size=None, resolution=DEFAULT_RESOLUTION):
+    """Release the median of ``x``: :func:`dp_quantile` with ``q = 0.5``.
+
+    epsilon-DP under replace-one and under add/remove (theorem ``thm-quant-em-privacy``); see
+    :func:`dp_quantile` for the parameters, the accuracy and the floating-point analysis.
+
+    Examples
+    --------
+    >>> 0.0 <= dp_median([3.0, 1.0, 2.0], 0.0, 4.0, epsilon=1.0, rng=0) <= 4.0
+    True
+    """
+    return dp_quantile(x, 0.5, lower, upper, epsilon, rng=rng, size=size, resolution=resolution)
+
+
+def quantile_rank_error_bound(epsilon, beta, *, resolution=DEFAULT_RESOLUTION, n_best=1):
+    """The rank-error excess ``t = (2 / epsilon) ln((resolution + 1) / (n_best beta))`` of theorem ``thm-quant-rank-accuracy``.
+
+    With probability at least ``1 - beta``, the rank error ``|c - q n|`` of :func:`dp_quantile`'s output is
+    below ``e* + t``, where ``e*`` is the smallest rank error of any grid point and ``n_best`` (>= 1) the
+    number of grid points achieving it (``n_best = 1`` is always valid).
+
+    Parameters
+    ----------
+    epsilon : float
+        > 0.
+    beta : float
+        Failure probability, in (0, 1).
+    resolution : int
+        As in :func:`dp_quantile`.
+    n_best : int
+        A lower bound on the number of grid points with the smallest rank error, 1 <= n_best <= resolution + 1.
+
+    Examples
+    --------
+    >>> round(quantile_rank_error_bound(1.0, 0.05, resolution=2**20), 3)
+    33.717
+    """
+    eps = check_epsilon(epsilon)
+    b = check_probability(beta, "beta", open_low=True, open_high=True)
+    res = check_positive_int(resolution, "resolution")
+    nb = check_positive_int(n_best, "n_best")
+    if nb > res + 1:
+        raise ValueError(f"n_best must be an integer in [1, resolution + 1 = {res + 1}], got {nb}")
+    return float(2.0 / eps * (math.log(res + 1) - math.log(nb) + math.log(1.0 / b)))
+
+
+# ----------------------------------------------------------------------------------------------------
+# Local and smooth sensitivity of the median.
+
+
+def _padded_sorted(x, lower, upper):
+    """(z, m, lo, hi): z = [lower, sorted clamped x, upper] so that z[j] = x_(j) for j = 0..n+1; m = ceil(n/2)."""
+    values = check_real_array(x, "x", ndim=1)
+    lo, hi = check_bounds(lower, upper)
+    n = values.size
+    z = np.empty(n + 2)
+    z[0], z[-1] = lo, hi
+    z[1:-1] = np.sort(np.clip(values, lo, hi))
+    return z, (n + 1) // 2, lo, hi
+
+
+def local_sensitivity(x, lower, upper):
+    """Local sensitivity of the median at ``x``: ``max(x_(m) - x_(m-1), x_(m+1) - x_(m))``.
+
+    The median is ``x_(m)``, ``m = ceil(n / 2)``, of the values clamped to ``[lower, upper]``, with
+    ``x_(0) = lower`` and ``x_(n+1) = upper``. ``LS(x)`` is the largest change of the median when one value
+    is replaced (**replace-one**; lemma ``lem-quant-ak`` with k = 0, Nissim, Raskhodnikova & Smith 2007).
+    It is a property of the data: releasing it, or noise scaled to it, is **not** differentially private
+    (the chapter gives a neighbouring pair).
+
+    Parameters
+    ----------
+    x : array_like of floats, shape (n,), n >= 1
+    lower, upper : float
+        Public bounds, ``lower < upper``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> local_sensitivity([1.0, 2.0, 2.5, 6.0, 7.0], 0.0, 10.0)   # median 2.5; gaps 0.5 and 3.5
+    3.5
+    """
+    z, m, _, _ = _padded_sorted(x, lower, upper)
+    return float(max(z[m] - z[m - 1], z[m + 1] - z[m]))
+
+
+def _smooth_sensitivity(z: np.ndarray, m: int, beta: float) -> float:
+    """max over i <= m <= j, i < j, of exp(-beta (j - i - 1)) (z[j] - z[i]) (lemma lem-quant-ak).
+
+    Pairs (i, j) with j - i = k + 1 are the terms of A^(k). Exact O(D^2) scan over a window i >= m - D,
+    j <= m + D, where D is chosen so that every pair outside the window is dominated: its term is at
+    most exp(-beta D) (upper - lower) <= a value already known (LS, the term k = 0, or the full range at
+    k = n). Rows are processed in blocks, so memory stays O(block D).
+    """
+    n = z.size - 2
+    rng_full = z[-1] - z[0]
+    best = max(z[m] - z[m - 1], z[m + 1] - z[m], rng_full * math.exp(-beta * n))
+    if beta == 0.0 or best <= 0.0:
+        d_max = n + 1
+    else:
+        d_max = min(n + 1, int(math.ceil((math.log(rng_full) - math.log(best)) / beta)) + 1)
+    i_idx = np.arange(max(0, m - d_max), m + 1)
+    j_idx = np.arange(m, min(n + 1, m + d_max) + 1)
+    block = max(1, 2_000_000 // max(1, j_idx.size))
+    zj = z[j_idx]
+    for s in range(0, i_idx.size, block):
+        ii = i_idx[s:s + block, None]
+        k = j_idx[None, :] - ii - 1
+        val = np.where(k >= 0, (zj[None, :] - z[ii]) * np.exp(-beta * np.maximum(k, 0)), 0.0)
+        best = max(best, float(val.max()))
+    return float(best)
+
+
+def smooth_sensitivity(x, lower, upper, beta):
+    """The beta-smooth sensitivity of the median, computed exactly (Nissim, Raskhodnikova & Smith 2007).
+
+    ``S(x) = max_{k >= 0} exp(-beta k) A^(k)(x)``, where ``A^(k)(x)`` is the largest local sensitivity
+    over datasets at replace-one distance at most ``k`` from ``x``; for the median
+    ``A^(k)(x) = max_{0 <= t <= k+1} (x_(m+t) - x_(m+t-k-1))`` with ``x_(j) = lower`` for ``j <= 0`` and
+    ``upper`` for ``j > n`` (lemma ``lem-quant-ak``). ``S`` is the smallest beta-smooth upper bound on the
+    local sensitivity: ``S(x) >= LS(x)`` and ``S(x) <= e^beta S(x')`` for replace-one neighbours.
+
+    Computed as the maximum over pairs ``i <= m <= j`` of ``exp(-beta (j - i - 1)) (x_(j) - x_(i))``, an
+    exact scan restricted to the pairs that can beat a lower bound already known (O(n^2) in the worst
+    case, O(D^2) when the answer is reached within distance D).
+
+    Parameters
+    ----------
+    x : array_like of floats, shape (n,), n >= 1
+    lower, upper : float
+        Public bounds, ``lower < upper``.
+    beta : float
+        Smoothness parameter, >= 0 (beta = 0 gives the global sensitivity ``upper - lower``).
+
+    Returns
+    -------
+    float
+        ``S(x)`` (it can underflow to 0.0 for very large ``beta n``; :func:`smooth_median` floors it).
+
+    Examples
+    --------
+    >>> smooth_sensitivity([1.0, 2.0, 2.5, 6.0, 7.0], 0.0, 10.0, beta=0.0)
+    10.0
+    >>> round(smooth_sensitivity([1.0, 2.0, 2.5, 6.0, 7.0], 0.0, 10.0, beta=1.0), 6)  # max(3.5, e^-1 * 5, ...)
+    3.5
+    """
+    z, m, _, _ = _padded_sorted(x, lower, upper)
+    b = check_real(beta, "beta", low=0.0)
+    return _smooth_sensitivity(z, m, b)
+
+
+def smooth_median_beta(epsilon, delta) -> float:
+    """The smoothness ``beta = min(epsilon / 2, ln(1 + epsilon / (2 ln(2 / delta))))`` of :func:`smooth_median`.
+
+    Theorem ``thm-quant-smooth-release``: with noise ``(2 S / epsilon) Z``, Z discrete Laplace on a fine
+    lattice, a beta-smooth upper bound S with this beta gives (epsilon, delta)-DP. Nissim, Raskhodnikova &
+    Smith (2007, Laplace case of their admissible noise) use ``epsilon / (2 ln(2 / delta))``; ours is
+    ``ln(1 + that)``, slightly smaller, because our proof covers the discrete (secure) noise.
+
+    Examples
+    --------
+    >>> round(smooth_median_beta(1.0, 1e-6), 6)
+    0.033882
+    """
+    eps = check_epsilon(epsilon)
+    dlt = check_delta(delta, allow_zero=False)
+    return float(min(eps / 2.0, math.log1p(eps / (2.0 * math.log(2.0 / dlt)))))
+
+
+_SMOOTH_SLACK = 2.0**-40   # beta used for S is reduced by this, covering float rounding of S (relative 1e-15)
+
+
+def _release_exponent(lo: float, hi: float) -> int:
+    """Public lattice exponent of the smooth release: the largest power of two <= (upper - lower) 2**-40."""
+    width = hi / 2.0 - lo / 2.0        # (hi - lo) / 2 without overflow
+    return math.frexp(width)[1] - 1 + 1 - 40
+
+
+def smooth_median(x, lower, upper, epsilon, delta, *, rng=None):
+    """Release the median with noise scaled to its smooth sensitivity: (epsilon, delta)-DP (replace-one).
+
+    With ``beta = smooth_median_beta(epsilon, delta)``, ``S = max(smooth_sensitivity(x, lower, upper, beta),
+    1024 g)`` and the public lattice spacing ``g`` (the largest power of two <= ``(upper - lower) 2**-40``),
+    the release is ``g (round(med / g) + D)`` where ``D`` is exact discrete Laplace noise of scale
+    ``S / (alpha g)`` steps, ``alpha = (epsilon / 2) / (1 + 2**-10)`` (theorem ``thm-quant-smooth-release``,
+    the Laplace case of the admissible-noise framework of Nissim, Raskhodnikova & Smith 2007, Lemma 2.6,
+    proved in the chapter for this discrete noise). The floor ``1024 g`` keeps S a beta-smooth upper bound
+    and bounds the rounding; the noise scale is about ``2 S / epsilon``.
+
+    Parameters
+    ----------
+    x : array_like of floats, shape (n,), n >= 1
+    lower, upper : float
+        Public bounds, ``lower < upper``.
+    epsilon : float
+        > 0.
+    delta : float
+        In (0, 1).
+    rng : None, int or numpy.random.Generator, optional
+
+    Returns
+    -------
+    float
+        A multiple of ``g``; it can fall outside ``[lower, upper]`` (clip it afterwards if needed).
+
+    Examples
+    --------
+    >>> out = smooth_median(np.arange(101.0), 0.0, 100.0, 1.0, 1e-6, rng=0)
+    >>> abs(out - 50.0) < 100
+    True
+    """
+    z, m, lo, hi = _padded_sorted(x, lower, upper)
+    eps = check_epsilon(epsilon)
+    beta = smooth_median_beta(eps, delta)
+    gen = as_rng(rng)
+    exponent = _release_exponent(lo, hi)
+    g = math.ldexp(1.0, exponent)
+    alpha = (eps / 2.0) / (1.0 + 2.0**-10)
+    if alpha < 2.0**-18:   # public check: the largest possible scale, 2**41 / alpha steps, must stay below 2**60
+        raise ValueError(f"epsilon must be >= 2**-17 for smooth_median (noise scale in lattice steps), got {epsilon!r}")
+    s = max(_smooth_sensitivity(z, m, max(0.0, beta - _SMOOTH_SLACK)), 1024.0 * g)
+    steps = s / (alpha * g)
+    noise = np.asarray(discrete_laplace(steps, rng=gen), dtype=np.int64)
+    return float(lattice_release(np.asarray(z[m]), exponent, noise))
+
+
+# ----------------------------------------------------------------------------------------------------
+# Propose-test-release.
+
+
+def distance_to_instability(x, lower, upper, bound):
+    """Replace-one distance from ``x`` to the nearest dataset whose median has local sensitivity > ``bound``.
+
+    ``d(x) = min{k : A^(k)(x) > bound}`` (lemma ``lem-quant-ak``): the smallest ``j - i - 1`` over pairs
+    ``i <= m <= j`` with ``x_(j) - x_(i) > bound`` (padding ``x_(0) = lower``, ``x_(n+1) = upper``). It has
+    sensitivity 1 under replace-one. Computed in O(n log n) (one binary search per ``i``).
+
+    Parameters
+    ----------
+    x : array_like of floats, shape (n,), n >= 1
+    lower, upper : float
+        Public bounds.
+    bound : float
+        The proposed bound on the local sensitivity, > 0.
+
+    Returns
+    -------
+    int or float
+        ``d(x)`` (0 when ``LS(x) > bound`` already); ``math.inf`` when ``bound >= upper - lower`` (no dataset
+        is unstable).
+
+    Examples
+    --------
+    >>> distance_to_instability([1.0, 2.0, 3.0, 4.0, 5.0], 0.0, 10.0, 1.5)   # move 1 value: gap 2 or 3
+    1
+    """
+    z, m, lo, hi = _padded_sorted(x, lower, upper)
+    b = check_real(bound, "bound", low=0.0, low_open=True)
+    if not hi - lo > b:
+        return math.inf
+    i = np.arange(0, m + 1)
+    j = np.searchsorted(z, z[i] + b, side="right")   # first j with z[j] > z[i] + b
+    j = np.maximum(j, m)
+    ok = j <= z.size - 1
+    return int(np.min(j[ok] - i[ok] - 1))
+
+
+def ptr_threshold(epsilon, delta) -> int:
+    """The integer threshold T of :func:`propose_test_release`: the smallest T >= 0 with P[N > T] <= delta.
+
+    N is discrete Laplace noise of scale ``2 / epsilon`` (``P(N > T) = r^(T+1) / (1 + r)``, ``r = e^(-epsilon/2)``),
+    so a dataset at distance 0 passes the test with probability at most delta (theorem ``thm-quant-ptr``).
+
+    Examples
+    --------
+    >>> ptr_threshold(1.0, 1e-6)
+    26
+    """
+    eps = check_epsilon(epsilon)
+    dlt = check_delta(delta, allow_zero=False)
+    r_log = -eps / 2.0
+    t = max(0, math.ceil((math.log(dlt) + math.log1p(math.exp(r_log))) / r_log) - 1)
+    while (t + 1) * r_log - math.log1p(math.exp(r_log)) > math.log(dlt):   # guard against rounding
+        t += 1
+    return int(t)
+
+
+def propose_test_release(x, lower, upper, bound, epsilon, delta, *, rng=None):
+    """Propose-test-release for the median (Dwork & Lei 2009): (epsilon, delta)-DP under replace-one.
+
+    1. Propose ``bound`` (public) for the local sensitivity of the median.
+    2. Test: ``d = distance_to_instability(x, lower, upper, bound)`` (sensitivity 1) plus exact discrete
+       Laplace noise of scale ``2 / epsilon``; if the noisy distance is ``<= ptr_threshold(epsilon, delta)``,
+       return None (the "bottom" answer: the proposal was refused).
+    3. Release: the median plus Laplace noise of scale ``bound / (epsilon / 2)`` with
+       :func:`dpcourse.laplace_mechanism` (secure lattice sampler; its lattice depends only on ``bound``
+       and ``epsilon``).
+
+    Theorem ``thm-quant-ptr``: the test is epsilon/2-DP; if the median moves by more than ``bound``
+    between two neighbours, both are at distance 0, and then the test passes with probability <= delta.
+    When ``bound >= upper - lower`` the test is skipped (every dataset is stable, a public fact).
+
+    Parameters
+    ----------
+    x : array_like of floats, shape (n,), n >= 1
+    lower, upper : float
+        Public bounds, ``lower < upper``.
+    bound : float
+        The proposed local-sensitivity bound, > 0, chosen without looking at the data.
+    epsilon : float
+        Total privacy parameter, > 0 (half for the test, half for the release).
+    delta : float
+        In (0, 1).
+    rng : None, int or numpy.random.Generator, optional
+
+    Returns
+    -------
+    float or None
+
+    Examples
+    --------
+    >>> distance_to_instability(np.arange(1001.0), 0.0, 1000.0, 50.0)   # > ptr_threshold(1.0, 1e-6) = 26
+    50
+    >>> propose_test_release(np.arange(1001.0), 0.0, 1000.0, 50.0, 1.0, 1e-6, rng=0) is not None
+    True
+    >>> propose_test_release([0.0, 0.0, 100.0], 0.0, 100.0, 5.0, 1.0, 1e-6, rng=0) is None
+    True
+    """
+    z, m, lo, hi = _padded_sorted(x, lower, upper)
+    d = distance_to_instability(x, lower, upper, bound)
+    eps = check_epsilon(epsilon)
+    t = ptr_threshold(eps, delta)
+    gen = as_rng(rng)
+    b = float(bound)
+    if d != math.inf:
+        noise = int(discrete_laplace(2.0 / eps, rng=gen))
+        if d + noise <= t:
+            return None
+    return laplace_mechanism(float(z[m]), b, eps / 2.0, rng=gen)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Sample and aggregate.
+
+
+def sample_and_aggregate(x, statistic, k, lower, upper, epsilon, *, aggregate="median", rng=None,
+                         resolution=DEFAULT_RESOLUTION):
+    """Sample-and-aggregate: run ``statistic`` on k disjoint random blocks, aggregate privately.
+
+    The records are split into ``k`` blocks by a uniformly random permutation drawn from ``rng`` (block
+    sizes differ by at most one); ``statistic`` (any function of a 1-d array returning a real number) is
+    applied to each block; each output is clamped to ``[lower, upper]`` (an output that is not a finite
+    real number is replaced by ``lower``, a choice that does not depend on the data); the k clamped
+    outputs are aggregated by
+
+    * ``aggregate="median"`` (default): :func:`dp_median` of the k outputs, epsilon-DP in the k outputs;
+      robust: a few blocks far from the rest barely move it;
+    * ``aggregate="mean"``: :func:`dpcourse.dp_mean` of the k outputs (Laplace noise of scale
+      ``(upper - lower) / (k epsilon)``): smaller error when the block outputs concentrate, but every
+      block pulls the mean.
+
+    Privacy (theorem ``thm-quant-sa``): epsilon-DP under **replace-one**: the partition does not depend on
+    the data, so replacing one record changes at most one block, hence at most one of the k outputs, and
+    both aggregators are epsilon-DP under replace-one in their k inputs.
+
+    Parameters
+    ----------
+    x : array_like, shape (n,) or (n, d)
+        The records (rows); n >= k.
+    statistic : callable
+        ``statistic(block) -> float``, applied to each block (rows of ``x``).
+    k : int
+        Number of blocks, 1 <= k <= n.
+    lower, upper : float
+        Public bounds on the statistic's output.
+    epsilon : float
+        > 0.
+    aggregate : {"median", "mean"}
+    rng : None, int or numpy.random.Generator, optional
+    resolution : int
+        Grid of :func:`dp_median` (ignored for the mean).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> out = sample_and_aggregate(np.arange(1000.0), np.mean, 20, 0.0, 1000.0, 1.0, rng=0)
+    >>> 0.0 <= out <= 1000.0
+    True
+    """
+    data = check_real_array(x, "x")
+    if data.ndim not in (1, 2):
+        raise ValueError(f"x must be a 1-d or 2-d array of records, got shape {data.shape}")
+    fn = check_callable(statistic, "statistic")
+    kk = check_positive_int(k, "k")
+    n = data.shape[0]
+    if kk > n:
+        raise ValueError(f"k must be an integer in [1, n = {n}], got {kk}")
+    lo, hi = check_bounds(lower, upper)
+    eps = check_epsilon(epsilon)
+    how = check_choice(aggregate, "aggregate", ("median", "mean"))
+    gen = as_rng(rng)
+    order = gen.permutation(n)
+    outputs = np.empty(kk)
+    for b, idx in enumerate(np.array_split(order, kk)):     # a loop over the k blocks, not over records
+        try:
+            v = float(fn(data[idx]))
+        except (TypeError, ValueError):
+            v = math.nan
+        outputs[b] = v if math.isfinite(v) else lo
+    outputs = np.clip(outputs, lo, hi)
+    if how == "median":
+        return dp_median(outputs, lo, hi, eps, rng=gen, resolution=resolution)
+    from .laplace import dp_mean
+    return dp_mean(outputs, lo, hi, eps, rng=gen)
