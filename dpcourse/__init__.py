@@ -29,6 +29,9 @@ from .selection import (exponential_accuracy_gap, exponential_mechanism, exponen
                         noisy_max_probabilities, permute_and_flip, permute_and_flip_probabilities,
                         report_noisy_max)
 from .sensitivity import brute_force_sensitivity
+from .local_dp import (krr, krr_estimate, krr_variance, local_hashing, local_hashing_estimate, local_hashing_variance,
+                       oracle_probabilities, shuffle_amplification_epsilon, unary_encoding, unary_encoding_estimate,
+                       unary_encoding_variance)
 from .quantiles import (distance_to_instability, dp_median, dp_quantile, dp_quantile_probabilities, local_sensitivity,
                         propose_test_release, ptr_threshold, quantile_rank_error_bound, sample_and_aggregate,
                         smooth_median, smooth_median_beta, smooth_sensitivity)

@@ -224,3 +224,47 @@ def test_deployments_file_is_complete():
     assert n >= 10
     for col in ("model", "accounting", "unit", "period", "parameter", "value", "source", "where"):
         assert t[col].size == n and all(str(v).strip() for v in t[col])
+
+
+# ---------------------------------------------------------------------------------------------------- checkers, plots
+def test_posterior_checker():
+    from dpcourse.exercises.deidentification import check_posterior_bound
+
+    assert check_posterior_bound(lambda p, e: math.exp(e) * p / (math.exp(e) * p + 1 - p)).passed
+    wrong = check_posterior_bound(lambda p, e: min(1.0, math.exp(e) * p))
+    assert not wrong.passed and "odds" in wrong.message
+    half = check_posterior_bound(lambda p, e: math.exp(e / 2) * p / (math.exp(e / 2) * p + 1 - p))
+    assert not half.passed and "whole epsilon" in half.message
+    assert not check_posterior_bound(lambda p, e: dp.posterior_bound(p, e)).passed
+    assert not check_posterior_bound(lambda p, e: 1.5).passed
+    assert not check_posterior_bound(3).passed
+
+
+def test_user_epsilon_checker():
+    from dpcourse.exercises.deidentification import check_user_epsilon
+
+    assert check_user_epsilon(30).passed
+    assert "20" in check_user_epsilon(1.5).message
+    assert not check_user_epsilon(1.0).passed
+    for bad in ("30", True, math.nan, -1.0, 0.0):
+        assert not check_user_epsilon(bad).passed
+
+
+def test_plots_and_widget():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dpcourse.plots import deidentification as figs
+
+    fig = figs.plot_posterior_bound(epsilon=2.0, prior=0.01)
+    assert len(fig.axes) == 1
+    fig2 = figs.plot_uniqueness(T, [["age"], ["age", "sex"]], ["age", "+ sex"])
+    heights = [p.get_height() for p in fig2.axes[0].patches]
+    assert heights == pytest.approx([1.0, 1.0, 1 / 6, 2 / 6])  # "class < 5" bars, then "unique" bars
+    plt.close("all")
+    w = figs.posterior_widget()
+    assert np.prod([len(c.values) for c in w.controls.values()]) <= 24
+    with pytest.raises(ValueError):
+        figs.plot_posterior_bound(epsilon=0.0)
