@@ -59,13 +59,15 @@ __all__ = [
     "oracle_probabilities",
     "shuffle_amplification_epsilon",
     "HASH_PRIME",
+    "MIN_EPSILON",
 ]
 
 HASH_PRIME = 2**31 - 1  # the Mersenne prime p of OLH's hash family ((a v + b) mod p) mod g
 _TWO64 = 2**64
 _MARGIN = Fraction(1) + Fraction(1, 2**50)
-_MAX_DOMAIN = HASH_PRIME - 1  # every oracle accepts domains up to this size (OLH needs d < p)
+_MAX_DOMAIN = 2**24  # largest domain: an estimate is d floats (128 MB) and a unary report d bits (OLH needs d < p)
 _ORACLES = ("krr", "sue", "oue", "olh")
+MIN_EPSILON = 1e-9  # smallest epsilon the oracles accept (see _check_ldp_epsilon)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -120,7 +122,19 @@ def _collision_probability(g: int) -> Fraction:
 def _krr_probs(k: int, epsilon: float):
     t = _threshold_up(_rr_flip_prob(epsilon, k))
     flip = Fraction(t, _TWO64)
-    return t, 1 - flip, flip / (k - 1)
+    p, q = 1 - flip, flip / (k - 1)
+    if not p > q:  # cannot happen for eps >= MIN_EPSILON and k <= 2**31; fail closed if it ever did
+        raise ValueError(f"epsilon={epsilon!r} is too small for the 64-bit coins with {k} values")
+    return t, p, q
+
+
+def _check_ldp_epsilon(epsilon) -> float:
+    """epsilon > 0 as everywhere, and >= MIN_EPSILON: below it the 2**-50 safety margin of the coins
+    would be comparable with the bias p - q that carries the information (and could even reverse it)."""
+    eps = check_epsilon(epsilon)
+    if eps < MIN_EPSILON:
+        raise ValueError(f"epsilon must be >= {MIN_EPSILON} for the local oracles' 64-bit coins, got {epsilon!r}")
+    return eps
 
 
 def oracle_probabilities(oracle, domain_size, epsilon) -> dict:
@@ -147,9 +161,9 @@ def oracle_probabilities(oracle, domain_size, epsilon) -> dict:
     oracle : {"krr", "sue", "oue", "olh"}
         k-ary randomized response, symmetric or optimized unary encoding, optimized local hashing.
     domain_size : int
-        Number of possible values d, in [2, 2**31 - 2].
+        Number of possible values d, in [2, 2**24].
     epsilon : float
-        The epsilon asked for, > 0.
+        The epsilon asked for, >= MIN_EPSILON = 1e-9 (as for every oracle here).
 
     Examples
     --------
@@ -159,7 +173,7 @@ def oracle_probabilities(oracle, domain_size, epsilon) -> dict:
     """
     name = check_choice(oracle, "oracle", _ORACLES)
     d = _check_domain(domain_size)
-    eps = check_epsilon(epsilon)
+    eps = _check_ldp_epsilon(epsilon)
     if name == "krr":
         _, p, q = _krr_probs(d, eps)
         return {"p": p, "q": q, "epsilon": _log_ratio(p, q)}
@@ -219,7 +233,7 @@ def krr(values, domain_size, epsilon, *, rng=None) -> np.ndarray:
     values : array_like of int, shape (n,)
         The users' values, whole numbers in [0, d-1] (n >= 1).
     domain_size : int
-        d, in [2, 2**31 - 2].
+        d, in [2, 2**24].
     epsilon : float
         Privacy parameter of each report, > 0.
     rng : None, int or numpy.random.Generator, optional
@@ -237,7 +251,7 @@ def krr(values, domain_size, epsilon, *, rng=None) -> np.ndarray:
     """
     d = _check_domain(domain_size)
     v = _check_values(values, d)
-    eps = check_epsilon(epsilon)
+    eps = _check_ldp_epsilon(epsilon)
     gen = as_rng(rng)
     t, _, _ = _krr_probs(d, eps)
     return _krr_draw(gen, v, d, t)
@@ -278,7 +292,7 @@ def krr_estimate(reports, domain_size, epsilon) -> np.ndarray:
     """
     d = _check_domain(domain_size)
     y = _check_values(reports, d, "reports")
-    eps = check_epsilon(epsilon)
+    eps = _check_ldp_epsilon(epsilon)
     _, p, q = _krr_probs(d, eps)
     counts = np.bincount(y, minlength=d).astype(np.float64)
     return (counts - y.size * float(q)) / float(p - q)
@@ -301,7 +315,7 @@ def krr_variance(n, domain_size, epsilon, *, count=0) -> float:
     n : int
         Number of users, >= 1.
     domain_size : int
-        d, in [2, 2**31 - 2].
+        d, in [2, 2**24].
     epsilon : float
         > 0.
     count : float, optional
@@ -314,7 +328,7 @@ def krr_variance(n, domain_size, epsilon, *, count=0) -> float:
     """
     n = check_positive_int(n, "n")
     d = _check_domain(domain_size)
-    eps = check_epsilon(epsilon)
+    eps = _check_ldp_epsilon(epsilon)
     c = _check_count(count, n)
     _, p, q = _krr_probs(d, eps)
     return _variance(n, c, p, q)
@@ -327,7 +341,10 @@ def krr_variance(n, domain_size, epsilon, *, count=0) -> float:
 def _ue_probs(epsilon: float, optimized: bool):
     """(p, q) of unary encoding as exact Fractions; the thresholds are reproduced by _ue_thresholds."""
     t_one, t_zero = _ue_thresholds(epsilon, optimized)
-    return Fraction(t_one, _TWO64), Fraction(t_zero, _TWO64)
+    p, q = Fraction(t_one, _TWO64), Fraction(t_zero, _TWO64)
+    if not p > q:  # cannot happen for eps >= MIN_EPSILON; fail closed if it ever did
+        raise ValueError(f"epsilon={epsilon!r} is too small for the 64-bit coins")
+    return p, q
 
 
 def _ue_thresholds(epsilon: float, optimized: bool):
@@ -355,7 +372,7 @@ def unary_encoding(values, domain_size, epsilon, *, optimized=True, rng=None) ->
     values : array_like of int, shape (n,)
         The users' values in [0, d-1] (n >= 1).
     domain_size : int
-        d, in [2, 2**31 - 2] (memory: n * ceil(d/8) bytes).
+        d, in [2, 2**24] (memory: n * ceil(d/8) bytes).
     epsilon : float
         Privacy parameter of each report, > 0.
     optimized : bool, optional
@@ -376,7 +393,7 @@ def unary_encoding(values, domain_size, epsilon, *, optimized=True, rng=None) ->
     """
     d = _check_domain(domain_size)
     v = _check_values(values, d)
-    eps = check_epsilon(epsilon)
+    eps = _check_ldp_epsilon(epsilon)
     opt = check_flag(optimized, "optimized")
     gen = as_rng(rng)
     t_one, t_zero = _ue_thresholds(eps, opt)
@@ -438,7 +455,7 @@ def unary_encoding_estimate(reports, domain_size, epsilon, *, optimized=True) ->
     """
     d = _check_domain(domain_size)
     arr = _check_packed(reports, d)
-    eps = check_epsilon(epsilon)
+    eps = _check_ldp_epsilon(epsilon)
     opt = check_flag(optimized, "optimized")
     p, q = _ue_probs(eps, opt)
     counts = np.zeros(d, dtype=np.int64)
@@ -461,7 +478,7 @@ def unary_encoding_variance(n, domain_size, epsilon, *, optimized=True, count=0)
     n : int
         Number of users, >= 1.
     domain_size : int
-        d, in [2, 2**31 - 2] (checked; the variance does not depend on it).
+        d, in [2, 2**24] (checked; the variance does not depend on it).
     epsilon : float
         > 0.
     optimized : bool, optional
@@ -477,7 +494,7 @@ def unary_encoding_variance(n, domain_size, epsilon, *, optimized=True, count=0)
     """
     n = check_positive_int(n, "n")
     _check_domain(domain_size)
-    eps = check_epsilon(epsilon)
+    eps = _check_ldp_epsilon(epsilon)
     opt = check_flag(optimized, "optimized")
     c = _check_count(count, n)
     p, q = _ue_probs(eps, opt)
@@ -503,7 +520,7 @@ def local_hashing(values, domain_size, epsilon, *, rng=None) -> np.ndarray:
     values : array_like of int, shape (n,)
         The users' values in [0, d-1] (n >= 1).
     domain_size : int
-        d, in [2, 2**31 - 2].
+        d, in [2, 2**24].
     epsilon : float
         Privacy parameter of each report, > 0.
     rng : None, int or numpy.random.Generator, optional
@@ -521,7 +538,7 @@ def local_hashing(values, domain_size, epsilon, *, rng=None) -> np.ndarray:
     """
     d = _check_domain(domain_size)
     v = _check_values(values, d)
-    eps = check_epsilon(epsilon)
+    eps = _check_ldp_epsilon(epsilon)
     gen = as_rng(rng)
     g = _olh_g(eps)
     t, _, _ = _krr_probs(g, eps)
@@ -576,7 +593,7 @@ def local_hashing_estimate(reports, domain_size, epsilon) -> np.ndarray:
     7
     """
     d = _check_domain(domain_size)
-    eps = check_epsilon(epsilon)
+    eps = _check_ldp_epsilon(epsilon)
     pr = oracle_probabilities("olh", d, eps)
     g = pr["g"]
     arr = _check_olh_reports(reports, g)
@@ -608,7 +625,7 @@ def local_hashing_variance(n, domain_size, epsilon, *, count=0) -> float:
     n : int
         Number of users, >= 1.
     domain_size : int
-        d, in [2, 2**31 - 2] (checked; the variance does not depend on it).
+        d, in [2, 2**24] (checked; the variance does not depend on it).
     epsilon : float
         > 0.
     count : float, optional
@@ -622,7 +639,7 @@ def local_hashing_variance(n, domain_size, epsilon, *, count=0) -> float:
     """
     n = check_positive_int(n, "n")
     d = _check_domain(domain_size)
-    eps = check_epsilon(epsilon)
+    eps = _check_ldp_epsilon(epsilon)
     c = _check_count(count, n)
     pr = oracle_probabilities("olh", d, eps)
     return _variance(n, c, pr["p"], pr["q_support"])
@@ -720,8 +737,10 @@ def shuffle_amplification_epsilon(epsilon_local, n, delta, *, method="numerical"
         e0 = math.exp(eps0)
         bound = (e0 - 1) / (e0 + 1) * (8.0 * math.sqrt(e0 * math.log(4.0 / dlt)) / math.sqrt(n) + 8.0 * e0 / n)
         return min(eps0, math.log1p(bound))
-    if n == 1 or _clone_delta(0.0, eps0, n) <= dlt:
-        return 0.0 if n > 1 else eps0
+    if n == 1 or eps0 < 1e-9:  # one user, or a local epsilon so small that nothing is worth computing
+        return eps0  # the shuffled reports are a post-processing of eps0-DP reports
+    if _clone_delta(0.0, eps0, n) <= dlt:
+        return 0.0
     lo, hi = 0.0, eps0  # the divergence is 0 at eps0: P0(x)/P1(x) <= alpha/(1-alpha) = e^eps0
     while hi - lo > rel * eps0:
         mid = 0.5 * (lo + hi)

@@ -196,6 +196,42 @@ EPS_LIST = Kind([0.5, 0.25], st.lists(st.floats(1e-3, 10.0), min_size=1, max_siz
                 [[], [0.0], [-1.0], [NAN], [INF], [True], ["1"], None, 0.5, "0.5"], [[5e-324], [1e300, 1e300]])
 
 
+# ---- local_dp (issue 17): domains drawn from [2, 16]; values and reports in {0, 1} fit every domain
+LDP_EPS = real(0.0, None, True, v_lo=1e-3, v_hi=50.0, default=1.0, edge=[1e-9, 1e-6, 700.0, 1e6, 1e300])
+LDP_EPS.bad += [1e-10, 5e-324]  # below MIN_EPSILON = 1e-9 of the oracles' 64-bit coins
+LDP_DOMAIN = integer(2, v_hi=16, default=4, edge=[2, 2**20])
+LDP_DOMAIN.bad += [2**24 + 1, 2**31 - 1, 2**40]
+_LDP_VALUES_BAD = ["01", None, [-1], [0.5], [NAN], [INF], [True, False], np.array([True]), [[0], [1, 0]], [1 + 0j],
+                   ["1"], [], [[0, 1]], 0, [2**31], {}]
+LDP_VALUES = Kind([0, 1, 1], st.lists(st.sampled_from([0, 1]), min_size=1, max_size=12), list(_LDP_VALUES_BAD),
+                  [[1.0, 0.0], [0]])
+LDP_REPORTS = Kind([0, 1, 1], st.lists(st.sampled_from([0, 1]), min_size=1, max_size=12), list(_LDP_VALUES_BAD),
+                   [[1], np.zeros(5, dtype=np.int64)])
+LDP_COUNT = real(0.0, None, v_lo=0.0, v_hi=1.0, default=0.0, edge=[0.0, 1.0, 5e-324])  # count <= n, n >= 1
+LDP_COUNT.bad += [1e6, 1e300]  # more users holding the value than there are users
+LDP_UE_REPORTS = Kind(np.zeros((3, 1), np.uint8),
+                      st.lists(st.sampled_from([0, 16, 32, 48, 64, 128, 240]), min_size=1, max_size=8).map(
+                          lambda v: np.array(v, np.uint8)[:, None]),
+                      [np.zeros((3, 2), np.uint8), np.full((3, 1), 255, np.uint8), np.zeros((0, 1), np.uint8),
+                       [[300]], [[1.5]], [[NAN]], [[-16]], "ab", None, [True], np.zeros(3, np.uint8), [[16, 0]]],
+                      [[[16], [240]], np.array([[0]], np.uint8)])
+LDP_OLH_REPORTS = Kind([[1, 0, 1], [5, 7, 0]],
+                       st.integers(1, 6).map(lambda n: np.column_stack([np.arange(1, n + 1), np.arange(n),
+                                                                        np.arange(n) % 2])),
+                       [[[0, 0, 1]], [[1, -1, 0]], [[1, 0, -1]], [[2**31 - 1, 0, 0]], [[1, 0]], [[1.5, 0, 0]],
+                        [[NAN, 0, 0]], "ab", None, [True], [], [[1, 0, 2**40]], [1, 0, 1]],
+                       [[[2**31 - 2, 2**31 - 2, 1]]])
+LDP_ORACLE = choice("krr", "sue", "oue", "olh")
+LDP_EPS0 = real(0.0, 50.0, True, v_lo=0.01, v_hi=10.0, default=1.0, edge=[1e-12, 5e-324, 50.0])
+LDP_N = integer(v_hi=5000, default=1000, edge=[1, 2, 10**6])
+LDP_SHUFFLE_METHOD = choice("numerical", "closed_form")
+LDP_TOL = real(1e-9, 0.1, v_lo=1e-4, v_hi=0.1, default=1e-3, edge=[1e-9, 0.1])
+
+
+def _ue_estimate(reports, epsilon, optimized):
+    return dp.unary_encoding_estimate(reports, 4, epsilon, optimized=optimized)
+
+
 @dataclass
 class Arg:
     name: str
@@ -379,13 +415,39 @@ SPECS = [
                                                A("k", POSINT, True)], "nonneg"),
     Spec("rr_standard_error", dp.rr_standard_error, [A("n", K_BIG), A("epsilon", EPS)], "nonneg"),
     Spec("rr_truth_probability", dp.rr_truth_probability, [A("epsilon", EPS)], "unit"),
+    # ---- local_dp (issue 17)
+    Spec("krr", dp.krr, [A("values", LDP_VALUES), A("domain_size", LDP_DOMAIN), A("epsilon", LDP_EPS),
+                         A("rng", RNG, True)], "index"),
+    Spec("krr_estimate", dp.krr_estimate, [A("reports", LDP_REPORTS), A("domain_size", LDP_DOMAIN),
+                                           A("epsilon", LDP_EPS)]),
+    Spec("krr_variance", dp.krr_variance, [A("n", POSINT), A("domain_size", LDP_DOMAIN), A("epsilon", LDP_EPS),
+                                           A("count", LDP_COUNT, True)], "nonneg"),
+    Spec("unary_encoding", dp.unary_encoding, [A("values", LDP_VALUES), A("domain_size", LDP_DOMAIN),
+                                               A("epsilon", LDP_EPS), A("optimized", FLAG, True),
+                                               A("rng", RNG, True)], "nonneg", 10),
+    Spec("unary_encoding_estimate", _ue_estimate, [A("reports", LDP_UE_REPORTS), A("epsilon", LDP_EPS),
+                                                   A("optimized", FLAG)]),
+    Spec("unary_encoding_variance", dp.unary_encoding_variance,
+         [A("n", POSINT), A("domain_size", LDP_DOMAIN), A("epsilon", LDP_EPS), A("optimized", FLAG, True),
+          A("count", LDP_COUNT, True)], "nonneg"),
+    Spec("local_hashing", dp.local_hashing, [A("values", LDP_VALUES), A("domain_size", LDP_DOMAIN),
+                                             A("epsilon", LDP_EPS), A("rng", RNG, True)], "nonneg"),
+    Spec("local_hashing_estimate", dp.local_hashing_estimate, [A("reports", LDP_OLH_REPORTS),
+                                                               A("domain_size", LDP_DOMAIN), A("epsilon", LDP_EPS)]),
+    Spec("local_hashing_variance", dp.local_hashing_variance,
+         [A("n", POSINT), A("domain_size", LDP_DOMAIN), A("epsilon", LDP_EPS), A("count", LDP_COUNT, True)], "nonneg"),
+    Spec("oracle_probabilities", dp.oracle_probabilities, [A("oracle", LDP_ORACLE), A("domain_size", LDP_DOMAIN),
+                                                           A("epsilon", LDP_EPS)], "nonneg"),
+    Spec("shuffle_amplification_epsilon", dp.shuffle_amplification_epsilon,
+         [A("epsilon_local", LDP_EPS0), A("n", LDP_N), A("delta", DELTA_POS), A("method", LDP_SHUFFLE_METHOD, True),
+          A("tol", LDP_TOL, True)], "nonneg", 10),
 ]
 
 #: Exported names that are not callables with arguments to validate (types of results, an exception).
 NOT_CALLABLES = {"NotApplicableError", "GaussianLattice", "LaplaceLattice"}
 #: The modules whose exports this table covers completely (modules added later get entries as they settle).
 COVERED_MODULES = {"audit", "approx_dp", "divergences", "accounting", "composition", "composition_basics", "discrete",
-                   "gaussian", "histogram", "laplace", "selection", "sensitivity", "rr"}
+                   "gaussian", "histogram", "laplace", "selection", "sensitivity", "rr", "local_dp"}
 
 
 def exported_callables(modules=None):
