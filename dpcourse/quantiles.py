@@ -56,11 +56,18 @@ __all__ = [
 ]
 
 DEFAULT_RESOLUTION = 2**20
-_MAX_RESOLUTION = 2**26
+_MAX_RESOLUTION = 2**22
 
 
 # ----------------------------------------------------------------------------------------------------
 # The interval exponential mechanism.
+
+
+def _check_resolution(resolution) -> int:
+    res = check_positive_int(resolution, "resolution")
+    if res > _MAX_RESOLUTION:
+        raise ValueError(f"resolution must be an integer in [1, {_MAX_RESOLUTION}], got {res}")
+    return res
 
 
 def _check_size(size):
@@ -90,9 +97,7 @@ def _quantile_setup(x, q, lower, upper, epsilon, resolution):
     qq = check_probability(q, "q")
     lo, hi = check_bounds(lower, upper)
     eps = check_epsilon(epsilon)
-    res = check_positive_int(resolution, "resolution")
-    if res > _MAX_RESOLUTION:
-        raise ValueError(f"resolution must be an integer in [1, {_MAX_RESOLUTION}], got {res}")
+    res = _check_resolution(resolution)
     grid = _grid(lo, hi, res)
     data = np.sort(np.clip(values, lo, hi))
     n = data.size
@@ -196,7 +201,7 @@ def dp_quantile(x, q, lower, upper, epsilon, *, rng=None, size=None, resolution=
         None for one release; an int >= 1 for that many independent releases in one call (releasing all
         of them costs ``size * epsilon`` by composition).
     resolution : int, default 2**20
-        Number of grid steps K (1 <= K <= 2**26); outputs are multiples of ``(upper - lower) / K``.
+        Number of grid steps K (1 <= K <= 2**22); outputs are multiples of ``(upper - lower) / K``.
 
     Returns
     -------
@@ -265,7 +270,7 @@ def quantile_rank_error_bound(epsilon, beta, *, resolution=DEFAULT_RESOLUTION, n
     """
     eps = check_epsilon(epsilon)
     b = check_probability(beta, "beta", open_low=True, open_high=True)
-    res = check_positive_int(resolution, "resolution")
+    res = _check_resolution(resolution)
     nb = check_positive_int(n_best, "n_best")
     if nb > res + 1:
         raise ValueError(f"n_best must be an integer in [1, resolution + 1 = {res + 1}], got {nb}")
@@ -510,7 +515,11 @@ def ptr_threshold(epsilon, delta) -> int:
     eps = check_epsilon(epsilon)
     dlt = check_delta(delta, allow_zero=False)
     r_log = -eps / 2.0
-    t = max(0, math.ceil((math.log(dlt) + math.log1p(math.exp(r_log))) / r_log) - 1)
+    val = (math.log(dlt) + math.log1p(math.exp(r_log))) / r_log if r_log < 0.0 else math.inf
+    if not val < 2.0**62:
+        raise ValueError(f"epsilon = {epsilon!r} is too small for propose-test-release: the threshold "
+                         f"{val:.3g} exceeds 2**62")
+    t = max(0, math.ceil(val) - 1)
     while (t + 1) * r_log - math.log1p(math.exp(r_log)) > math.log(dlt):   # guard against rounding
         t += 1
     return int(t)

@@ -196,6 +196,19 @@ EPS_LIST = Kind([0.5, 0.25], st.lists(st.floats(1e-3, 10.0), min_size=1, max_siz
                 [[], [0.0], [-1.0], [NAN], [INF], [True], ["1"], None, 0.5, "0.5"], [[5e-324], [1e300, 1e300]])
 
 
+# ---- quantiles (issue 14)
+RESOLUTION = integer(v_hi=64, default=16, edge=[1, 2**20, 2**22], maximum=2**22)
+N_BEST = integer(v_hi=1, default=1, edge=[1])
+K_SA = integer(v_hi=1, default=1, edge=[1])
+STATISTIC = Kind(np.mean, st.sampled_from([np.mean, np.median, np.max]), [1, "mean", None, [np.mean]])
+AGGREGATE = choice("median", "mean")
+Q_UPPER = real(v_lo=1.0, v_hi=100.0, default=10.0, edge=[1e300])
+Q_UPPER.bad += [-1e3]  # below every valid lower bound (UPPER's 0.0 is valid when lower < 0 is drawn)
+RECORDS = Kind([1.0, 4.0, 3.0], ARRAY1D.valid, [b for b in ARRAY1D.bad if not (isinstance(b, list) and b and
+                                                                             isinstance(b[0], list))]
+               + [[[[1.0]]]], ARRAY1D.edge)   # 1-d or 2-d records: a 3-d array is refused
+
+
 # ---- local_dp (issue 17): domains drawn from [2, 16]; values and reports in {0, 1} fit every domain
 LDP_EPS = real(0.0, None, True, v_lo=1e-3, v_hi=50.0, default=1.0, edge=[1e-9, 1e-6, 700.0, 1e6, 1e300])
 LDP_EPS.bad += [1e-10, 5e-324]  # below MIN_EPSILON = 1e-9 of the oracles' 64-bit coins
@@ -415,6 +428,37 @@ SPECS = [
                                                A("k", POSINT, True)], "nonneg"),
     Spec("rr_standard_error", dp.rr_standard_error, [A("n", K_BIG), A("epsilon", EPS)], "nonneg"),
     Spec("rr_truth_probability", dp.rr_truth_probability, [A("epsilon", EPS)], "unit"),
+    # ---- quantiles (issue 14)
+    Spec("dp_quantile", dp.dp_quantile,
+         [A("x", ARRAY1D), A("q", PROB), A("lower", LOWER), A("upper", Q_UPPER), A("epsilon", EPS), A("rng", RNG, True),
+          A("size", SIZE, True), A("resolution", RESOLUTION, True)]),
+    Spec("dp_median", dp.dp_median,
+         [A("x", ARRAY1D), A("lower", LOWER), A("upper", Q_UPPER), A("epsilon", EPS), A("rng", RNG, True),
+          A("size", SIZE, True), A("resolution", RESOLUTION, True)]),
+    Spec("dp_quantile_probabilities", lambda x, q, lower, upper, epsilon, resolution:
+         dp.dp_quantile_probabilities(x, q, lower, upper, epsilon, resolution=resolution)[1],
+         [A("x", ARRAY1D), A("q", PROB), A("lower", LOWER), A("upper", Q_UPPER), A("epsilon", EPS),
+          A("resolution", RESOLUTION)], "unit"),
+    Spec("quantile_rank_error_bound", dp.quantile_rank_error_bound,
+         [A("epsilon", EPS), A("beta", PROB_OPEN), A("resolution", RESOLUTION, True), A("n_best", N_BEST, True)],
+         "nonneg"),
+    Spec("local_sensitivity", dp.local_sensitivity, [A("x", ARRAY1D), A("lower", LOWER), A("upper", Q_UPPER)], "nonneg"),
+    Spec("smooth_sensitivity", dp.smooth_sensitivity,
+         [A("x", ARRAY1D), A("lower", LOWER), A("upper", Q_UPPER), A("beta", NONNEG)], "nonneg"),
+    Spec("smooth_median_beta", dp.smooth_median_beta, [A("epsilon", EPS), A("delta", DELTA_POS)], "nonneg"),
+    Spec("smooth_median", dp.smooth_median,
+         [A("x", ARRAY1D), A("lower", LOWER), A("upper", Q_UPPER), A("epsilon", EPS_MODEST), A("delta", DELTA_POS),
+          A("rng", RNG, True)]),
+    Spec("distance_to_instability", dp.distance_to_instability,
+         [A("x", ARRAY1D), A("lower", LOWER), A("upper", Q_UPPER), A("bound", POS)], "nonneg"),
+    Spec("ptr_threshold", dp.ptr_threshold, [A("epsilon", EPS), A("delta", DELTA_POS)], "nonneg"),
+    Spec("propose_test_release", dp.propose_test_release,
+         [A("x", ARRAY1D), A("lower", LOWER), A("upper", Q_UPPER), A("bound", POS), A("epsilon", EPS_MODEST),
+          A("delta", DELTA_POS), A("rng", RNG, True)]),
+    Spec("sample_and_aggregate", dp.sample_and_aggregate,
+         [A("x", RECORDS), A("statistic", STATISTIC), A("k", K_SA), A("lower", LOWER), A("upper", Q_UPPER),
+          A("epsilon", EPS_MODEST), A("aggregate", AGGREGATE, True), A("rng", RNG, True),
+          A("resolution", RESOLUTION, True)], "any", 10),
     # ---- local_dp (issue 17)
     Spec("krr", dp.krr, [A("values", LDP_VALUES), A("domain_size", LDP_DOMAIN), A("epsilon", LDP_EPS),
                          A("rng", RNG, True)], "index"),
@@ -447,7 +491,7 @@ SPECS = [
 NOT_CALLABLES = {"NotApplicableError", "GaussianLattice", "LaplaceLattice"}
 #: The modules whose exports this table covers completely (modules added later get entries as they settle).
 COVERED_MODULES = {"audit", "approx_dp", "divergences", "accounting", "composition", "composition_basics", "discrete",
-                   "gaussian", "histogram", "laplace", "selection", "sensitivity", "rr", "local_dp"}
+                   "gaussian", "histogram", "laplace", "selection", "sensitivity", "rr", "local_dp", "quantiles"}
 
 
 def exported_callables(modules=None):
@@ -502,3 +546,55 @@ def output_problem(spec, result) -> str | None:
     if spec.out == "index" and any(x < 0 or x != int(x) for x in nums):
         return "not an index"
     return None
+
+
+# ---------------------------------------------------------------------------------------------------- deidentification
+# Tables are dicts of equal-length columns; "a" and "b" are the quasi-identifiers, "s" the sensitive column.
+_TABLES = [{"a": [1, 2, 2, 3], "b": ["x", "y", "y", "x"], "s": [0, 1, 0, 1]},
+           {"a": [1.5, 1.5, 1.5], "b": ["x", "x", "y"], "s": [1, 1, 1]},
+           {"a": [7], "b": ["z"], "s": [0]}]
+TABLE = Kind(_TABLES[0], st.sampled_from(_TABLES),
+             [None, 3, "ab", [[1, 2]], {"a": [1.0, NAN], "b": ["x", "y"], "s": [0, 1]},
+              {"a": [True, False], "b": ["x", "y"], "s": [0, 1]}, {"a": [], "b": [], "s": []},
+              {"a": [1, 2], "b": ["x"], "s": [0, 1]}, {"b": ["x"], "s": [0]}, {"a": [1, INF], "b": ["x", "y"], "s": [0, 1]},
+              {"a": [None, 1], "b": ["x", "y"], "s": [0, 1]}, {"a": [[1, 2]], "b": ["x"], "s": [0]}],
+             [{"a": [1e300, -1e300], "b": ["", "x"], "s": [5e-324, 0]}])
+QIS = Kind(["a", "b"], st.sampled_from([["a"], ["b"], ["a", "b"], ["b", "a"]]),
+           [[], "a", ["z"], ["a", "a"], [1], None, [None], 3, ["a", 1]], [("a", "b")])
+SENSITIVE = Kind("s", st.sampled_from(["s"]), [None, 3, "z", ["s"], "a", b"s"])
+PRIOR_OR_ARRAY = Kind(0.3, st.one_of(st.floats(0.0, 1.0), st.lists(st.floats(0.0, 1.0), min_size=1, max_size=4)),
+                      [True, "0.5", None, 1 + 0j, NAN, INF, -INF, -0.1, 1.1, [0.5, 2.0], [NAN], [True], ["1"], [],
+                       np.array(True, dtype=object), {}],
+                      [0.0, 1.0, 5e-324, [0.0, 1.0, 1 - 2**-53]])
+RAPPOR_F = real(0.0, 1.0, True, False, v_lo=1e-3, v_hi=1.0, default=0.5, edge=[5e-324, 1e-300, 1.0])
+RAPPOR_P = real(0.0, 1.0, v_lo=0.0, v_hi=0.49, default=0.5, edge=[0.0, 5e-324])
+RAPPOR_P.bad += [0.75, 0.9]  # not below the default q
+RAPPOR_Q = real(0.0, 1.0, v_lo=0.5, v_hi=1.0, default=0.75, edge=[1.0, 0.5 + 2**-52])
+RAPPOR_Q.bad += [0.5, 0.25]  # not above the default p
+RELEASED = Kind([[5, 3], [0, 9]], st.lists(st.lists(st.integers(-50, 50), min_size=2, max_size=2), min_size=1, max_size=4),
+                [[[1.5, 3]], [[True, False]], "ab", None, [[1, 2, 3]], [[[1, 2]]], np.array([[1.0, NAN]]), [[1 + 0j, 2]]],
+                [[5, 3], [[2**40, -(2**40)]]])
+COUNTS_0 = Kind([5, 3], st.sampled_from([[5, 3]]), [[5], [5.5, 3], None, "ab", [True, False], [-1, 3], [9, 9], [5, 3, 0]])
+COUNTS_1 = Kind([4, 4], st.sampled_from([[4, 4], [5, 3], [6, 2]]), [[4], [4.5, 4], None, [9, 9], [-1, 3], [[4, 4]]])
+REPLACE_ONLY = Kind("replace_one", st.sampled_from(["replace_one"]),
+                    ["replace", "", "REPLACE_ONE", 1, None, True, ["replace_one"]])
+
+
+def _hap(released, counts_0, counts_1, epsilon, relation, prior):
+    return dp.histogram_attack_posterior(released, counts_0, counts_1, epsilon=epsilon, relation=relation, prior=prior)
+
+
+SPECS += [
+    Spec("k_anonymity", dp.k_anonymity, [A("table", TABLE), A("quasi_identifiers", QIS)], "nonneg"),
+    Spec("l_diversity", dp.l_diversity, [A("table", TABLE), A("quasi_identifiers", QIS), A("sensitive", SENSITIVE)],
+         "nonneg"),
+    Spec("linkage_attack", dp.linkage_attack, [A("released", TABLE), A("auxiliary", TABLE),
+                                               A("quasi_identifiers", QIS)]),
+    Spec("posterior_bound", dp.posterior_bound, [A("prior", PRIOR_OR_ARRAY), A("epsilon", EPS)], "unit"),
+    Spec("rappor_epsilon", dp.rappor_epsilon, [A("f", RAPPOR_F), A("p", RAPPOR_P), A("q", RAPPOR_Q), A("h", POSINT)],
+         "nonneg"),
+    Spec("histogram_attack_posterior", _hap,
+         [A("released", RELEASED), A("counts_0", COUNTS_0), A("counts_1", COUNTS_1), A("epsilon", EPS_MODEST, True),
+          A("relation", REPLACE_ONLY, True), A("prior", PROB_OPEN, True)], "unit"),
+]
+COVERED_MODULES |= {"deidentification"}

@@ -423,7 +423,7 @@ def test_sample_and_aggregate_mean_scale():
     (dict(epsilon=True), TypeError, "epsilon"),
     (dict(size=0), ValueError, "size"),
     (dict(resolution=0), ValueError, "resolution"),
-    (dict(resolution=2**27), ValueError, "resolution"),
+    (dict(resolution=2**22 + 1), ValueError, "resolution"),
 ])
 def test_dp_quantile_bad_inputs(kwargs, err, word):
     args = dict(x=[1.0, 2.0, 3.0], q=0.5, lower=0.0, upper=4.0, epsilon=1.0)
