@@ -1,10 +1,15 @@
 """Helpers shared by the statistical privacy tests."""
 
 import math
+import os
+import sys
 
 import numpy as np
 import pytest
 from scipy import stats
+
+# Plain helper modules of the tests (student_solutions.py) import by name under --import-mode=importlib.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
 def _max_cell_log_ratio(a, b, edges, min_count):

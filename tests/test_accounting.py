@@ -191,7 +191,10 @@ def test_monotonicity_through_the_accountant():
 # ---------------------------------------------------------------- the exercise checker
 
 def test_checker_accepts_the_reference_and_catches_slips():
-    assert check_optimal_delta(optimal_composition_delta).passed
+    from student_solutions import optimal_delta
+
+    assert check_optimal_delta(optimal_delta).passed                          # written by hand: accepted
+    assert "optimal_composition_delta" in check_optimal_delta(optimal_composition_delta).message  # forbidden
     assert "pass the function" in check_optimal_delta(3.0).message
 
     def no_positive_part(eps, k, et):
@@ -209,7 +212,7 @@ def test_checker_accepts_the_reference_and_catches_slips():
 
     def grid_only(eps, k, et):
         i = max(0, math.ceil((k * eps - et) / (2 * eps) - 1e-12))
-        return optimal_composition_delta(eps, k, max(0.0, (k - 2 * i) * eps))
+        return optimal_delta(eps, k, max(0.0, (k - 2 * i) * eps))
     r = check_optimal_delta(grid_only)
     assert not r.passed and "grid point" in r.message
     r = check_optimal_delta(lambda e, k, t: 0.5)

@@ -154,3 +154,10 @@ def test_em_checker_detects_the_forbidden_function():
     res = check_em_probabilities(lambda u, s, e: selection.exponential_probabilities(u, s, e))
     assert not res and "exponential_probabilities" in res.message
     assert check_em_probabilities(_probabilities_own)
+
+
+def test_the_forbidden_function_itself_passed_as_the_answer_is_refused():
+    out, failure = call_student(dpcourse.exponential_probabilities, (np.array([1.0, 2.0]), 1.0, 1.0), "case",
+                                shape=(2,), forbidden=FORBIDDEN)
+    assert out is None and "exponential_probabilities" in failure.message
+    assert not check_em_probabilities(dpcourse.exponential_probabilities)

@@ -86,14 +86,21 @@ def test_analytic_sigma_checker_refuses_a_slightly_under_noised_sigma():
     from dpcourse import analytic_gaussian_sigma
     from dpcourse.exercises.gaussian import check_analytic_sigma
 
-    assert check_analytic_sigma(lambda e, d: analytic_gaussian_sigma(e, d)).passed
-    res = check_analytic_sigma(lambda e, d: 0.9999 * analytic_gaussian_sigma(e, d))
-    assert not res.passed and "too small" in res.message and "above the target 1e-05" in res.message
+    from student_solutions import analytic_sigma
+
+    assert check_analytic_sigma(analytic_sigma).passed                       # written by hand: accepted
+    assert "analytic_gaussian_sigma" in check_analytic_sigma(lambda e, d: analytic_gaussian_sigma(e, d)).message
+    res = check_analytic_sigma(lambda e, d: 0.9999 * analytic_sigma(e, d))
+    assert not res.passed and "not the smallest sigma" in res.message
+    assert "too small" not in res.message and "larger" not in res.message
 
 
 def test_group_delta_checker_refuses_a_smaller_delta():
     from dpcourse import group_privacy
     from dpcourse.exercises.gaussian import check_group_delta
 
-    assert check_group_delta(lambda e, d, k: group_privacy(e, d, k)[1]).passed
-    assert not check_group_delta(lambda e, d, k: 0.999 * group_privacy(e, d, k)[1]).passed
+    from student_solutions import group_delta
+
+    assert check_group_delta(group_delta).passed                             # written by hand: accepted
+    assert "group_privacy" in check_group_delta(lambda e, d, k: group_privacy(e, d, k)[1]).message  # forbidden
+    assert not check_group_delta(lambda e, d, k: 0.999 * group_delta(e, d, k)).passed

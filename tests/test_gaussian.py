@@ -306,19 +306,24 @@ def test_check_group_delta():
 
 
 def test_check_analytic_sigma():
-    assert check_analytic_sigma(lambda e, d: analytic_gaussian_sigma(e, d)).passed
+    from student_solutions import analytic_sigma
+
+    assert check_analytic_sigma(analytic_sigma).passed
+    assert not check_analytic_sigma(lambda e, d: analytic_gaussian_sigma(e, d)).passed  # the forbidden function
     r = check_analytic_sigma(lambda e, d: math.sqrt(2 * math.log(1.25 / d)) / e)
     assert not r.passed and "classic" in r.message
-    r = check_analytic_sigma(lambda e, d: 0.9 * analytic_gaussian_sigma(e, d))
-    assert not r.passed and "too small" in r.message
-    r = check_analytic_sigma(lambda e, d: 1.1 * analytic_gaussian_sigma(e, d))
-    assert not r.passed and "larger than needed" in r.message
-    r = check_analytic_sigma(lambda e, d: 1 / analytic_gaussian_sigma(e, d))
+    low = check_analytic_sigma(lambda e, d: 0.9 * analytic_sigma(e, d))
+    high = check_analytic_sigma(lambda e, d: 1.1 * analytic_sigma(e, d))
+    assert not low.passed and not high.passed and "not the smallest sigma" in low.message
+    # the same words on both sides of the answer (only the student's own sigma differs): nothing to bisect on
+    assert low.message.replace(low.message.split("sigma ")[1].split()[0], "S") == \
+        high.message.replace(high.message.split("sigma ")[1].split()[0], "S")
+    r = check_analytic_sigma(lambda e, d: 1 / analytic_sigma(e, d))
     assert not r.passed and "mu" in r.message
     assert not check_analytic_sigma(lambda e, d: -1.0).passed
     # the expected value never appears in a message
     want = analytic_gaussian_sigma(0.5, 1e-5)
-    assert f"{want:.4g}" not in check_analytic_sigma(lambda e, d: 1.1 * analytic_gaussian_sigma(e, d)).message
+    assert f"{want:.4g}" not in check_analytic_sigma(lambda e, d: 1.1 * analytic_sigma(e, d)).message
 
 
 # ---------------------------------------------------------------- figures

@@ -6,8 +6,15 @@ import math
 
 import numpy as np
 
+import dpcourse
+
+from .. import composition
 from ..composition import optimal_composition_delta
 from . import CheckResult, call_student
+
+# The exercise asks for the optimal composition theorem written out, not called.
+_FORBIDDEN = tuple((module, name) for module in (dpcourse, composition)
+                   for name in ("optimal_composition_delta", "optimal_composition_epsilon"))
 
 __all__ = ["check_optimal_delta"]
 
@@ -40,7 +47,7 @@ def check_optimal_delta(student_fn) -> CheckResult:
         return CheckResult(False, "pass the function itself, e.g. check_optimal_delta(my_optimal_delta)")
     for eps, k, et in _CASES:
         where = f"on epsilon={eps}, k={k}, epsilon_total={et}"
-        got, failure = call_student(student_fn, (eps, k, et), where)
+        got, failure = call_student(student_fn, (eps, k, et), where, forbidden=_FORBIDDEN)
         if failure is not None:
             if "OverflowError" in failure.message:
                 return CheckResult(False, f"{where} your function overflowed: (1 + e^eps)^k and C(k, j) are huge for "
