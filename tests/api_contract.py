@@ -598,3 +598,50 @@ SPECS += [
           A("relation", REPLACE_ONLY, True), A("prior", PROB_OPEN, True)], "unit"),
 ]
 COVERED_MODULES |= {"deidentification"}
+
+
+# ---- scale (issue 16): columns of one length; the wrappers derive the other columns from the one drawn
+def _rows(x):
+    try:
+        return max(len(x), 1)
+    except TypeError:
+        return 1
+
+
+_COLUMN_BAD = [None, "abc", b"ab", [], [True, False], np.array([True]), [NAN], [1.0, INF], [[1], [2]], [1 + 1j],
+               np.array([object()], dtype=object)]
+USER_IDS = Kind([1, 2, 2], st.one_of(st.lists(st.integers(0, 5), min_size=1, max_size=10),
+                                     st.lists(st.sampled_from(["a", "b", "c"]), min_size=1, max_size=10)),
+                _COLUMN_BAD, [[0], [2**62, -(2**62)], ["x" * 50]])
+GROUP_VALUES = Kind([1.0, 4.0, 3.0], floats_list(1), ARRAY_BAD + [[], [[1.0, 2.0]], 3.0], [[1e300, -1e300], [5e-324]])
+N_USERS = Kind([0, 1, 5], st.one_of(st.integers(0, 1000), st.lists(st.integers(0, 1000), max_size=6)),
+               [-1, 1.5, [NAN], [INF], [True], None, "3", [1 + 1j], [-2], [0.5]], [0, 10**9, 2**62, [], [0, 2**62]])
+
+
+def _bound(user_ids, max_partitions, max_per_partition, rng):
+    n = _rows(user_ids)
+    return dp.bound_contributions(user_ids, np.arange(n) % 3, np.ones(n), max_partitions=max_partitions,
+                                  max_per_partition=max_per_partition, rng=rng)
+
+
+def _select(user_ids, epsilon, delta, rng):
+    return dp.select_partitions(user_ids, np.zeros(_rows(user_ids), int), epsilon, delta, max_partitions=1, rng=rng)
+
+
+def _group_by(values, epsilon, delta, max_partitions, max_per_partition, rng):
+    n = _rows(values)
+    return dp.dp_group_by(np.arange(n), np.arange(n) % 2, values, epsilon, delta, bounds=(-1.0, 10.0),
+                          max_partitions=max_partitions, max_per_partition=max_per_partition, rng=rng)
+
+
+SPECS += [
+    Spec("partition_selection_probability", dp.partition_selection_probability,
+         [A("n_users", N_USERS), A("epsilon", EPS), A("delta", DELTA_POS), A("max_partitions", POSINT, True)], "unit"),
+    Spec("bound_contributions", _bound, [A("user_ids", USER_IDS), A("max_partitions", POSINT),
+                                         A("max_per_partition", POSINT), A("rng", RNG)]),
+    Spec("select_partitions", _select, [A("user_ids", USER_IDS), A("epsilon", EPS_MODEST), A("delta", DELTA_POS),
+                                        A("rng", RNG)]),
+    Spec("dp_group_by", _group_by, [A("values", GROUP_VALUES), A("epsilon", EPS_MODEST), A("delta", DELTA_POS),
+                                    A("max_partitions", POSINT), A("max_per_partition", POSINT), A("rng", RNG)]),
+]
+COVERED_MODULES |= {"scale"}
