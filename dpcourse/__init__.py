@@ -41,5 +41,6 @@ from .rr import (randomized_response, rr_count_distribution, rr_epsilon, rr_esti
                                   rr_sample_size, rr_standard_error, rr_truth_probability)
 from .deidentification import (histogram_attack_posterior, k_anonymity, l_diversity, linkage_attack, posterior_bound,
                                rappor_epsilon)
+from .scale import bound_contributions, dp_group_by, partition_selection_probability, select_partitions
 
 __version__ = "0.1.0"

@@ -48,6 +48,9 @@ __all__ = [
     "load_flights",
     "synthetic_events",
     "FLIGHT_DELAY_BOUNDS",
+    "pipeline_dp_group_by",
+    "pipeline_dp_laplace_parameters",
+    "quiet_beam_import",
 ]
 
 #: Public bounds (minutes) the chapter uses to clamp an arrival delay, chosen without looking at the data.
@@ -195,15 +198,29 @@ def _per_partition_parameters(eps: float, delta: float, m: int) -> tuple[float, 
 
 def _keep_probability(n: np.ndarray, eps: float, delta: float) -> np.ndarray:
     """Closed form of the largest keep-probability sequence satisfying the (eps, delta) constraints."""
-    em1 = math.expm1(eps)
+    if delta == 0.0:  # delta / max_partitions underflowed: with delta = 0 no partition may ever be kept
+        return np.zeros(n.shape)
+    if eps == 0.0:  # epsilon / max_partitions underflowed: the (0, delta) rule p(n) = min(n delta, 1)
+        return np.minimum(n.astype(np.float64) * delta, 1.0)
+    em1 = math.expm1(eps) if eps < 700 else math.inf
     # Regime 1 (p(n) = e^eps p(n-1) + delta) lasts up to n1; regime 2 (1 - p(n) = e^-eps (1 - p(n-1) - delta))
     # follows; p = 1 from n2 on.
-    n1 = 1.0 + math.floor(math.log1p(math.tanh(eps / 2) * (1.0 / delta - 1.0)) / eps)
-    p1 = math.expm1(n1 * eps) / em1 * delta
-    n2 = n1 + math.floor(math.log1p(em1 / delta * (1.0 - p1)) / eps)
+    # t = tanh(eps/2) (1/delta - 1), in log space so that tiny eps or delta cannot give 0 * inf.
+    log_tanh = math.log(math.tanh(eps / 2)) if eps > 1e-300 else math.log(eps) - math.log(2.0)
+    log_t = log_tanh + math.log1p(-delta) - math.log(delta)
+    t = math.exp(log_t) if log_t < 700 else math.inf
+    n1 = 1.0 + math.floor(math.log1p(t) / eps) if math.log1p(t) / eps < 2.0**62 else math.inf
+    if math.isinf(n1):  # the first regime outlasts every representable count
+        p1, n2 = 1.0, math.inf
+    else:
+        p1 = delta * math.exp((n1 - 1.0) * eps) * (-math.expm1(-n1 * eps)) / (-math.expm1(-eps))
+        g = math.log1p(em1 / delta * (1.0 - p1)) / eps
+        n2 = n1 + math.floor(g) if g < 2.0**62 else math.inf
     nf = n.astype(np.float64)
-    with np.errstate(over="ignore"):
-        low = np.expm1(np.minimum(nf, n1) * eps) / em1 * delta
+    with np.errstate(over="ignore", invalid="ignore"):
+        nl = np.clip(nf, 1.0, n1)
+        # delta (e^(n eps) - 1) / (e^eps - 1), written so that a huge eps (where n1 = 1) cannot overflow.
+        low = delta * np.exp((nl - 1.0) * eps) * (-np.expm1(-nl * eps)) / (-math.expm1(-eps))
         high = p1 - (1.0 - p1 + delta / em1) * np.expm1(-(nf - n1) * eps)
     p = np.where(nf <= n1, low, np.where(nf <= n2, high, 1.0))
     p = np.where(nf == 0, 0.0, p)
@@ -534,13 +551,15 @@ def load_flights():
     Returns
     -------
     dict
-        ``tailnum`` (str), ``dest`` (str, airport code) and ``arr_delay`` (float, minutes; negative is
-        early), one entry per flight. Public bounds for the delay: :data:`FLIGHT_DELAY_BOUNDS`.
+        ``month`` (1, 2 or 3), ``tailnum`` (str), ``dest`` (str, airport code) and ``arr_delay`` (float,
+        minutes; negative is early), one entry per flight, in the order of departure.
+        Public bounds for the delay: :data:`FLIGHT_DELAY_BOUNDS`.
     """
     raw = resources.files("dpcourse.data").joinpath("nycflights13_q1.csv.gz").read_bytes()
     lines = gzip.decompress(raw).decode("ascii").splitlines()
     table = np.array([line.split(",") for line in lines[1:]])
-    return {"tailnum": table[:, 0], "dest": table[:, 1], "arr_delay": table[:, 2].astype(np.float64)}
+    return {"month": table[:, 0].astype(np.int64), "tailnum": table[:, 1], "dest": table[:, 2],
+            "arr_delay": table[:, 3].astype(np.float64)}
 
 
 def synthetic_events(n_rows, *, n_keys=1000, rows_per_user=20.0, tail=1.5, zipf=1.1, rng=None):
@@ -578,3 +597,97 @@ def synthetic_events(n_rows, *, n_keys=1000, rows_per_user=20.0, tail=1.5, zipf=
     return {"user_id": np.minimum(users, n_users - 1).astype(np.int64),
             "key": np.minimum(keys, k - 1).astype(np.int64),
             "value": gen.gamma(2.0, 5.0, n)}
+
+
+# ----------------------------------------------------------------------------------------------------
+# The same release on PipelineDP (Google's C++ DP library underneath), locally or on Apache Beam.
+
+
+def quiet_beam_import():
+    """Import ``apache_beam`` and ``pipeline_dp`` with the root logger's import-time warning silenced.
+
+    Beam logs "apitools not found ..." on the root logger when it is imported (harmless: it concerns the
+    Google Cloud I/O connectors). Returns the two modules ``(beam, pipeline_dp)``.
+    """
+    import logging
+
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)
+    try:
+        import apache_beam as beam
+        import pipeline_dp
+    finally:
+        root.setLevel(level)
+    return beam, pipeline_dp
+
+
+def pipeline_dp_group_by(user_ids, keys, values, epsilon, delta, *, bounds, max_partitions, max_per_partition,
+                         public_partitions=None, backend="local"):
+    """The release of :func:`dp_group_by` (count and sum) written with PipelineDP, on a local or Beam backend.
+
+    Same unit of privacy (the user), same contribution bounds, same budget split (PipelineDP's
+    ``NaiveBudgetAccountant`` gives epsilon/3 to each of partition selection, count and sum and the whole
+    delta to selection), same Laplace scales, same optimal partition selection (Google's truncated
+    geometric strategy). ``backend="local"`` runs :class:`pipeline_dp.LocalBackend` (plain Python
+    iterators); ``backend="beam"`` builds an Apache Beam pipeline and runs it on the local
+    ``DirectRunner`` (results are written to a temporary folder and read back). PipelineDP's noise comes
+    from the C++ library's secure generator and **cannot be seeded**: two runs differ.
+
+    Returns
+    -------
+    dict
+        ``keys`` (sorted), ``count`` and ``sum`` (float arrays aligned with ``keys``), and ``report``
+        (PipelineDP's explain-computation text, which states each mechanism's Laplace parameter).
+    """
+    users, ks, vals = _columns(user_ids, keys, values, need_values=True)
+    eps = check_epsilon(epsilon)
+    dlt = check_delta(delta, allow_zero=public_partitions is not None)
+    lo, hi = _check_pair(bounds)
+    m = check_positive_int(max_partitions, "max_partitions")
+    c = check_positive_int(max_per_partition, "max_per_partition")
+    which = check_choice(backend, "backend", ("local", "beam"))
+    beam, pipeline_dp = quiet_beam_import()
+    rows = list(zip(users.tolist(), ks.tolist(), vals.tolist()))
+    accountant = pipeline_dp.NaiveBudgetAccountant(total_epsilon=eps, total_delta=dlt)
+    params = pipeline_dp.AggregateParams(noise_kind=pipeline_dp.NoiseKind.LAPLACE,
+                                         metrics=[pipeline_dp.Metrics.COUNT, pipeline_dp.Metrics.SUM],
+                                         max_partitions_contributed=m, max_contributions_per_partition=c,
+                                         min_value=lo, max_value=hi)
+    extractors = pipeline_dp.DataExtractors(privacy_id_extractor=lambda row: row[0],
+                                            partition_extractor=lambda row: row[1],
+                                            value_extractor=lambda row: row[2])
+    report = pipeline_dp.report_generator.ExplainComputationReport()
+    public = None if public_partitions is None else _labels_column(public_partitions, "public_partitions").tolist()
+    if which == "local":
+        engine = pipeline_dp.DPEngine(accountant, pipeline_dp.LocalBackend())
+        result = engine.aggregate(rows, params, extractors, public_partitions=public,
+                                  out_explain_computation_report=report)
+        accountant.compute_budgets()
+        out = [(k, r.count, r.sum) for k, r in result]
+    else:
+        import ast
+        import pathlib
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as folder:
+            with beam.Pipeline(runner="DirectRunner") as pipeline:
+                engine = pipeline_dp.DPEngine(accountant, pipeline_dp.BeamBackend())
+                result = engine.aggregate(pipeline | beam.Create(rows), params, extractors,
+                                          public_partitions=public, out_explain_computation_report=report)
+                accountant.compute_budgets()
+                (result | beam.Map(lambda kv: repr((kv[0], float(kv[1].count), float(kv[1].sum))))
+                 | beam.io.WriteToText(str(pathlib.Path(folder) / "part")))
+            out = [ast.literal_eval(line) for path in sorted(pathlib.Path(folder).glob("part*"))
+                   for line in path.read_text().splitlines()]
+    out.sort(key=lambda t: t[0])
+    return {"keys": np.array([t[0] for t in out]), "count": np.array([t[1] for t in out], dtype=float),
+            "sum": np.array([t[2] for t in out], dtype=float), "report": report.text()}
+
+
+def pipeline_dp_laplace_parameters(report: str) -> dict:
+    """The Laplace parameters (scales b) PipelineDP states in an explain-computation report, by metric."""
+    import re
+
+    found = re.findall(r"Computed DP (\w+) with\s+Laplace mechanism:\s+parameter=([0-9.e+-]+)", report)
+    return {name: float(b) for name, b in found}

@@ -1,0 +1,97 @@
+"""Speed of contribution bounding, and run time of one user-level DP group-by on three engines.
+
+Part 1 (target: ``dpcourse.bound_contributions`` on 10**6 rows in < 1 s). Baseline timed in the same run:
+a plain numpy group-by of the same rows (``np.unique`` of the (user, key) pairs with counts, the
+sort that any grouping needs); the printed ratio is bounding time / baseline time. Best of 3 repeats.
+
+Part 2: the same release (count and clamped sum per key, private partition selection, epsilon = 1,
+delta = 1e-6, max_partitions = 4, max_per_partition = 2) on ``dpcourse.synthetic_events`` data of
+10**4 to 10**6 rows, run by
+
+* ``dpcourse.dp_group_by`` (numpy, one process);
+* ``pipeline_dp`` with its ``LocalBackend`` (Python iterators, one process);
+* ``pipeline_dp`` on Apache Beam's ``DirectRunner`` (the local test runner of Beam).
+
+Each time includes building the input (Python tuples for PipelineDP) and, for Beam, starting the
+pipeline; one run per cell (the Beam runs are long). The table is written to
+``benchmarks/results/scale_runtime.csv`` with the date, the machine (CPU count, platform) and the
+versions, and the chapter "From the course to production" displays that file.
+Run with ``python benchmarks/bench_scale.py`` (about 5 minutes on 2 cores; ``--quick`` stops at 10**5).
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import os
+import pathlib
+import platform
+import sys
+import time
+import timeit
+
+import numpy as np
+
+from dpcourse.scale import (bound_contributions, dp_group_by, pipeline_dp_group_by, quiet_beam_import,
+                            synthetic_events)
+
+OUT = pathlib.Path(__file__).parent / "results" / "scale_runtime.csv"
+PARAMS = dict(max_partitions=4, max_per_partition=2)
+
+
+def bounding():
+    d = synthetic_events(10**6, rng=0)
+    u, k, v = d["user_id"], d["key"], d["value"]
+    t_bound = min(timeit.repeat(lambda: bound_contributions(u, k, v, rng=1, **PARAMS), number=1, repeat=3))
+    t_base = min(timeit.repeat(lambda: np.unique(np.stack([u, k]), axis=1, return_counts=True), number=1,
+                               repeat=3))
+    t_base_1d = min(timeit.repeat(lambda: np.unique(u * 1000 + k, return_counts=True), number=1, repeat=3))
+    print(f"bound_contributions, 10^6 rows: {t_bound:.3f} s (target < 1 s)")
+    print(f"numpy group-by baseline (np.unique of (user, key) columns): {t_base:.3f} s "
+          f"-> ratio {t_bound / t_base:.2f}")
+    print(f"numpy group-by baseline (np.unique of one int64 pair code): {t_base_1d:.3f} s "
+          f"-> ratio {t_bound / t_base_1d:.2f}")
+
+
+def runtime_table(sizes):
+    apache_beam, pipeline_dp = quiet_beam_import()
+
+    rows = []
+    for n in sizes:
+        d = synthetic_events(n, rng=n)
+        args = (d["user_id"], d["key"], d["value"], 1.0, 1e-6)
+        engines = {
+            "dpcourse.dp_group_by": lambda: dp_group_by(*args, bounds=(0.0, 50.0), rng=1, **PARAMS),
+            "pipeline_dp LocalBackend": lambda: pipeline_dp_group_by(*args, bounds=(0.0, 50.0), **PARAMS),
+            "pipeline_dp on Beam DirectRunner": lambda: pipeline_dp_group_by(*args, bounds=(0.0, 50.0),
+                                                                              backend="beam", **PARAMS),
+        }
+        for name, run in engines.items():
+            t0 = time.perf_counter()
+            out = run()
+            dt = time.perf_counter() - t0
+            rows.append({"rows": n, "engine": name, "seconds": round(dt, 3), "released_keys": len(out["keys"])})
+            print(f"{n:>9,} rows  {name:<34} {dt:8.3f} s  ({len(out['keys'])} keys released)", flush=True)
+    base = {r["rows"]: r["seconds"] for r in rows if r["engine"] == "dpcourse.dp_group_by"}
+    for r in rows:
+        r["ratio_to_dpcourse"] = round(r["seconds"] / base[r["rows"]], 1)
+    machine = (f"{os.cpu_count()} CPUs, {platform.machine()}, {platform.system()}, Python "
+               f"{platform.python_version()}, numpy {np.__version__}, pipeline-dp {pipeline_dp.__version__}, "
+               f"apache-beam {apache_beam.__version__}")
+    OUT.parent.mkdir(exist_ok=True)
+    with OUT.open("w", newline="") as fh:
+        fh.write(f"# measured {datetime.date.today().isoformat()} by benchmarks/bench_scale.py on: {machine}\n")
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    print(f"wrote {OUT.relative_to(OUT.parents[2])}")
+
+
+def main():
+    bounding()
+    quick = "--quick" in sys.argv
+    runtime_table([10**4, 10**5] if quick else [10**4, 10**5, 10**6])
+
+
+if __name__ == "__main__":
+    main()
