@@ -92,14 +92,15 @@ def _check_column(col, name: str) -> np.ndarray:
     return check_real_array(arr, name, allow_empty=True)
 
 
-def _check_table(table, name: str, columns) -> dict[str, np.ndarray]:
+def _check_table(table, name: str, columns, columns_name: str = "quasi_identifiers") -> dict[str, np.ndarray]:
     """The named ``columns`` of ``table`` (a dict of equal-length 1-d columns, at least one row)."""
     if not isinstance(table, dict):
         raise TypeError(f"{name} must be a dict {{column: 1-d array}}, got {type(table).__name__}")
     out, n = {}, None
     for c in columns:
         if c not in table:
-            raise ValueError(f"{name} has no column {c!r}; its columns are {sorted(map(str, table))}")
+            raise ValueError(f"{columns_name} names the column {c!r}, which {name} does not have; its columns are "
+                             f"{sorted(map(str, table))}")
         arr = _check_column(table[c], f"{name}[{c!r}]")
         if n is None:
             n = arr.size
@@ -235,8 +236,12 @@ def _sensitive_per_class(table, quasi_identifiers, sensitive):
     if not isinstance(sensitive, str):
         raise TypeError(f"sensitive must be a column name (a string), got {type(sensitive).__name__}")
     if sensitive in qis:
-        raise ValueError(f"sensitive column {sensitive!r} must not be a quasi-identifier")
-    cols = _check_table(table, "table", qis + [sensitive])
+        raise ValueError(f"sensitive column {sensitive!r} must not be one of the quasi_identifiers")
+    cols = _check_table(table, "table", qis)
+    cols[sensitive] = _check_table(table, "table", [sensitive], "sensitive")[sensitive]
+    if cols[sensitive].size != cols[qis[0]].size:
+        raise ValueError(f"table: the sensitive column {sensitive!r} has {cols[sensitive].size} rows, expected "
+                         f"{cols[qis[0]].size} like the quasi-identifiers")
     labels = _joint_codes([cols[c] for c in qis])
     s_codes = np.unique(cols[sensitive], return_inverse=True)[1].ravel()
     # distinct (class, sensitive value) pairs, counted per class
@@ -315,7 +320,7 @@ def linkage_attack(released, auxiliary, quasi_identifiers) -> dict[str, np.ndarr
     joined = []
     for c in qis:
         if (rel[c].dtype.kind == "U") != (aux[c].dtype.kind == "U"):
-            raise TypeError(f"column {c!r} holds strings in one table and numbers in the other")
+            raise TypeError(f"column {c!r} holds strings in one of released and auxiliary and numbers in the other")
         joined.append(np.concatenate([rel[c], aux[c]]))
     codes = _joint_codes(joined)
     rel_codes, aux_codes = codes[:n_rel], codes[n_rel:]
@@ -479,9 +484,14 @@ def rappor_epsilon(f, p, q, h) -> tuple[float, float]:
     if not p < q:
         raise ValueError(f"p must be < q (a 1 bit is reported as 1 more often than a 0 bit), got p={p}, q={q}")
     h = check_positive_int(h, "h")
-    half = f / 2.0
-    eps_inf = 2.0 * h * (math.log1p(-half) - math.log(half))
-    q_star = (1.0 - half) * q + half * p
-    p_star = half * q + (1.0 - half) * p
-    eps_1 = h * (math.log(q_star) + math.log1p(-p_star) - math.log(p_star) - math.log1p(-q_star))
+    # log-space throughout: f may be so small that f/2 underflows, and p may be 0 or q may be 1
+    log_half, log1m_half = math.log(f) - math.log(2.0), math.log1p(-f / 2.0)
+    eps_inf = max(0.0, 2.0 * h * (log1m_half - log_half))  # >= 0 since f/2 <= 1/2; rounding could dip below
+    with np.errstate(divide="ignore"):
+        lp, lq, l1p, l1q = np.log(p), np.log(q), np.log1p(-p), np.log1p(-q)
+    log_q_star = np.logaddexp(log1m_half + lq, log_half + lp)     # (1 - f/2) q + (f/2) p
+    log_p_star = np.logaddexp(log_half + lq, log1m_half + lp)     # (f/2) q + (1 - f/2) p
+    log_1m_q_star = np.logaddexp(log1m_half + l1q, log_half + l1p)  # 1 - q* = (1 - f/2)(1 - q) + (f/2)(1 - p)
+    log_1m_p_star = np.logaddexp(log_half + l1q, log1m_half + l1p)  # 1 - p* = (f/2)(1 - q) + (1 - f/2)(1 - p)
+    eps_1 = max(0.0, h * float(log_q_star + log_1m_p_star - log_p_star - log_1m_q_star))
     return float(eps_inf), float(eps_1)
