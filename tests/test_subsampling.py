@@ -1,0 +1,260 @@
+"""Accounting of the Poisson-subsampled Gaussian (chapter "Private learning").
+
+Differential tests against Google's dp_accounting 0.6.0 (the reference; never used inside dpcourse), exact
+small cases, independent numerical integrals, and bad input.
+"""
+
+import math
+
+import dp_accounting as dpa
+import numpy as np
+import pytest
+from scipy import integrate, optimize, stats
+
+from dpcourse import accounting as acc
+from dpcourse.accounting import (GaussianEvent, LaplaceEvent, NotApplicableError, PoissonSampledEvent,
+                                 PrivacyAccountant, dpsgd_epsilon, dpsgd_noise_multiplier,
+                                 rdp_subsampled_gaussian, subsampled_gaussian_delta, subsampling_amplification)
+from dpcourse.gaussian import gaussian_delta, gaussian_epsilon
+
+DELTA = 1e-5
+
+
+def reference_pld(q, sigma, steps, delta=DELTA):
+    """dp_accounting's PLD accountant, add/remove, connect-the-dots at 1e-4 (its default)."""
+    pld = dpa.pld.PLDAccountant(dpa.NeighboringRelation.ADD_OR_REMOVE_ONE, value_discretization_interval=1e-4)
+    event = dpa.GaussianDpEvent(sigma) if q == 1 else dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(sigma))
+    pld.compose(event, steps)
+    return pld.get_epsilon(delta)
+
+
+# ---------------------------------------------------------------- RDP: exact binomial sum
+
+
+def test_rdp_without_subsampling_is_the_gaussian_curve():
+    a = np.arange(2, 40)
+    np.testing.assert_allclose(rdp_subsampled_gaussian(a, 1.0, 1.7), a / (2 * 1.7 ** 2), rtol=1e-12)
+
+
+def test_rdp_order_two_closed_form():
+    # alpha = 2: E_Q[(P/Q)^2] = 1 + q^2 (e^{1/sigma^2} - 1)
+    for q, s in [(0.01, 0.8), (0.3, 2.0), (0.9, 5.0)]:
+        assert rdp_subsampled_gaussian(2, q, s) == pytest.approx(math.log1p(q * q * math.expm1(1 / s ** 2)),
+                                                                 rel=1e-12)
+
+
+@pytest.mark.parametrize("q,sigma", [(0.05, 0.8), (0.01, 1.3), (0.2, 3.0)])
+def test_rdp_matches_an_independent_integral(q, sigma):
+    """E_Q[(P/Q)^alpha] for the remove pair by quadrature, at small integer orders."""
+    mu = 1 / sigma
+    for alpha in (2, 3, 5, 8):
+        f = lambda z: stats.norm.pdf(z) * (1 - q + q * math.exp(mu * z - mu * mu / 2)) ** alpha
+        val, _ = integrate.quad(f, -40, 40, limit=400, epsabs=0, epsrel=1e-12)
+        assert rdp_subsampled_gaussian(alpha, q, sigma) == pytest.approx(math.log(val) / (alpha - 1), rel=1e-8)
+
+
+def test_rdp_matches_dp_accounting_at_integer_orders():
+    orders = [2, 3, 4, 8, 16, 32, 64, 128, 256]
+    for q, sigma in [(0.004, 0.8), (0.01, 1.0), (0.05, 0.8), (0.1, 2.0), (0.05, 5.0)]:
+        ref = dpa.rdp.RdpAccountant(orders)
+        ref.compose(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(sigma)))
+        np.testing.assert_allclose(rdp_subsampled_gaussian(orders, q, sigma), ref._rdp, rtol=1e-9)
+
+
+def test_rdp_is_stable_at_huge_orders():
+    """q = 0.05, sigma = 0.8: every order up to 1e5 gives a finite, non-decreasing value (no overflow, no NaN)."""
+    r = rdp_subsampled_gaussian(acc._INTEGER_ORDERS, 0.05, 0.8)
+    assert np.all(np.isfinite(r)) and np.all(np.diff(r) >= -1e-12 * r[1:])
+    # at very large orders the j = alpha term dominates: r -> alpha/(2 sigma^2) + alpha log(q)/(alpha-1)
+    a = 1e5
+    assert r[-1] == pytest.approx(a / (2 * 0.64) + a * math.log(0.05) / (a - 1), rel=1e-6)
+
+
+# ---------------------------------------------------------------- one run: exact hockey stick
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_one_run_delta_matches_an_independent_integral(direction):
+    q, sigma = 0.1, 0.9
+    mu = 1 / sigma
+    mix = lambda z: (1 - q) * stats.norm.pdf(z) + q * stats.norm.pdf(z - mu)
+    p, r = (mix, stats.norm.pdf) if direction == "remove" else (stats.norm.pdf, mix)
+    loss = lambda z: math.log(p(z) / r(z))
+    if direction == "add":  # the add loss is below -log(1 - q) = 0.105: delta is 0 beyond it
+        assert subsampled_gaussian_delta(0.11, q, sigma, direction="add") == 0.0
+    for eps in ((0.0, 0.1, 0.5, 1.5) if direction == "remove" else (-0.5, 0.0, 0.05, 0.1)):
+        # the loss is monotone: find where it crosses eps by root finding, integrate p - e^eps r beyond it
+        z0 = optimize.brentq(lambda z: loss(z) - eps, -30, 30, xtol=1e-14)
+        lo, hi = (z0, 40) if direction == "remove" else (-40, z0)
+        val, _ = integrate.quad(lambda z: p(z) - math.exp(eps) * r(z), lo, hi, limit=400, epsabs=1e-16,
+                                epsrel=1e-12)
+        assert subsampled_gaussian_delta(eps, q, sigma, direction=direction) == pytest.approx(val, rel=1e-6,
+                                                                                             abs=1e-14)
+
+
+def test_one_run_without_subsampling_is_the_gaussian_profile():
+    for eps in (0.1, 1.0, 3.0):
+        assert subsampled_gaussian_delta(eps, 1.0, 0.7) == pytest.approx(gaussian_delta(eps, 1 / 0.7), rel=1e-10)
+        assert subsampled_gaussian_delta(eps, 1.0, 0.7, direction="add") == pytest.approx(
+            gaussian_delta(eps, 1 / 0.7), rel=1e-10)
+
+
+@pytest.mark.parametrize("q,sigma", [(0.01, 0.8), (0.1, 1.0), (0.5, 2.0)])
+def test_pld_of_one_run_is_a_tight_upper_bound(q, sigma):
+    """k = 1: at the epsilon the PLD method reports, the exact delta of both directions is <= delta, and at
+    0.999 of it the larger one is > delta (an upper bound within 0.1%)."""
+    eps = dpsgd_epsilon(q, sigma, 1, DELTA)
+    exact = max(subsampled_gaussian_delta(eps, q, sigma, direction=d) for d in ("remove", "add"))
+    assert exact <= DELTA
+    below = max(subsampled_gaussian_delta(0.999 * eps, q, sigma, direction=d) for d in ("remove", "add"))
+    assert below > DELTA
+
+
+# ---------------------------------------------------------------- composition: PLD and RDP
+
+
+def test_pld_without_subsampling_is_the_exact_gaussian_composition():
+    for sigma, k in [(2.0, 10), (0.8, 300), (5.0, 1000)]:
+        exact = gaussian_epsilon(DELTA, math.sqrt(k) / sigma)
+        got = dpsgd_epsilon(1.0, sigma, k, DELTA)
+        assert exact <= got <= exact * (1 + 1e-4)
+
+
+# A representative subset of the grid q x sigma x steps (the full grid is run by benchmarks/bench_dpsgd.py;
+# q = 1 is checked against the exact Gaussian composition above, where dp_accounting is slow).
+GRID = [(0.004, 0.8, 15000), (0.004, 5.0, 1000), (0.01, 1.0, 1000), (0.01, 0.8, 15000), (0.05, 2.0, 5000),
+        (0.05, 0.8, 100), (0.1, 5.0, 15000), (0.1, 1.0, 300)]
+
+
+@pytest.mark.parametrize("q,sigma,steps", GRID)
+def test_pld_agrees_with_dp_accounting_within_one_percent(q, sigma, steps):
+    ref = reference_pld(q, sigma, steps)
+    got = dpsgd_epsilon(q, sigma, steps, DELTA)
+    assert got >= ref * 0.99  # never below the reference by more than 1%
+    assert got <= ref * 1.01
+    assert abs(got / ref - 1) < 1e-3  # in fact much closer (measured: < 1e-4)
+
+
+@pytest.mark.parametrize("q,sigma,steps", GRID[::2])
+def test_rdp_is_never_below_pld(q, sigma, steps):
+    assert dpsgd_epsilon(q, sigma, steps, DELTA, method="rdp") >= dpsgd_epsilon(q, sigma, steps, DELTA)
+
+
+def test_pld_takes_the_worse_of_the_two_directions():
+    """The add direction alone reports less than the maximum: dropping the remove direction would fail."""
+    rem = acc._pld_epsilon(0.05, 0.8, 1000, DELTA, "remove")
+    add = acc._pld_epsilon(0.05, 0.8, 1000, DELTA, "add")
+    assert dpsgd_epsilon(0.05, 0.8, 1000, DELTA) == max(rem, add)
+    assert add < rem
+    # the remove direction of k runs, computed independently by dp_accounting's PLD of that direction only
+    ref = reference_pld(0.05, 0.8, 1000)
+    assert rem == pytest.approx(ref, rel=1e-3)
+
+
+def test_epsilon_is_monotone_in_steps_and_sigma():
+    eps_k = [dpsgd_epsilon(0.02, 1.0, k, DELTA) for k in (10, 100, 1000)]
+    assert eps_k[0] < eps_k[1] < eps_k[2]
+    eps_s = [dpsgd_epsilon(0.02, s, 100, DELTA) for s in (0.8, 1.0, 2.0)]
+    assert eps_s[0] > eps_s[1] > eps_s[2]
+
+
+def test_noise_multiplier_calibration_is_tight_and_safe():
+    for eps in (2.0,):
+        s = dpsgd_noise_multiplier(0.01, 500, eps, DELTA)
+        assert dpsgd_epsilon(0.01, s, 500, DELTA) <= eps
+        assert dpsgd_epsilon(0.01, s * (1 - 2e-3), 500, DELTA) > eps
+    s_rdp = dpsgd_noise_multiplier(0.01, 500, 2.0, DELTA, method="rdp", rtol=1e-2)
+    assert s_rdp >= s and dpsgd_epsilon(0.01, s_rdp, 500, DELTA, method="rdp") <= 2.0
+
+
+def test_amplification_for_pure_dp():
+    eps, d = subsampling_amplification(1.0, 1e-6, 0.01)
+    assert eps == pytest.approx(math.log(1 + 0.01 * (math.e - 1)), rel=1e-14) and d == pytest.approx(1e-8)
+    # q = 1 changes nothing; the amplified epsilon is below q (e^eps - 1)
+    assert subsampling_amplification(0.7, 0.0, 1.0) == (pytest.approx(0.7), 0.0)
+    assert subsampling_amplification(2.0, 0.0, 0.1)[0] < 0.1 * math.expm1(2.0)
+
+
+def test_amplification_is_attained_by_randomized_response():
+    """M(S) = randomized response on the bit "is the target record in S", eps0-DP. Poisson-subsampled with
+    rate q, its exact privacy loss, maximised over both outputs and both directions, equals the amplified
+    epsilon log(1 + q(e^eps0 - 1)): the bound holds and is attained."""
+    for eps0, q in [(0.3, 0.5), (1.2, 0.3), (4.0, 0.01)]:
+        t = math.exp(eps0)
+        p_in = np.array([1 / (1 + t), t / (1 + t)])  # P(output 0), P(output 1) when the record is sampled
+        p_out = p_in[::-1]  # when it is not (or is absent)
+        with_record = q * p_in + (1 - q) * p_out  # D contains the record
+        without = p_out  # D' = D minus the record
+        losses = np.abs(np.log(with_record / without))
+        assert losses.max() == pytest.approx(subsampling_amplification(eps0, 0.0, q)[0], rel=1e-12)
+
+
+# ---------------------------------------------------------------- the accountant
+
+
+def test_accountant_compare_lists_pld_only_with_subsampling():
+    plain = PrivacyAccountant().compose(GaussianEvent(2.0), 10).compare(DELTA)
+    assert "pld" not in plain
+    sub = PrivacyAccountant().compose(PoissonSampledEvent(0.01, GaussianEvent(1.0)), 100).compare(DELTA)
+    assert sub["pld"].epsilon <= sub["rdp"].epsilon < math.inf
+    for name in ("basic", "advanced", "optimal", "gaussian_exact"):
+        assert sub[name].epsilon == math.inf and "PoissonSampledEvent" in sub[name].note
+
+
+def test_accountant_rdp_adds_subsampled_and_plain_events():
+    a = PrivacyAccountant().compose(PoissonSampledEvent(0.02, GaussianEvent(1.0)), 50).compose(GaussianEvent(4.0), 3)
+    orders = acc._INTEGER_ORDERS
+    curve = 50 * rdp_subsampled_gaussian(orders, 0.02, 1.0) + 3 * orders / (2 * 16.0)
+    expected = np.min(curve + np.log1p(-1 / orders) - (math.log(DELTA) + np.log(orders)) / (orders - 1))
+    assert a.epsilon(DELTA, "rdp") == pytest.approx(expected, rel=1e-12)
+
+
+def test_accountant_sensitivity_scales_mu():
+    # a Gaussian of sigma 2 on a query of sensitivity 2 is the Gaussian of noise multiplier 1
+    a = PrivacyAccountant().compose(PoissonSampledEvent(0.05, GaussianEvent(2.0, l2_sensitivity=2.0)), 200)
+    assert a.epsilon(DELTA, "pld") == pytest.approx(dpsgd_epsilon(0.05, 1.0, 200, DELTA), rel=1e-12)
+
+
+def test_pld_refuses_what_it_cannot_account():
+    mixed = PrivacyAccountant().compose(PoissonSampledEvent(0.05, GaussianEvent(1.0)), 10).compose(LaplaceEvent(1.0))
+    with pytest.raises(NotApplicableError, match="LaplaceEvent"):
+        mixed.epsilon(DELTA, "pld")
+    two = PrivacyAccountant().compose(PoissonSampledEvent(0.05, GaussianEvent(1.0))).compose(
+        PoissonSampledEvent(0.1, GaussianEvent(1.0)))
+    with pytest.raises(NotApplicableError, match="one sampling rate"):
+        two.epsilon(DELTA, "pld")
+    lap = PrivacyAccountant().compose(PoissonSampledEvent(0.05, LaplaceEvent(1.0)))
+    with pytest.raises(NotApplicableError, match="PoissonSampledEvent\\(LaplaceEvent\\)"):
+        lap.epsilon(DELTA, "rdp")
+
+
+# ---------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("call,exc,match", [
+    (lambda: PoissonSampledEvent(0.0, GaussianEvent(1.0)), ValueError, "sampling_rate"),
+    (lambda: PoissonSampledEvent(1.5, GaussianEvent(1.0)), ValueError, "sampling_rate"),
+    (lambda: PoissonSampledEvent(float("nan"), GaussianEvent(1.0)), ValueError, "sampling_rate"),
+    (lambda: PoissonSampledEvent(True, GaussianEvent(1.0)), TypeError, "sampling_rate"),
+    (lambda: PoissonSampledEvent(0.1, "gauss"), TypeError, "event"),
+    (lambda: rdp_subsampled_gaussian(2.5, 0.1, 1.0), ValueError, "integer"),
+    (lambda: rdp_subsampled_gaussian(1, 0.1, 1.0), ValueError, "alpha"),
+    (lambda: rdp_subsampled_gaussian(True, 0.1, 1.0), TypeError, "alpha"),
+    (lambda: rdp_subsampled_gaussian(2, 0.1, float("nan")), ValueError, "noise_multiplier"),
+    (lambda: rdp_subsampled_gaussian(2, 0.1, 0.0), ValueError, "noise_multiplier"),
+    (lambda: dpsgd_epsilon(0.1, 1.0, 0, DELTA), ValueError, "steps"),
+    (lambda: dpsgd_epsilon(0.1, 1.0, 2.5, DELTA), TypeError, "steps"),
+    (lambda: dpsgd_epsilon(0.1, 1.0, 10, 0.0), ValueError, "delta"),
+    (lambda: dpsgd_epsilon(0.1, 1.0, 10, DELTA, method="moments"), ValueError, "method"),
+    (lambda: dpsgd_epsilon(0.1, float("inf"), 10, DELTA), ValueError, "noise_multiplier"),
+    (lambda: dpsgd_noise_multiplier(0.1, 10, float("nan"), DELTA), ValueError, "epsilon"),
+    (lambda: dpsgd_noise_multiplier(0.1, 10, 1.0, 1.0), ValueError, "delta"),
+    (lambda: dpsgd_noise_multiplier(0.1, 10, 1e-9, 1e-9), ValueError, "1e6"),
+    (lambda: subsampled_gaussian_delta(float("nan"), 0.1, 1.0), ValueError, "epsilon"),
+    (lambda: subsampled_gaussian_delta(1.0, 0.1, 1.0, direction="both"), ValueError, "direction"),
+    (lambda: subsampling_amplification(1.0, 1e-5, 0.0), ValueError, "sampling_rate"),
+    (lambda: subsampling_amplification(-1.0, 1e-5, 0.1), ValueError, "epsilon"),
+])
+def test_bad_input_is_refused_by_name(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
