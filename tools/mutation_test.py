@@ -258,6 +258,24 @@ MUTANTS = [
     Mutant("gaussian_per_query_sensitivity_halved", "scale", QRY,
            "return gaussian_mechanism(q @ h, math.sqrt(s), eps, d, rng=rng)",
            "return gaussian_mechanism(q @ h, math.sqrt(s / 2), eps, d, rng=rng)", T_QRY),
+    # ---- deidentification (issue 17): the exact attack on a DP histogram, the posterior bound, RAPPOR, k-anonymity
+    Mutant("deid_attack_ignores_sensitivity", "scale", "dpcourse/deidentification.py",
+           "llr = (eps / delta_f) * (", "llr = eps * (", ("tests/test_deidentification.py",)),
+    Mutant("deid_attack_accepts_non_neighbours", "clamp", "dpcourse/deidentification.py",
+           "if dist > delta_f:", "if dist > 2 * delta_f:", ("tests/test_deidentification.py",)),
+    Mutant("deid_posterior_bound_half_epsilon", "factor-2", "dpcourse/deidentification.py",
+           "special.expit(special.logit(p) + eps)", "special.expit(special.logit(p) + eps / 2)",
+           ("tests/test_deidentification.py",)),
+    Mutant("deid_rappor_eps_inf_one_bit", "factor-2", "dpcourse/deidentification.py",
+           "2.0 * h * (log1m_half - log_half)", "h * (log1m_half - log_half)", ("tests/test_deidentification.py",)),
+    Mutant("deid_rappor_q_star_weights_swapped", "distribution", "dpcourse/deidentification.py",
+           "log_q_star = np.logaddexp(log1m_half + lq, log_half + lp)",
+           "log_q_star = np.logaddexp(log_half + lq, log1m_half + lp)", ("tests/test_deidentification.py",)),
+    Mutant("deid_k_anonymity_largest_class", "clamp", "dpcourse/deidentification.py",
+           "return int(sizes.min())", "return int(sizes.max())", ("tests/test_deidentification.py",)),
+    Mutant("deid_linkage_counts_ambiguous_matches", "clamp", "dpcourse/deidentification.py",
+           '"rate": float(np.mean(match_counts == 1))', '"rate": float(np.mean(match_counts >= 1))',
+           ("tests/test_deidentification.py",)),
 ]
 
 
