@@ -268,3 +268,13 @@ def test_plots_and_widget():
     assert np.prod([len(c.values) for c in w.controls.values()]) <= 24
     with pytest.raises(ValueError):
         figs.plot_posterior_bound(epsilon=0.0)
+
+
+def test_rappor_extreme_parameters_in_log_space():
+    # f -> 0: no permanent noise, eps_inf grows like 2h ln(2/f); eps_1 is the instantaneous RR's ln(q(1-p)/(p(1-q)))
+    eps_inf, eps_1 = de.rappor_epsilon(5e-324, 0.5, 0.75, 1)
+    assert eps_inf == pytest.approx(2 * (math.log(2) - math.log(5e-324)), rel=1e-12)
+    assert eps_1 == pytest.approx(math.log(0.75 * 0.5 / (0.5 * 0.25)), rel=1e-12)
+    # p = 0, q = 1: the report is the memoized bit, so eps_1 = eps_inf
+    assert de.rappor_epsilon(0.5, 0.0, 1.0, 2) == pytest.approx((4 * math.log(3), 4 * math.log(3)), rel=1e-12)
+    assert all(v >= 0 for v in de.rappor_epsilon(1.0, 0.5, 0.75, 3))
