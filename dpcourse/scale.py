@@ -20,6 +20,7 @@ whenever a user has several rows.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import math
 from importlib import resources
@@ -546,7 +547,7 @@ def load_flights():
     From the CC0 dataset ``nycflights13`` (US Bureau of Transportation Statistics; see
     ``dpcourse/data/SOURCES.md``): 77,911 completed flights of 3,560 aircraft to 96 destinations.
     The chapter treats the aircraft (``tailnum``) as the unit of privacy: it has many rows (a median of
-    about 20 flights in the quarter, up to about 90), as a user of a real service has many events.
+    15 flights in the quarter, up to 186), as a user of a real service has many events.
 
     Returns
     -------
@@ -622,6 +623,32 @@ def quiet_beam_import():
     return beam, pipeline_dp
 
 
+@contextlib.contextmanager
+def _as_a_script():
+    """Run Beam as it runs from a script, also inside Jupyter.
+
+    In an IPython kernel Beam switches on its notebook integration (cell labels, pipeline tracking),
+    which imports pandas; the course does not install pandas, and the integration is not needed to run a
+    pipeline. Beam's "am I in IPython?" checks answer no while the block runs, and are restored after.
+    """
+    import importlib
+
+    names = [("apache_beam.utils.interactive_utils", "is_in_ipython"), ("apache_beam.pipeline", "is_in_ipython"),
+             ("apache_beam.runners.direct.direct_runner", "is_in_ipython"),
+             ("apache_beam.utils.interactive_utils", "is_in_notebook"),
+             ("apache_beam.runners.portability.fn_api_runner.worker_handlers", "is_in_notebook")]
+    saved = []
+    for module_name, attr in names:
+        module = importlib.import_module(module_name)
+        saved.append((module, attr, getattr(module, attr)))
+        setattr(module, attr, lambda: False)
+    try:
+        yield
+    finally:
+        for module, attr, value in saved:
+            setattr(module, attr, value)
+
+
 def pipeline_dp_group_by(user_ids, keys, values, epsilon, delta, *, bounds, max_partitions, max_per_partition,
                          public_partitions=None, backend="local"):
     """The release of :func:`dp_group_by` (count and sum) written with PipelineDP, on a local or Beam backend.
@@ -631,7 +658,8 @@ def pipeline_dp_group_by(user_ids, keys, values, epsilon, delta, *, bounds, max_
     delta to selection), same Laplace scales, same optimal partition selection (Google's truncated
     geometric strategy). ``backend="local"`` runs :class:`pipeline_dp.LocalBackend` (plain Python
     iterators); ``backend="beam"`` builds an Apache Beam pipeline and runs it on the local
-    ``DirectRunner`` (results are written to a temporary folder and read back). PipelineDP's noise comes
+    ``DirectRunner`` (results are written to a temporary folder and read back; inside Jupyter, Beam's
+    notebook integration, which needs pandas, is kept off). PipelineDP's noise comes
     from the C++ library's secure generator and **cannot be seeded**: two runs differ.
 
     Returns
@@ -670,7 +698,7 @@ def pipeline_dp_group_by(user_ids, keys, values, epsilon, delta, *, bounds, max_
         import pathlib
         import tempfile
 
-        with tempfile.TemporaryDirectory() as folder:
+        with tempfile.TemporaryDirectory() as folder, _as_a_script():
             with beam.Pipeline(runner="DirectRunner") as pipeline:
                 engine = pipeline_dp.DPEngine(accountant, pipeline_dp.BeamBackend())
                 result = engine.aggregate(pipeline | beam.Create(rows), params, extractors,
