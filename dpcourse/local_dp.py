@@ -649,7 +649,7 @@ def local_hashing_variance(n, domain_size, epsilon, *, count=0) -> float:
 # Amplification by shuffling: the numerical bound of Feldman, McMillan & Talwar (2021)
 # ---------------------------------------------------------------------------------------------------
 
-_TAIL_SDS = 12.0  # the mass of Bin(n-1, e^-eps0) outside mean +- 12 sd is charged in full (it is ~1e-30)
+_TAIL_SDS = 10.0  # the mass of Bin(n-1, e^-eps0) outside mean +- 10 sd is charged in full (it is ~1e-23)
 
 
 def _clone_delta(eps: float, eps0: float, n: int) -> float:
@@ -676,12 +676,13 @@ def _clone_delta(eps: float, eps0: float, n: int) -> float:
     # alpha x + (1-alpha)(m-x) > ee ((1-alpha) x + alpha (m-x))  <=>  x > m (ee alpha - (1 - alpha)) / k
     k = (2 * alpha - 1) * (1 + ee)
     root = m * (ee * alpha - (1 - alpha)) / k
+    base = np.floor(root)
+    # P(A > base + j) for j = -2..1; the sum over x > t = base + shift uses j = shift - 1 and j = shift
+    tails = [stats.binom.sf(base + j, c, 0.5) for j in (-2, -1, 0, 1)]
     best = np.zeros_like(c)
-    for shift in (-1.0, 0.0, 1.0):
-        t = np.floor(root) + shift  # sum over x >= t + 1
+    for shift in (-1, 0, 1):
+        s_prev, s_here = tails[shift + 1], tails[shift + 2]
         # P0(X > t) = alpha P(A > t-1) + (1-alpha) P(A > t); P1(X > t) = (1-alpha) P(A > t-1) + alpha P(A > t)
-        s_prev = stats.binom.sf(t - 1, c, 0.5)
-        s_here = stats.binom.sf(t, c, 0.5)
         p0 = alpha * s_prev + (1 - alpha) * s_here
         p1 = (1 - alpha) * s_prev + alpha * s_here
         best = np.maximum(best, p0 - ee * p1)
@@ -699,8 +700,9 @@ def shuffle_amplification_epsilon(epsilon_local, n, delta, *, method="numerical"
       divergence of the shuffled outputs on any neighbours by that of a pair (P0, P1) of distributions on
       two integers built from ``Bin(n-1, e^-eps0)`` and ``Bin(., 1/2)``. This computes that divergence
       (conditionally on the binomial count, in closed form through binomial tails, charging the mass of
-      counts more than 12 standard deviations away fully) and returns the smallest epsilon on a bisection
-      grid of width ``tol * epsilon_local`` at which it is <= delta, rounded *up* (an upper bound; the
+      counts more than 10 standard deviations away fully) and returns the smallest epsilon on a bisection
+      grid of width ``tol * epsilon_local`` at which it is <= delta, rounded *up* (an upper bound up to
+      float rounding of the binomial tails, about 1e-14 in delta; the
       authors' program, Appendix E, approximates the same quantity by steps over the count).
     * ``method="closed_form"``: their Theorem 3.1, ``ln(1 + (e^eps0 - 1)/(e^eps0 + 1) * (8 sqrt(e^eps0
       ln(4/delta)) / sqrt(n) + 8 e^eps0 / n))``, used only when ``eps0 <= ln(n / (16 ln(4/delta)))`` (the

@@ -354,7 +354,7 @@ def test_clone_divergence_by_enumeration(eps0, n):
     for eps in (0.05, 0.2, 0.5 * eps0):
         got = L._clone_delta(eps, eps0, n)
         want = brute_clone_delta(eps, eps0, n)
-        assert want <= got <= want + 2e-15
+        assert want - 1e-14 <= got <= want + 1e-13  # equal up to float rounding; got also charges 1 - sum(pmf)
 
 
 def test_shuffle_bound_at_most_closed_form_and_local():
