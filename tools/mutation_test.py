@@ -64,6 +64,8 @@ RR, SENS, AUD, DIV = "dpcourse/rr.py", "dpcourse/sensitivity.py", "dpcourse/audi
 GAU, LAP, HIST, DISC = "dpcourse/gaussian.py", "dpcourse/laplace.py", "dpcourse/histogram.py", "dpcourse/discrete.py"
 APX = "dpcourse/approx_dp.py"
 QRY = "dpcourse/queries.py"
+QNT = "dpcourse/quantiles.py"
+T_QNT = ("tests/test_quantiles.py",)
 
 MUTANTS = [
     # ---- validation and fresh randomness
@@ -304,6 +306,42 @@ MUTANTS = [
            ("tests/test_scale.py",)),
     Mutant("scale_select_accepts_unbounded_users", "validation", "dpcourse/scale.py",
            "if per_user.max() > m:", "if per_user.max() > m + 1:", ("tests/test_scale.py",)),
+    # ---- quantiles (issue 14): interval exponential mechanism, smooth sensitivity, PTR, sample-and-aggregate
+    Mutant("quantiles_em_factor_2_dropped", "factor-2", QNT, "(eps / 2.0) * utility", "eps * utility", T_QNT),
+    Mutant("quantiles_em_no_clamp", "clamp", QNT, "data = np.sort(np.clip(values, lo, hi))", "data = np.sort(values)",
+           T_QNT),
+    Mutant("quantiles_em_single_draw_is_mode", "single-draw", QNT, "return float(out[0]) if size is None else out",
+           "return float(grid[pos[int(np.argmax(p))]]) if size is None else out", T_QNT),
+    Mutant("quantiles_em_coarse_quantisation", "discrete-sampler", QNT, "weights = np.floor(p * 2.0**62)",
+           "weights = np.floor(p * 2.0**8)", T_QNT),
+    Mutant("quantiles_em_first_point_of_interval", "distribution", QNT,
+           "k = start + gen.integers(0, pos[interval + 1] - start, dtype=np.int64)",
+           "k = start + 0 * gen.integers(0, pos[interval + 1] - start, dtype=np.int64)", T_QNT),
+    Mutant("quantiles_smooth_alpha_factor_2_dropped", "factor-2", QNT, "alpha = (eps / 2.0) / (1.0 + 2.0**-10)",
+           "alpha = eps / (1.0 + 2.0**-10)", T_QNT),
+    Mutant("quantiles_smooth_beta_too_large", "scale", QNT, "math.log1p(eps / (2.0 * math.log(2.0 / dlt)))",
+           "(eps / math.log(2.0 / dlt))", T_QNT),
+    Mutant("quantiles_smooth_no_floor", "scale", QNT, "1024.0 * g)", "0.0 * g)", T_QNT),
+    Mutant("quantiles_smooth_decay_halved", "scale", QNT, "np.exp(-beta * np.maximum(k, 0))",
+           "np.exp(-0.5 * beta * np.maximum(k, 0))", T_QNT),
+    Mutant("quantiles_smooth_window_too_narrow", "scale", QNT, "j_idx = np.arange(m, min(n + 1, m + d_max) + 1)",
+           "j_idx = np.arange(m, min(n + 1, m + 1) + 1)", T_QNT),
+    Mutant("quantiles_ptr_test_without_noise", "single-draw", QNT, "if d + noise <= t:", "if d <= t:", T_QNT),
+    Mutant("quantiles_ptr_test_noise_halved", "scale", QNT, "discrete_laplace(2.0 / eps, rng=gen)",
+           "discrete_laplace(1.0 / eps, rng=gen)", T_QNT),
+    Mutant("quantiles_ptr_release_budget_not_split", "factor-2", QNT,
+           "laplace_mechanism(float(z[m]), b, eps / 2.0, rng=gen)", "laplace_mechanism(float(z[m]), b, eps, rng=gen)",
+           T_QNT),
+    Mutant("quantiles_ptr_threshold_one_less", "delta-split", QNT,
+           "    while (t + 1) * r_log - math.log1p(math.exp(r_log)) > math.log(dlt):   # guard against rounding\n"
+           "        t += 1\n", "    t -= 1\n", T_QNT),
+    Mutant("quantiles_ptr_distance_ignores_median_side", "scale", QNT, "j = np.maximum(j, m)", "j = j", T_QNT),
+    Mutant("quantiles_ptr_distance_non_strict", "scale", QNT, 'j = np.searchsorted(z, z[i] + b, side="right")',
+           'j = np.searchsorted(z, z[i] + b, side="left")', T_QNT),
+    Mutant("quantiles_sa_fixed_partition", "fresh-rng", QNT, "order = gen.permutation(n)", "order = np.arange(n)",
+           T_QNT),
+    Mutant("quantiles_sa_mean_budget_doubled", "scale", QNT, "return dp_mean(outputs, lo, hi, eps, rng=gen)",
+           "return dp_mean(outputs, lo, hi, 2 * eps, rng=gen)", T_QNT),
 ]
 
 
