@@ -238,7 +238,7 @@ def test_smooth_sensitivity_window_is_exact_on_random_data():
         assert dp.smooth_sensitivity(x, 0.0, 20.0, 0.1) == pytest.approx(want, rel=1e-13)
 
 
-@pytest.mark.parametrize("n,bound", [(4, 0.5), (5, 1.5), (5, 2.5), (3, 6.5)])
+@pytest.mark.parametrize("n,bound", [(4, 0.5), (5, 1.5), (5, 2.0), (5, 2.5), (4, 3.0), (3, 6.5)])
 def test_distance_to_instability_brute_force(n, bound):
     data = _datasets(n)
     ls = np.array([dp.local_sensitivity(d, 0.0, 10.0) for d in data])
@@ -449,3 +449,51 @@ def test_other_bad_inputs():
         dp.local_sensitivity([], 0, 1)
     with pytest.raises(ValueError, match="beta"):
         dp.quantile_rank_error_bound(1.0, 1.0)
+
+
+# ---------------------------------------------------------------------------------------------------
+# exercises and figures
+
+
+def test_exercise_checkers():
+    from dpcourse.exercises import quantiles as E
+
+    truth = E._interval_truth()
+    assert truth == pytest.approx(3 * math.exp(-0.5) / (5 * math.exp(-1.5) + 4 * math.exp(-0.5)), rel=1e-12)
+    assert E.check_interval_probability(truth).passed
+    assert "factor 1/2" in E.check_interval_probability(E._interval_truth(weight_scale=1.0)).message
+    assert not E.check_interval_probability("0.5").passed and "not a valid answer" in \
+        E.check_interval_probability("0.5").message
+
+    def right(x, lo, hi):
+        z = np.r_[lo, np.sort(np.clip(x, lo, hi)), hi]
+        m = (len(x) + 1) // 2
+        return max(z[m] - z[m - 1], z[m + 1] - z[m])
+
+    def no_clamp(x, lo, hi):
+        z = np.r_[lo, np.sort(x), hi]
+        m = (len(x) + 1) // 2
+        return max(z[m] - z[m - 1], z[m + 1] - z[m])
+
+    assert E.check_local_sensitivity(right).passed
+    assert "clamp" in E.check_local_sensitivity(no_clamp).message
+    assert "write yourself" in E.check_local_sensitivity(lambda x, lo, hi: dp.local_sensitivity(x, lo, hi)).message
+    t = 4 * math.log(1025 / 0.01)
+    assert E.check_rank_bound(t).passed
+    assert not E.check_rank_bound(t / 2).passed
+
+
+def test_figures_and_error_table():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from dpcourse.plots import quantiles as P
+
+    mass = P.penguin_body_mass()
+    assert mass.size == 342 and np.isfinite(mass).all()
+    res = P.method_errors(mass, *P.MASS_BOUNDS, [30, 60], [1.0], runs=3, rng=0)
+    assert res["exponential mechanism"].shape == (1, 2) and (res["ptr_bottom"] <= 1).all()
+    assert len(P.error_table(res).splitlines()) == 3
+    P.plot_method_errors(res)
+    P.plot_median_distribution(mass, *P.MASS_BOUNDS, [1.0], resolution=64)
+    assert P.quantile_errors_widget().spec()["plot"].endswith("plot_errors_for_epsilon")
