@@ -58,6 +58,7 @@ T_LAP = ("tests/test_laplace.py", "tests/test_textbook_samplers.py")
 T_HIST = ("tests/test_histogram.py",)
 T_DISC = ("tests/test_discrete.py",)
 T_QRY = ("tests/test_queries.py",)
+T_LDP = ("tests/test_local_dp.py",)
 
 V, SEL, ACC, COMP = "dpcourse/_validation.py", "dpcourse/selection.py", "dpcourse/accounting.py", "dpcourse/composition.py"
 RR, SENS, AUD, DIV = "dpcourse/rr.py", "dpcourse/sensitivity.py", "dpcourse/audit.py", "dpcourse/divergences.py"
@@ -342,6 +343,27 @@ MUTANTS = [
            T_QNT),
     Mutant("quantiles_sa_mean_budget_doubled", "scale", QNT, "return dp_mean(outputs, lo, hi, eps, rng=gen)",
            "return dp_mean(outputs, lo, hi, 2 * eps, rng=gen)", T_QNT),
+    # ---- local_dp (issue 17): exact coins, the three oracles, their estimators and the shuffle bound
+    Mutant("ldp_coin_margin_rounds_toward_leak", "clamp", "dpcourse/local_dp.py",
+           "_MARGIN = Fraction(1) + Fraction(1, 2**50)", "_MARGIN = Fraction(1) - Fraction(1, 2**50)", T_LDP),
+    Mutant("ldp_oue_own_bit_prob", "scale", "dpcourse/local_dp.py", "return _TWO64 // 2, t_zero",
+           "return _TWO64 // 4 * 3, t_zero", T_LDP),
+    Mutant("ldp_sue_full_epsilon_per_bit", "factor-2", "dpcourse/local_dp.py",
+           "t_flip = _threshold_up(_rr_flip_prob(epsilon / 2.0, 2))", "t_flip = _threshold_up(_rr_flip_prob(epsilon, 2))",
+           T_LDP),
+    Mutant("ldp_krr_other_value_not_uniform", "single-draw", "dpcourse/local_dp.py", "other += other >= v",
+           "other += other > v", T_LDP),
+    Mutant("ldp_ue_own_bit_noise_coin", "scale", "dpcourse/local_dp.py",
+           "bits[np.arange(vb.size), vb] = _coin(gen, t_one, vb.shape)",
+           "bits[np.arange(vb.size), vb] = _coin(gen, t_zero, vb.shape)", T_LDP),
+    Mutant("ldp_olh_g_off_by_one", "scale", "dpcourse/local_dp.py", "return min(int(round(math.exp(epsilon))) + 1, HASH_PRIME)",
+           "return min(int(round(math.exp(epsilon))), HASH_PRIME)", T_LDP),
+    Mutant("ldp_olh_estimator_ideal_q", "scale", "dpcourse/local_dp.py", 'q_star = pr["q_support"]', 'q_star = pr["q"]',
+           T_LDP),
+    Mutant("ldp_olh_hash_without_offset", "fresh-rng", "dpcourse/local_dp.py",
+           "hashed = (a * v + b) % HASH_PRIME % g", "hashed = (a * v) % HASH_PRIME % g", T_LDP),
+    Mutant("ldp_shuffle_clone_rate", "scale", "dpcourse/local_dp.py", "    p = math.exp(-eps0)\n    mean",
+           "    p = math.exp(-eps0 / 2)\n    mean", T_LDP),
 ]
 
 
