@@ -329,3 +329,53 @@ def test_bad_group_by_options():
         dp_group_by(**(base | {"delta": 0.0}), bounds=(0, 1))
     with pytest.raises(TypeError, match="rng"):
         dp_group_by(**base, bounds=(0, 1), rng=1.5)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Exercise checkers and figures
+
+
+def test_checkers_accept_the_answers_and_name_the_slips():
+    from dpcourse.exercises.scale import check_keep_sequence, check_sum_scale, check_user_level_epsilon
+
+    assert check_sum_scale(5760.0).passed and check_sum_scale(5761.0).passed
+    assert not check_sum_scale(1920.0).passed and "share" in check_sum_scale(1920.0).message
+    assert "width" in check_sum_scale(7200.0).message
+    assert not check_sum_scale("5760").passed and "not a valid answer" in check_sum_scale("5760").message
+    assert not check_sum_scale(float("nan")).passed and not check_sum_scale(-5760.0).passed
+    assert check_user_level_epsilon(2.0).passed and "20 rows" in check_user_level_epsilon(0.1).message
+
+    def greedy(n_max, eps, delta):
+        return _greedy(n_max, eps, delta, 1)
+
+    def one_constraint(n_max, eps, delta):
+        p = [0.0]
+        for _ in range(n_max):
+            p.append(min(math.exp(eps) * p[-1] + delta, 1.0))
+        return np.array(p)
+
+    def first_regime_only(n_max, eps, delta):   # not private: past the crossover the drop constraint fails
+        n = np.arange(n_max + 1)
+        return np.minimum(delta * np.expm1(n * eps) / math.expm1(eps), 1.0)
+
+    def capped(n_max, eps, delta):              # private (both constraints hold) but not optimal
+        return np.minimum(_greedy(n_max, eps, delta, 1), 0.5)
+
+    def cheat(n_max, eps, delta):
+        return partition_selection_probability(np.arange(n_max + 1), eps, delta)
+
+    assert check_keep_sequence(greedy).passed
+    assert "fails" in check_keep_sequence(one_constraint).message
+    assert "1 - p[n-1]" in check_keep_sequence(first_regime_only).message
+    assert "not optimal" in check_keep_sequence(capped).message
+    assert not check_keep_sequence(cheat).passed
+    assert not check_keep_sequence(lambda n, e, d: np.zeros(3)).passed
+
+
+def test_bounding_tradeoff_numbers():
+    from dpcourse.plots.scale import bounding_tradeoff
+
+    res = bounding_tradeoff((1, 4, 64), epsilon=1.0, max_per_partition=4, rng=0)
+    assert np.all(np.diff(res["bias"]) <= 0)                # larger bounds drop fewer flights
+    assert np.allclose(res["noise"][1:] / res["noise"][:-1], [4.0, 16.0], rtol=0.05)   # noise std grows ~ m
+    assert np.all(res["total"] >= np.maximum(res["bias"], res["noise"]) - 1e-12)
