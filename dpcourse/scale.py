@@ -580,7 +580,7 @@ def synthetic_events(n_rows, *, n_keys=1000, rows_per_user=20.0, tail=1.5, zipf=
     Examples
     --------
     >>> d = synthetic_events(1000, rng=0)
-    >>> sorted(d), d["key"].max() < 1000
+    >>> sorted(d), bool(d["key"].max() < 1000)
     (['key', 'user_id', 'value'], True)
     """
     n = check_positive_int(n_rows, "n_rows")
