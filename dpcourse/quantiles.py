@@ -419,7 +419,7 @@ def smooth_median(x, lower, upper, epsilon, delta, *, rng=None):
     1024 g)`` and the public lattice spacing ``g`` (the largest power of two <= ``(upper - lower) 2**-40``),
     the release is ``g (round(med / g) + D)`` where ``D`` is exact discrete Laplace noise of scale
     ``S / (alpha g)`` steps, ``alpha = (epsilon / 2) / (1 + 2**-10)`` (theorem ``thm-quant-smooth-release``,
-    the Laplace case of the admissible-noise framework of Nissim, Raskhodnikova & Smith 2007, Lemma 2.6,
+    the Laplace case of the admissible-noise framework of Nissim, Raskhodnikova & Smith 2007, Section 2,
     proved in the chapter for this discrete noise). The floor ``1024 g`` keeps S a beta-smooth upper bound
     and bounds the rounding; the noise scale is about ``2 S / epsilon``.
 
