@@ -9,8 +9,9 @@ imported here, so ``import dpcourse`` does not load matplotlib.
 from .audit import audit_epsilon
 from .approx_dp import group_privacy
 from .divergences import hockey_stick, mechanism_epsilon, privacy_loss
-from .accounting import (ComposedEvent, GaussianEvent, LaplaceEvent, NotApplicableError, PrivacyAccountant,
-                         PureDPEvent, SequenceEvent, max_compositions)
+from .accounting import (ComposedEvent, GaussianEvent, LaplaceEvent, NotApplicableError, PoissonSampledEvent,
+                         PrivacyAccountant, PureDPEvent, SequenceEvent, dpsgd_epsilon, dpsgd_noise_multiplier,
+                         max_compositions, subsampling_amplification)
 from .composition import (advanced_composition, advanced_composition_crossover, basic_composition,
                           gaussian_composition_epsilon, optimal_composition_delta, optimal_composition_epsilon,
                           rdp_gaussian, rdp_laplace, rdp_pure_dp, rdp_to_epsilon, zcdp_epsilon)
@@ -42,5 +43,6 @@ from .rr import (randomized_response, rr_count_distribution, rr_epsilon, rr_esti
 from .deidentification import (histogram_attack_posterior, k_anonymity, l_diversity, linkage_attack, posterior_bound,
                                rappor_epsilon)
 from .scale import bound_contributions, dp_group_by, partition_selection_probability, select_partitions
+from .learning import dp_logistic_regression
 
 __version__ = "0.1.0"

@@ -361,7 +361,13 @@ def _pld(counts, delta):
                                  f"(one sampling rate and one mu); these events have {len({(q, mu) for q, mu, _ in runs})}")
     q, mu = runs[0][0], runs[0][1]
     k = sum(n for _, _, n in runs)
+    if q == 1.0:  # no subsampling: k Gaussians compose exactly into one with mu sqrt(k) (thm-comp-gaussian-exact)
+        return gaussian_epsilon(delta, mu * math.sqrt(k)), f"no subsampling: one Gaussian with mu = {mu * math.sqrt(k):.4g}"
     eps = max(_pld_epsilon(q, 1.0 / mu, k, delta, d) for d in ("remove", "add"))
+    if delta < 1e-9:  # the FFT's round-off margin becomes comparable to delta: the RDP bound may be smaller
+        rdp_eps = _rdp(counts, delta)[0]
+        if rdp_eps < eps:
+            return rdp_eps, "delta below the PLD's floating-point precision: the (smaller) RDP bound"
     return eps, "connect-the-dots PLD, max of the remove and add directions"
 
 
@@ -670,6 +676,18 @@ def subsampled_gaussian_delta(epsilon, sampling_rate, noise_multiplier, *, direc
     return float(out) if out.ndim == 0 else out
 
 
+def _loss_range(q, mu, direction, tail):
+    """A loss interval [l_bot, l_top] holding all but ``tail`` of the mass of either normal component."""
+    zt = -special.ndtri(tail)  # a normal beyond zt has probability < tail
+    if direction == "remove":
+        l_top = math.log(1 - q + q * math.exp(min(mu * (zt + mu) - mu * mu / 2, 700.0)))
+        l_bot = math.log1p(-q) if q < 1 else (-mu * zt - mu * mu / 2)
+    else:
+        l_top = -math.log1p(-q) if q < 1 else (mu * zt + mu * mu / 2)
+        l_bot = -math.log(1 - q + q * math.exp(min(mu * zt - mu * mu / 2, 700.0)))
+    return l_bot, l_top
+
+
 def _step_pld(q, mu, h, direction, tail):
     """Connect-the-dots PLD of one run on the grid ``ell_i = h * (i0 + i)``: (i0, masses, mass at +inf).
 
@@ -677,16 +695,7 @@ def _step_pld(q, mu, h, direction, tail):
     Q-mass (the integral of e^-loss dP) are kept: a mean-preserving spread of e^-loss (theorem learn-thm-pld).
     Loss above the top point (P-mass <= ``tail``) goes to +inf; loss below the bottom point is rounded up
     to it. Both changes can only increase delta(epsilon) for every epsilon."""
-    lo_edge = (math.log1p(-q) if q < 1 else -math.inf) if direction == "remove" else -math.inf
-    hi_edge = math.inf if direction == "remove" else (-math.log1p(-q) if q < 1 else math.inf)
-    zt = -special.ndtri(tail)  # a normal beyond zt has probability < tail
-    # the loss range holding all but `tail` of the mass of either normal component
-    if direction == "remove":
-        l_top = math.log(1 - q + q * math.exp(min(mu * (zt + mu) - mu * mu / 2, 700.0)))
-        l_bot = lo_edge if q < 1 else (-mu * zt - mu * mu / 2)
-    else:
-        l_top = hi_edge if q < 1 else (mu * zt + mu * mu / 2)
-        l_bot = -math.log(1 - q + q * math.exp(min(mu * zt - mu * mu / 2, 700.0)))
+    l_bot, l_top = _loss_range(q, mu, direction, tail)
     i0, i1 = math.floor(l_bot / h), math.ceil(l_top / h)
     grid = h * np.arange(i0, i1 + 1, dtype=float)
     z = _loss_to_z(grid, q, mu, direction)
@@ -749,7 +758,9 @@ def _pld_epsilon(q, sigma, k, delta, direction, h=None):
     wraps around into the window, which can only increase the computed delta)."""
     mu = 1.0 / sigma
     tol = 1e-7 * delta
-    h = 1e-4 if h is None else h
+    if h is None:  # about 5,000 grid points over one run's loss range, and never coarser than 1e-3
+        l_bot, l_top = _loss_range(q, mu, direction, tol / (10 * k))
+        h = float(np.clip((l_top - l_bot) / 5000.0, 1e-7, 1e-3))
     for _ in range(6):
         i0, w, p_inf = _step_pld(q, mu, h, direction, tail=tol / (10 * k))
         grid = h * np.arange(i0, i0 + w.size)
@@ -767,15 +778,18 @@ def _pld_epsilon(q, sigma, k, delta, direction, h=None):
         raise ValueError(f"the PLD grid would need {n_fft} points; use method='rdp' for these parameters")
     spec = np.fft.rfft(w, n_fft) ** k
     comp = np.fft.irfft(spec, n_fft)
-    # FFT round-off: a standard a-priori bound, added to delta as a margin
-    fft_margin = n_fft * math.log2(n_fft) * 2.0 ** -52 * float(np.sum(w)) ** k
+    # FFT round-off: the exact composed masses are >= 0, so the most negative computed entry shows the noise
+    # floor of the round-off; every entry is taken to be off by up to 4 times that floor (at least 2^-52 of the
+    # largest mass), and the sum of these errors is added to delta as a margin
+    floor = max(-float(comp.min()), 2.0 ** -52 * float(comp.max()))
+    err = 4.0 * floor  # per entry; at epsilon only the entries above epsilon count
     comp = np.clip(comp, 0.0, None)
     # true index of the composed sum: k*i0 + j; the window starts at j_a
     j_a = int(math.floor(a / h)) - k * i0
     comp = np.roll(comp, -(j_a % n_fft))
     losses = h * (k * i0 + j_a + np.arange(n_fft, dtype=float))
     p_inf_k = -math.expm1(k * math.log1p(-p_inf)) if p_inf < 1 else 1.0
-    budget = delta - p_inf_k - tol - fft_margin
+    budget = delta - p_inf_k - tol
     if budget <= 0:
         return math.inf
     # delta(eps) = sum_{ell > eps} w (1 - e^(eps - ell)). At the grid point ell_j it is S1_{j+1} - T_j with
@@ -787,6 +801,7 @@ def _pld_epsilon(q, sigma, k, delta, direction, h=None):
     delta_at = np.empty(n_fft)
     delta_at[:-1] = s1[1:] - t[1:]
     delta_at[-1] = 0.0
+    delta_at += err * (n_fft - 1 - np.arange(n_fft))  # round-off margin of the entries above ell_j
     ok = np.nonzero(delta_at <= budget)[0]
     if ok.size == 0:
         return math.inf
@@ -795,6 +810,7 @@ def _pld_epsilon(q, sigma, k, delta, direction, h=None):
         return float(losses[0]) if losses[0] > 0 else 0.0
     # on [ell_{j-1}, ell_j] the curve is sum_{i>=j} w_i (1 - e^(eps - ell_i)) = S1_j - e^(eps - ell_{j-1}) T_{j-1}
     s1j, tj = float(s1[j]), float(t[j])
+    budget -= err * (n_fft - j)
     eps = float(losses[j - 1]) + math.log((s1j - budget) / tj) if s1j > budget and tj > 0 else float(losses[j])
     return max(min(eps, float(losses[j])), float(losses[j - 1]), 0.0)
 
@@ -827,7 +843,10 @@ def dpsgd_epsilon(sampling_rate, noise_multiplier, steps, delta, *, method="pld"
 
     * ``method="pld"`` (default): privacy-loss distributions, connect-the-dots discretisation composed by
       FFT, the larger of the remove and add directions (theorem ``learn-thm-pld``). An upper bound on the
-      exact epsilon, within about 1e-4 of it (relative) at grid spacing 1e-4.
+      exact epsilon (up to the FFT's round-off, estimated and added to delta), within about 1e-4 of it
+      (relative): the grid has about 5,000 points over one step's loss range (spacing at most 1e-3).
+      For delta < 1e-9 the round-off margin becomes comparable to delta; the RDP bound is computed too and
+      the smaller of the two valid bounds returned. With q = 1 the answer is the exact Gaussian composition.
     * ``method="rdp"``: the exact RDP binomial sum at integer orders (theorem ``learn-thm-rdp-subsampled``,
       Mironov, Talwar & Zhang 2019) with the improved conversion; never below the PLD answer.
 

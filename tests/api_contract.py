@@ -645,3 +645,44 @@ SPECS += [
                                     A("max_partitions", POSINT), A("max_per_partition", POSINT), A("rng", RNG)]),
 ]
 COVERED_MODULES |= {"scale"}
+
+
+# ---- private learning (issue 15)
+LEARN_Q = real(0.0, 1.0, True, False, v_lo=1e-3, v_hi=1.0, default=0.01, edge=[1e-6, 1.0])
+LEARN_SIGMA = real(0.0, None, True, v_lo=0.6, v_hi=20.0, default=1.0, edge=[0.5, 1e3])
+LEARN_STEPS = integer(v_hi=200, default=10, edge=[1, 15000])
+LEARN_METHOD = choice("pld", "rdp")
+LEARN_FIT_METHOD = choice("output", "objective", "dpsgd")
+_LEARN_X = np.array([[0.5, 0.1], [-0.2, 0.6], [0.3, -0.4], [-0.6, -0.2], [0.1, 0.7], [0.4, 0.4]])
+_LEARN_Y = np.array([1, 0, 1, 0, 1, 0])
+
+
+def _poisson_event(sampling_rate, sigma):
+    return dp.PoissonSampledEvent(sampling_rate, dp.GaussianEvent(sigma))
+
+
+def _poisson_event_of(event):
+    return dp.PoissonSampledEvent(0.1, event)
+
+
+def _dplr(epsilon, delta, method, rng):
+    return dp.dp_logistic_regression(_LEARN_X, _LEARN_Y, epsilon, delta, method=method, regularization=0.1,
+                                     epochs=1, rng=rng)
+
+
+SPECS += [
+    Spec("PoissonSampledEvent", _poisson_event, [A("sampling_rate", LEARN_Q), A("sigma", POS)]),
+    Spec("PoissonSampledEvent (event)", _poisson_event_of, [A("event", EVENT)]),
+    Spec("dpsgd_epsilon", dp.dpsgd_epsilon, [A("sampling_rate", LEARN_Q), A("noise_multiplier", LEARN_SIGMA),
+                                             A("steps", LEARN_STEPS), A("delta", DELTA_POS),
+                                             A("method", LEARN_METHOD, True)], "nonneg", 5),
+    Spec("dpsgd_noise_multiplier", dp.dpsgd_noise_multiplier,
+         [A("sampling_rate", LEARN_Q), A("steps", integer(v_hi=50, default=10, edge=[1, 2000])),
+          A("epsilon", real(0.0, None, True, v_lo=0.3, v_hi=8.0, default=1.0, edge=[1e-3, 1e300])),
+          A("delta", DELTA_POS), A("method", LEARN_METHOD, True)], "nonneg", 3),
+    Spec("subsampling_amplification", dp.subsampling_amplification,
+         [A("epsilon", EPS), A("delta", DELTA), A("sampling_rate", LEARN_Q)], "nonneg"),
+    Spec("dp_logistic_regression", _dplr, [A("epsilon", EPS_MODEST), A("delta", DELTA), A("method", LEARN_FIT_METHOD),
+                                           A("rng", RNG)], "any", 5),
+]
+COVERED_MODULES |= {"learning"}

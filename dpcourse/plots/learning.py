@@ -1,0 +1,213 @@
+"""Figures of the chapter "Private learning"."""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+from scipy import special
+
+from .._validation import as_rng, check_positive_int, check_real, check_real_array
+from ..accounting import dpsgd_epsilon, dpsgd_noise_multiplier
+from ..learning import (dp_logistic_regression, dpsgd_epsilon_by_composition, load_fair_features,
+                        logistic_regression)
+
+__all__ = [
+    "fair_split",
+    "accuracy_versus_epsilon",
+    "plot_accuracy_versus_epsilon",
+    "accountants_versus_steps",
+    "plot_accountants_versus_steps",
+    "sample_size_experiment",
+    "plot_sample_size",
+    "plot_dpsgd_training",
+    "dpsgd_widget",
+]
+
+METHODS = ("output", "objective", "dpsgd")
+
+
+def fair_split(n_train=5000, *, seed=0):
+    """The Redbook data split at random (seeded) into ``n_train`` training rows and the rest for testing."""
+    X, y, _ = load_fair_features()
+    perm = np.random.default_rng(seed).permutation(y.size)
+    tr, te = perm[:n_train], perm[n_train:]
+    return X[tr], y[tr], X[te], y[te]
+
+
+def _accuracy(w, X, y):
+    return float(np.mean((X @ w > 0) == (y == 1)))
+
+
+def accuracy_versus_epsilon(epsilons=(0.5, 1.0, 2.0, 8.0), *, delta=1e-5, runs=3, regularization=None, seed=0):
+    """Test accuracy on the Redbook data of the three methods at each epsilon (mean over ``runs`` seeds).
+
+    Returns ``(table, baseline, base_rate)``: ``table[method]`` is an array over ``epsilons``; ``baseline`` is
+    the non-private model's accuracy and ``base_rate`` that of always predicting "no affair". The
+    regularisation per method (default: output 1e-3, objective 1e-3, dpsgd 1e-4) is fixed in advance, not
+    tuned on the test set.
+    """
+    lam = {"output": 1e-3, "objective": 1e-3, "dpsgd": 1e-4} if regularization is None else dict(regularization)
+    Xtr, ytr, Xte, yte = fair_split(seed=seed)
+    gen = np.random.default_rng(seed)
+    table = {m: np.zeros(len(epsilons)) for m in METHODS}
+    for j, eps in enumerate(epsilons):
+        for m in METHODS:
+            table[m][j] = np.mean([_accuracy(dp_logistic_regression(Xtr, ytr, eps, delta, method=m,
+                                                                    regularization=lam[m], rng=gen), Xte, yte)
+                                   for _ in range(runs)])
+    baseline = _accuracy(logistic_regression(Xtr, ytr), Xte, yte)
+    return table, baseline, float(1 - yte.mean())
+
+
+def plot_accuracy_versus_epsilon(table, baseline, base_rate, epsilons=(0.5, 1.0, 2.0, 8.0)):
+    """Test accuracy of output perturbation, objective perturbation and DP-SGD against epsilon, with the
+    non-private model and the always-"no" base rate as horizontal lines."""
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    for m, marker in zip(METHODS, "osd"):
+        ax.semilogx(epsilons, table[m], marker + "-", label=m)
+    ax.axhline(baseline, color="black", ls="--", label="non-private")
+    ax.axhline(base_rate, color="grey", ls=":", label="always 'no affair'")
+    ax.set_xticks(epsilons, [f"{e:g}" for e in epsilons])
+    ax.set_xlabel("epsilon (delta = 1e-5)")
+    ax.set_ylabel("test accuracy")
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def accountants_versus_steps(sampling_rate, noise_multiplier, steps, delta=1e-5):
+    """Epsilon of DP-SGD after each number of ``steps`` by basic and advanced composition of amplified steps,
+    by RDP and by the PLD method: ``{name: array}``."""
+    steps = [check_positive_int(k, "steps") for k in steps]
+    out = {
+        "basic": [dpsgd_epsilon_by_composition(sampling_rate, noise_multiplier, k, delta) for k in steps],
+        "advanced": [dpsgd_epsilon_by_composition(sampling_rate, noise_multiplier, k, delta, method="advanced")
+                     for k in steps],
+        "rdp": [dpsgd_epsilon(sampling_rate, noise_multiplier, k, delta, method="rdp") for k in steps],
+        "pld": [dpsgd_epsilon(sampling_rate, noise_multiplier, k, delta) for k in steps],
+    }
+    return {k: np.array(v) for k, v in out.items()}
+
+
+def plot_accountants_versus_steps(table, steps, *, title=""):
+    """Epsilon of DP-SGD against the number of steps (log-log) for four ways of accounting."""
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    for name, style in zip(("basic", "advanced", "rdp", "pld"), ("o:", "s:", "^-", "d-")):
+        ax.loglog(steps, table[name], style, label=name)
+    ax.set_xlabel("steps")
+    ax.set_ylabel("epsilon at delta = 1e-5")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def _synthetic(n, d, gen, norm_w=4.0):
+    """Rows uniform on the unit sphere of R^d, labels from a logistic model with ||w*|| = norm_w."""
+    w_star = np.zeros(d)
+    w_star[0] = norm_w
+    X = gen.normal(size=(n, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    y = (gen.random(n) < special.expit(X @ w_star)).astype(int)
+    return X, y
+
+
+def sample_size_experiment(ns, ds, *, epsilon=1.0, delta=1e-5, sampling_rate=0.05, steps=100, runs=3,
+                           n_test=20000, seed=0):
+    """Excess test logistic loss of DP-SGD over the non-private minimiser, against n, for each d.
+
+    Synthetic data (rows on the unit sphere, a logistic model with ||w*|| = 4 along the first axis). For
+    each (d, n) and each of ``runs`` datasets: the test loss of DP-SGD (fixed sampling rate and number of
+    steps, so one noise multiplier serves every n) minus the test loss of the non-private minimiser on the
+    same training set, on ``n_test`` fresh test points. Returns ``excess[d_index, n_index]`` (mean over runs).
+    """
+    gen = as_rng(seed)
+    excess = np.zeros((len(ds), len(ns)))
+    for i, d in enumerate(ds):
+        Xte, yte = _synthetic(n_test, d, gen)
+        s = 2 * yte - 1
+        loss = lambda w: float(np.mean(np.logaddexp(0.0, -s * (Xte @ w))))  # noqa: E731
+        for j, n in enumerate(ns):
+            vals = []
+            for _ in range(runs):
+                X, y = _synthetic(n, d, gen)
+                w_np = logistic_regression(X, y, regularization=1e-4)
+                w_dp = dp_logistic_regression(X, y, epsilon, delta, method="dpsgd", regularization=1e-4,
+                                              sampling_rate=sampling_rate, epochs=steps * sampling_rate,
+                                              clip_norm=1.0, learning_rate=2.0, rng=gen)
+                vals.append(loss(w_dp) - loss(w_np))
+            excess[i, j] = np.mean(vals)
+    return excess
+
+
+def plot_sample_size(excess, ns, ds, *, epsilon=1.0, delta=1e-5):
+    """Excess test loss of DP-SGD against n (log-log), one colour per d; dashed: the theorem's rate
+    alpha(n) = sqrt(sqrt(d log(1/delta)) / (epsilon n)) for the same d (constant 1)."""
+    ns = np.asarray(ns, dtype=float)
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for i, d in enumerate(ds):
+        ax.loglog(ns, np.maximum(excess[i], 1e-4), "o-", color=f"C{i}", label=f"d = {d}: DP-SGD")
+        ax.loglog(ns, np.sqrt(math.sqrt(d * math.log(1 / delta)) / (epsilon * ns)), "--", color=f"C{i}", lw=1,
+                  label=f"d = {d}: theorem's rate")
+    ax.set_xlabel("training set size n")
+    ax.set_ylabel("excess test logistic loss")
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    return fig
+
+
+def plot_dpsgd_training(epsilon=1.0, clip_norm=0.5, batch_size=256, *, epochs=10, seed=0):
+    """Test accuracy of DP-SGD on the Redbook data after each epoch, for one epsilon, clipping norm and
+    expected batch size, against the non-private model (delta = 1e-5, learning rate 4/clip_norm)."""
+    eps = check_real(epsilon, "epsilon", low=0.0, low_open=True)
+    C = check_real(clip_norm, "clip_norm", low=0.0, low_open=True)
+    b = check_positive_int(batch_size, "batch_size")
+    Xtr, ytr, Xte, yte = fair_split(seed=0)
+    n = ytr.size
+    q = min(1.0, b / n)
+    steps = max(1, int(round(epochs / q)))
+    sigma = dpsgd_noise_multiplier(q, steps, eps, 1e-5)
+    gen = np.random.default_rng(seed)
+    s = 2.0 * ytr - 1.0
+    w = np.zeros(Xtr.shape[1])
+    lr = 4.0 / C
+    per_epoch = max(1, int(round(1 / q)))
+    acc = []
+    for t in range(1, steps + 1):  # the loop of dp_logistic_regression, with the accuracy recorded on the way
+        mask = gen.random(n) < q
+        Xb, sb = Xtr[mask], s[mask]
+        coef = -sb * special.expit(-sb * (Xb @ w))
+        norms = np.abs(coef) * np.linalg.norm(Xb, axis=1)
+        g = (coef * np.minimum(1.0, C / np.maximum(norms, 1e-300))) @ Xb + gen.normal(0.0, sigma * C, size=w.size)
+        w -= lr * (g / (q * n) + 1e-4 * w)
+        if t % per_epoch == 0 or t == steps:
+            acc.append(_accuracy(w, Xte, yte))
+    base = _accuracy(logistic_regression(Xtr, ytr), Xte, yte)
+    fig, ax = plt.subplots(figsize=(6.5, 3.6))
+    ax.plot(np.arange(1, len(acc) + 1), acc, "o-", label="DP-SGD")
+    ax.axhline(base, color="black", ls="--", label="non-private")
+    ax.axhline(1 - yte.mean(), color="grey", ls=":", label="always 'no affair'")
+    ax.set_ylim(0.6, 0.76)
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("test accuracy")
+    ax.set_title(f"epsilon = {eps:g}, C = {C:g}, batch ~ {b}: sigma = {sigma:.2f}, {steps} steps", fontsize=10)
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def dpsgd_widget():
+    """Sliders for epsilon, the clipping norm and the expected batch size, redrawing :func:`plot_dpsgd_training`.
+
+    A :func:`dpcourse.plots.explorer.explorer` with 4 x 3 x 2 = 24 settings.
+    """
+    from .explorer import explorer
+
+    return explorer(plot_dpsgd_training,
+                    {"epsilon": ("epsilon", (0.5, 1.0, 2.0, 8.0), 1.0),
+                     "clip_norm": ("clipping norm C", (0.1, 0.5, 2.0), 0.5),
+                     "batch_size": ("expected batch size", (64, 256), 256)},
+                    alt="Test accuracy of DP-SGD per epoch on the Redbook survey against the non-private model",
+                    epochs=10, seed=0)

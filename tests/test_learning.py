@@ -1,0 +1,179 @@
+"""Private logistic regression (chapter "Private learning"): exact minimiser, noise distributions of the
+three methods checked against independently computed scales (KS at alpha = 1e-6), sensitivity on
+neighbouring datasets, accuracy on the shipped data, and bad input."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import optimize, special, stats
+
+from dpcourse.gaussian import analytic_gaussian_sigma, gaussian_mechanism
+from dpcourse.learning import GRAD_TOL, dp_logistic_regression, load_fair_features, logistic_loss, logistic_regression
+
+ALPHA = 1e-6
+
+
+def small_data(n=12, d=3, seed=0):
+    gen = np.random.default_rng(seed)
+    X = gen.normal(size=(n, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True) * gen.uniform(1.0, 2.0, size=(n, 1))  # norms in [1/2, 1]
+    y = (gen.random(n) < 0.5).astype(int)
+    return X, y
+
+
+def objective(w, X, y, lam):
+    s = 2 * y - 1
+    return np.mean(np.logaddexp(0, -s * (X @ w))) + lam / 2 * w @ w
+
+
+def test_minimiser_matches_a_generic_optimiser():
+    X, y = small_data()
+    w = logistic_regression(X, y, regularization=0.1)
+    ref = optimize.minimize(objective, np.zeros(3), args=(X, y, 0.1), method="BFGS", options={"gtol": 1e-12})
+    np.testing.assert_allclose(w, ref.x, atol=1e-7)
+    assert logistic_loss(w, X, y) == pytest.approx(np.mean(np.logaddexp(0, -(2 * y - 1) * (X @ w))))
+
+
+def test_labels_pm1_and_01_are_the_same_problem():
+    X, y = small_data()
+    for method in ("output", "objective", "dpsgd"):
+        a = dp_logistic_regression(X, y, 1.0, 1e-5, method=method, regularization=0.1, rng=3)
+        b = dp_logistic_regression(X, 2 * y - 1, 1.0, 1e-5, method=method, regularization=0.1, rng=3)
+        np.testing.assert_array_equal(a, b)
+
+
+def test_minimiser_sensitivity_under_replace_one():
+    """||w*(D) - w*(D')|| <= 2/(n lambda) for random replace-one neighbours, and the worst of them is a
+    sizeable fraction of it (the bound is not vacuous here)."""
+    lam = 0.2
+    gen = np.random.default_rng(1)
+    worst = 0.0
+    for trial in range(40):
+        X, y = small_data(n=10, d=2, seed=trial)
+        w = logistic_regression(X, y, regularization=lam)
+        X2, y2 = X.copy(), y.copy()
+        v = gen.normal(size=2)
+        X2[0] = v / np.linalg.norm(v)
+        y2[0] = 1 - y[0]
+        dist = np.linalg.norm(w - logistic_regression(X2, y2, regularization=lam))
+        assert dist <= 2 / (10 * lam) + 1e-9
+        worst = max(worst, dist / (2 / (10 * lam)))
+    assert worst > 0.2
+
+
+def test_output_perturbation_pure_noise_has_the_gamma_norm():
+    """delta = 0: ||w - w*|| ~ Gamma(d, sensitivity / epsilon), sensitivity = 2/(n lam) (+ the Newton slack)."""
+    X, y = small_data(n=10, d=2)
+    lam, eps = 0.5, 0.7
+    w_star = logistic_regression(X, y, regularization=lam)
+    sens = 2 / (10 * lam)
+    norms = np.array([np.linalg.norm(dp_logistic_regression(X, y, eps, 0.0, method="output", regularization=lam,
+                                                            rng=s) - w_star) for s in range(3000)])
+    assert stats.kstest(norms, stats.gamma(a=2, scale=sens / eps).cdf).pvalue > ALPHA
+
+
+def test_output_perturbation_approximate_uses_the_exact_lattice_gaussian():
+    X, y = small_data(n=10, d=2)
+    lam = 0.5
+    w_star = logistic_regression(X, y, regularization=lam)
+    sens = 2 / (10 * lam) + 2 * GRAD_TOL / lam
+    for s in range(5):
+        np.testing.assert_array_equal(
+            dp_logistic_regression(X, y, 1.0, 1e-5, method="output", regularization=lam, rng=s),
+            gaussian_mechanism(w_star, sens, 1.0, 1e-5, rng=s))
+
+
+@pytest.mark.parametrize("n,lam,eps", [(50, 0.5, 1.0), (10, 0.01, 0.5)])
+def test_objective_perturbation_noise_and_constants(n, lam, eps):
+    """The released w minimises J + b.w/n (+ Delta/2 ||w||^2): b = -n grad(J + Delta/2 ||.||^2)(w) is
+    recovered exactly, and ||b|| ~ Gamma(d, 2/eps') with eps', Delta of Chaudhuri et al. (2011), Alg. 2, c = 1/4."""
+    d = 2
+    X, y = small_data(n=n, d=d)
+    c = 0.25
+    eps_p = eps - math.log(1 + 2 * c / (n * lam) + c * c / (n * lam) ** 2)
+    extra = 0.0
+    if eps_p <= 0:
+        extra = c / (n * (math.exp(eps / 4) - 1)) - lam
+        eps_p = eps / 2
+    assert (extra > 0) == (n == 10)  # both branches of the algorithm are exercised
+    s = 2 * y - 1
+    norms = []
+    for seed in range(2000):
+        w = dp_logistic_regression(X, y, eps, 0.0, method="objective", regularization=lam, rng=seed)
+        grad = -(X.T @ (s * special.expit(-s * (X @ w)))) / n + (lam + extra) * w
+        norms.append(np.linalg.norm(-n * grad))
+    assert stats.kstest(norms, stats.gamma(a=d, scale=2 / eps_p).cdf).pvalue > ALPHA
+
+
+def test_dpsgd_one_full_batch_step_adds_calibrated_noise_to_clipped_gradients():
+    """q = 1 and one step from w = 0: w = -lr (sum_i clip_C(g_i) + N(0, sigma^2 C^2)) / n with the analytic
+    Gaussian sigma of (epsilon, delta); features of norm 10 so that clipping to C = 0.5 is active."""
+    gen = np.random.default_rng(5)
+    n, d, C, lr, eps, delta = 30, 3, 0.5, 2.0, 1.0, 1e-5
+    X = gen.normal(size=(n, d))
+    X *= 10 / np.linalg.norm(X, axis=1, keepdims=True)
+    y = (gen.random(n) < 0.5).astype(int)
+    s = 2 * y - 1
+    g = (-s / 2)[:, None] * X  # gradients at w = 0: -y x expit(0)
+    clipped = g * np.minimum(1, C / np.linalg.norm(g, axis=1))[:, None]
+    noise = []
+    for seed in range(2000):
+        w = dp_logistic_regression(X, y, eps, delta, method="dpsgd", regularization=1e-3, clip_norm=C,
+                                   sampling_rate=1.0, epochs=1, learning_rate=lr, rng=seed)
+        noise.append(-w * n / lr - clipped.sum(axis=0))
+    noise = np.array(noise).ravel()
+    sigma = analytic_gaussian_sigma(eps, delta, 1.0)
+    assert stats.kstest(noise, stats.norm(scale=sigma * C).cdf).pvalue > ALPHA
+
+
+def test_dpsgd_at_epsilon_one_is_within_five_points_on_the_shipped_data():
+    X, y, _ = load_fair_features()
+    gen = np.random.default_rng(0)
+    perm = gen.permutation(y.size)
+    tr, te = perm[:5000], perm[5000:]
+
+    def accuracy(w):
+        return np.mean((X[te] @ w > 0) == (y[te] == 1))
+
+    base = accuracy(logistic_regression(X[tr], y[tr]))
+    dp = np.mean([accuracy(dp_logistic_regression(X[tr], y[tr], 1.0, 1e-5, regularization=1e-4, rng=s))
+                  for s in range(3)])
+    assert base - dp < 0.05
+    assert base > 1 - y[te].mean()  # the non-private model beats always answering "no affair"
+
+
+@pytest.mark.parametrize("kwargs,exc,match", [
+    (dict(X=[[2.0, 0.0], [0.0, 1.0]], method="output"), ValueError, "norm <= 1"),
+    (dict(X=[[2.0, 0.0], [0.0, 1.0]], method="objective"), ValueError, "norm <= 1"),
+    (dict(y=[0, 2]), ValueError, "labels"),
+    (dict(y=[-1, 0]), ValueError, "labels"),
+    (dict(y=[True, False]), TypeError, "booleans"),
+    (dict(y=[0.0, float("nan")]), ValueError, "y must be finite"),
+    (dict(X=[[float("nan"), 0.0], [0.0, 1.0]]), ValueError, "X must be finite"),
+    (dict(X=[0.5, 0.5]), ValueError, "dimension"),
+    (dict(y=[0, 1, 1]), ValueError, "one label per row"),
+    (dict(regularization=0.0), ValueError, "regularization"),
+    (dict(regularization=-1.0), ValueError, "regularization"),
+    (dict(epsilon=0.0), ValueError, "epsilon"),
+    (dict(delta=1.0), ValueError, "delta"),
+    (dict(delta=0.0, method="dpsgd"), ValueError, "delta must be > 0"),
+    (dict(method="sgd"), ValueError, "method"),
+    (dict(clip_norm=0.0), ValueError, "clip_norm"),
+    (dict(sampling_rate=1.5), ValueError, "sampling_rate"),
+    (dict(epochs=float("inf")), ValueError, "epochs"),
+    (dict(rng=1.5), TypeError, "rng"),
+])
+def test_bad_input_is_refused_by_name(kwargs, exc, match):
+    args = dict(X=[[0.5, 0.0], [0.0, 0.5]], y=[0, 1], epsilon=1.0, delta=1e-5, method="dpsgd")
+    args.update(kwargs)
+    X, y, eps, delta = args.pop("X"), args.pop("y"), args.pop("epsilon"), args.pop("delta")
+    with pytest.raises(exc, match=match):
+        dp_logistic_regression(X, y, eps, delta, **args)
+
+
+def test_load_fair_features_rows_in_the_unit_ball():
+    X, y, names = load_fair_features()
+    assert X.shape == (6366, 9) and set(np.unique(y)) == {0, 1} and names[-1] == "intercept"
+    assert np.linalg.norm(X, axis=1).max() <= 1.0
+    assert int(y.sum()) == 2053
