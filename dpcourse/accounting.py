@@ -361,6 +361,8 @@ def _pld(counts, delta):
                                  f"(one sampling rate and one mu); these events have {len({(q, mu) for q, mu, _ in runs})}")
     q, mu = runs[0][0], runs[0][1]
     k = sum(n for _, _, n in runs)
+    if delta < 1e-200:  # far below any meaningful delta and below the PLD's floating-point reach
+        return _rdp(counts, delta)[0], "delta below the PLD's floating-point reach: the RDP bound"
     if q == 1.0:  # no subsampling: k Gaussians compose exactly into one with mu sqrt(k) (thm-comp-gaussian-exact)
         return gaussian_epsilon(delta, mu * math.sqrt(k)), f"no subsampling: one Gaussian with mu = {mu * math.sqrt(k):.4g}"
     eps = max(_pld_epsilon(q, 1.0 / mu, k, delta, d) for d in ("remove", "add"))
@@ -831,7 +833,9 @@ def subsampling_amplification(epsilon, delta, sampling_rate):
     eps = check_epsilon(epsilon)
     d = check_delta(delta)
     q = check_probability(sampling_rate, "sampling_rate", open_low=True)
-    return math.log1p(q * math.expm1(eps)), q * d
+    if eps <= 1.0:
+        return math.log1p(q * math.expm1(eps)), q * d
+    return eps + math.log(q + (1.0 - q) * math.exp(-eps)), q * d  # the same, without overflow for large epsilon
 
 
 def dpsgd_epsilon(sampling_rate, noise_multiplier, steps, delta, *, method="pld") -> float:
@@ -914,8 +918,8 @@ def _calibrate(q, k, eps, d, method, tol):
     while eps_of(lo) <= eps:  # halve until it is not
         hi, lo = lo, lo / 2.0
         if lo < 0.05:
-            raise ValueError(f"epsilon={eps!r} is reached with a noise multiplier below 0.1; dpcourse does not "
-                             "calibrate below 0.05 (the PLD grid becomes very large)")
+            raise ValueError(f"epsilon={eps!r} at delta={d!r} is reached with a noise multiplier below 0.05; "
+                             "dpcourse does not calibrate below 0.05 (the PLD grid becomes very large)")
     while hi / lo > 1.0 + tol:
         mid = math.sqrt(lo * hi)
         lo, hi = (lo, mid) if eps_of(mid) <= eps else (mid, hi)

@@ -1,0 +1,62 @@
+"""Checkers for the exercises of the chapter "Private learning"."""
+
+from __future__ import annotations
+
+import functools
+import math
+
+from ..accounting import GaussianEvent, PoissonSampledEvent, max_compositions, subsampling_amplification
+from . import CheckResult, call_student, check_number, not_yet
+
+__all__ = ["check_output_sensitivity", "check_amplification", "check_max_steps"]
+
+
+def check_output_sensitivity(answer, n=5000, regularization=1e-3) -> CheckResult:
+    """Check the L2 sensitivity of the regularised logistic-regression minimiser (theorem
+    ``learn-thm-output``) for ``n`` examples of norm <= 1 and the given lambda, under replace-one."""
+    truth = 2.0 / (n * regularization)
+    slips = [(1.0 / (n * regularization), "that is the bound for a change in one direction only: both the removed "
+                                          "and the added example move the gradient"),
+             (2.0 / regularization, "the loss is an average over the n examples"),
+             (2.0 / (n * regularization ** 2), "strong convexity enters once, not squared")]
+    return check_number(answer, truth, what="the sensitivity", low=0.0, low_open=True, slips=slips)
+
+
+_AMP_CASES = [(1.0, 0.01), (0.1, 0.5), (3.0, 0.001), (2.0, 1.0), (0.5, 0.2)]
+
+
+def check_amplification(student_fn) -> CheckResult:
+    """Check ``student_fn(epsilon, q) -> epsilon'``: the pure-DP guarantee of an epsilon-DP mechanism run on a
+    Poisson sample with rate q (theorem ``learn-thm-amplification``), without calling
+    :func:`dpcourse.subsampling_amplification`."""
+    forbidden = [("dpcourse", "subsampling_amplification"), ("dpcourse.accounting", "subsampling_amplification")]
+    for eps, q in _AMP_CASES:
+        where = f"on epsilon={eps}, q={q}"
+        got, failure = call_student(student_fn, (eps, q), where, forbidden=forbidden)
+        if failure is not None:
+            return failure
+        truth = subsampling_amplification(eps, 0.0, q)[0]
+        if not math.isfinite(got):
+            return CheckResult(False, f"your function returned {got} {where}; an epsilon is a finite number")
+        if math.isclose(got, truth, rel_tol=1e-9):
+            continue
+        if math.isclose(got, q * eps, rel_tol=1e-9) and q < 1:
+            return CheckResult(False, f"{where}: q times epsilon is what the amplification looks like for small "
+                                      "epsilon, but it is not a valid bound for every epsilon; go back to the "
+                                      "proof's ratio of the two mixtures")
+        if math.isclose(got, q * math.expm1(eps), rel_tol=1e-9) and q < 1:
+            return CheckResult(False, f"{where}: this is a valid bound but not the one of the theorem: the proof "
+                                      "ends with a logarithm")
+        return not_yet(f"epsilon' {where}", "within 1e-9 (relative) of the theorem's value")
+    return CheckResult(True, "your amplified epsilon matches the theorem on every case tried.")
+
+
+@functools.lru_cache(maxsize=8)
+def _max_steps(q, sigma, epsilon, delta):
+    return max_compositions(PoissonSampledEvent(q, GaussianEvent(sigma)), epsilon, delta, "pld", k_max=10**6)
+
+
+def check_max_steps(answer, sampling_rate=0.01, noise_multiplier=1.0, epsilon=2.0, delta=1e-5) -> CheckResult:
+    """Check the largest number of DP-SGD steps that stays within (epsilon, delta) by the PLD method."""
+    truth = _max_steps(sampling_rate, noise_multiplier, epsilon, delta)
+    return check_number(answer, truth, what="the number of steps", low=0, integer=True)
