@@ -119,6 +119,16 @@ def _probabilities_from_logw(logw: np.ndarray) -> np.ndarray:
     return w / w.sum()
 
 
+def _integer_weights(p: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``W_i = floor(p_i 2**62) + 1`` for every non-empty interval, 0 for an empty one (int64, sum < 2**63).
+
+    The ``+ 1`` keeps every grid point possible whatever the data, even where ``p_i`` underflows: no output
+    of one dataset is impossible under a neighbour (chapter "Noise on a real computer").
+    """
+    weights = np.floor(p * 2.0**62).astype(np.int64)          # every p <= 1: no overflow; sum <= 2**62
+    return weights + (counts > 0)
+
+
 def dp_quantile_probabilities(x, q, lower, upper, epsilon, *, resolution=DEFAULT_RESOLUTION):
     """Exact output distribution of :func:`dp_quantile`, interval by interval.
 
@@ -178,12 +188,13 @@ def dp_quantile(x, q, lower, upper, epsilon, *, rng=None, size=None, resolution=
     grid point inside the chosen interval is an exact uniform integer draw, so no output reveals a data
     value through floating-point artefacts. The only floating-point step computes the interval
     probabilities (log-space, maximum subtracted); they are then quantised to integers
-    ``W_i = floor(p_i 2**62)`` and the interval is drawn *exactly* from ``W_i / sum(W)`` with an exact
-    uniform integer. The drawn distribution is therefore within total variation
-    ``eta <= (n + 1) 2**-61 + max_i |p_i / p*_i - 1|`` of the ideal one ``p*`` (the second term is a few
-    float ulps times ``1 + epsilon n``), and the release is (epsilon, (1 + e^epsilon) eta)-DP as computed;
-    an interval of ideal probability below ``2**-62`` is never output. We do not claim pure epsilon-DP
-    for the floating-point computation of the weights.
+    ``W_i = floor(p_i 2**62) + 1`` (0 for an interval without grid points) and the interval is drawn
+    *exactly* from ``W_i / sum(W)`` with an exact uniform integer. Every grid point keeps a probability of
+    at least ``2**-63`` whatever the data, so no output is impossible under a neighbour. The drawn
+    distribution is within total variation ``eta <= (n + 1) 2**-61 + max_i |p_i / p*_i - 1|`` of the ideal
+    one ``p*`` (the second term is a few float ulps times ``1 + epsilon n``), and the release is
+    (epsilon, (1 + e^epsilon) eta)-DP as computed. We do not claim pure epsilon-DP for the floating-point
+    computation of the weights.
 
     Parameters
     ----------
@@ -219,7 +230,7 @@ def dp_quantile(x, q, lower, upper, epsilon, *, rng=None, size=None, resolution=
     size = _check_size(size)
     gen = as_rng(rng)
     p = _probabilities_from_logw(logw)
-    weights = np.floor(p * 2.0**62).astype(np.int64)          # every p <= 1: no overflow; sum <= 2**62
+    weights = _integer_weights(p, np.diff(pos))
     cum = np.cumsum(weights)
     total = int(cum[-1])                                       # >= floor(2**62 / (n + 1)) > 0
     m = 1 if size is None else size

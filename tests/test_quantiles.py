@@ -127,6 +127,16 @@ def test_exact_privacy_loss_add_remove():
     assert worst > 0.5 * eps
 
 
+def test_sampler_weights_keep_every_grid_point_possible():
+    # epsilon = 1000: the ideal probabilities of far intervals underflow to 0; the sampler's weights do not
+    x = np.linspace(0.1, 0.9, 50)
+    starts, p = dp.dp_quantile_probabilities(x, 0.5, 0.0, 1.0, 1000.0, resolution=256)
+    assert (p == 0).any()
+    w = Q._integer_weights(p, np.diff(starts))
+    assert ((w >= 1) == (np.diff(starts) > 0)).all() and w.sum() < 2**63 - 1
+    assert np.abs(w / w.sum() - p).sum() < 1e-15
+
+
 def test_every_candidate_possible_on_all_neighbours():
     # no output is impossible: every grid point has positive probability whatever the data
     for d in itertools.combinations_with_replacement(U_SMALL, 3):
