@@ -24,6 +24,7 @@ import importlib
 import inspect
 import itertools
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -195,7 +196,8 @@ def render_states(spec: dict, out_dir, *, dpi: int = 72) -> list[str]:
         if (out / name).exists():
             continue
         fig = ex.draw(**dict(zip(ex.controls, combo)))
-        fig.savefig(out / f".{name}", dpi=dpi, format="png")
+        tmp = out / f".{name}.{os.getpid()}"  # two builds may share the cache: each writes its own file
+        fig.savefig(tmp, dpi=dpi, format="png")
         plt.close(fig)
-        (out / f".{name}").rename(out / name)
+        tmp.replace(out / name)  # atomic: a reader sees the old file, the new one, or none
     return names
