@@ -343,6 +343,8 @@ MUTANTS = [
            T_QNT),
     Mutant("quantiles_sa_mean_budget_doubled", "scale", QNT, "return dp_mean(outputs, lo, hi, eps, rng=gen)",
            "return dp_mean(outputs, lo, hi, 2 * eps, rng=gen)", T_QNT),
+    Mutant("quantiles_em_weight_floor_dropped", "discrete-sampler", QNT, "return weights + (counts > 0)",
+           "return weights", T_QNT),
     # ---- local_dp (issue 17): exact coins, the three oracles, their estimators and the shuffle bound
     Mutant("ldp_coin_margin_rounds_toward_leak", "clamp", "dpcourse/local_dp.py",
            "_MARGIN = Fraction(1) + Fraction(1, 2**50)", "_MARGIN = Fraction(1) - Fraction(1, 2**50)", T_LDP),
