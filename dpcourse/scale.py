@@ -21,6 +21,7 @@ whenever a user has several rows.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gzip
 import math
 from importlib import resources
@@ -556,9 +557,16 @@ def load_flights():
         minutes; negative is early), one entry per flight, in the order of departure.
         Public bounds for the delay: :data:`FLIGHT_DELAY_BOUNDS`.
     """
+    return {name: column.copy() for name, column in _read_flights().items()}
+
+
+@functools.lru_cache(maxsize=1)
+def _read_flights() -> dict:
     raw = resources.files("dpcourse.data").joinpath("nycflights13_q1.csv.gz").read_bytes()
-    lines = gzip.decompress(raw).decode("ascii").splitlines()
-    table = np.array([line.split(",") for line in lines[1:]])
+    fields = gzip.decompress(raw).decode("ascii").strip().replace("\n", ",").split(",")
+    header, table = fields[:4], np.array(fields[4:]).reshape(-1, 4)
+    if header != ["month", "tailnum", "dest", "arr_delay"]:
+        raise ValueError(f"unexpected columns {header} in nycflights13_q1.csv.gz")
     return {"month": table[:, 0].astype(np.int64), "tailnum": table[:, 1], "dest": table[:, 2],
             "arr_delay": table[:, 3].astype(np.float64)}
 
