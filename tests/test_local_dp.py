@@ -467,3 +467,65 @@ def test_bad_variance_and_shuffle_arguments():
         L.shuffle_amplification_epsilon(1.0, 100, 1e-6, method="tight")
     with pytest.raises(ValueError, match="oracle"):
         L.oracle_probabilities("rappor", 4, 1.0)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Exercise checkers and figures of the chapter
+# ---------------------------------------------------------------------------------------------------
+
+def test_crossover_checker():
+    from dpcourse.exercises.local_dp import check_crossover_domain
+
+    truth = math.floor(3 * math.exp(2.0) + 2) + 1  # 25, by the rule derived in the chapter
+    assert check_crossover_domain(truth).passed
+    assert check_crossover_domain(float(truth)).passed
+    for bad in ("25", True, math.nan, math.inf, 24.5, 1):
+        res = check_crossover_domain(bad)
+        assert not res.passed and "not a valid answer" in res.message
+    assert "factor 4" in check_crossover_domain(math.ceil(math.exp(2.0) + 2)).message
+    assert "strictly" in check_crossover_domain(truth - 1).message
+    for wrong in (26, 30, 100):  # no direction is given
+        msg = check_crossover_domain(wrong).message
+        assert not check_crossover_domain(wrong).passed and "too small" not in msg and "too large" not in msg
+
+
+def test_oue_estimator_checker():
+    import dpcourse
+    from dpcourse.exercises.local_dp import check_oue_estimator
+
+    def good(ones, n, epsilon):
+        q = 1 / (math.exp(epsilon) + 1)
+        return (ones - n * q) / (0.5 - q)
+
+    def sue(ones, n, epsilon):
+        h = math.exp(epsilon / 2)
+        return (ones - n / (h + 1)) / ((h - 1) / (h + 1))
+
+    def cheat(ones, n, epsilon):
+        return dpcourse.unary_encoding_estimate(np.zeros((n, (len(ones) + 7) // 8), np.uint8), len(ones), epsilon)
+
+    assert check_oue_estimator(good).passed
+    assert "symmetric" in check_oue_estimator(sue).message
+    assert "yourself" in check_oue_estimator(cheat).message
+    assert not check_oue_estimator(lambda ones, n, epsilon: ones).passed
+    assert not check_oue_estimator(3).passed
+
+
+def test_figures_and_widget():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dpcourse.plots import local_dp as figs
+
+    errs = figs.exact_standard_errors(1000, [2, 64], 1.0)
+    assert errs["k-RR"][0] < errs["OUE"][0] and errs["k-RR"][1] > errs["OUE"][1]
+    sim = figs.simulated_standard_errors(500, 8, 1.0, runs=50, rng=1)
+    assert set(sim) == set(figs.ORACLE_NAMES) and all(v > 0 for v in sim.values())
+    for fig in (figs.plot_oracle_variance(1.0, 1000), figs.plot_local_frequency(2.0, 10_000)):
+        assert fig.axes
+        plt.close(fig)
+    widget = figs.local_dp_widget()
+    n_states = int(np.prod([len(c.values) for c in widget.controls.values()]))
+    assert n_states <= 24
