@@ -94,7 +94,9 @@ def test_no_page_loads_scripts_from_the_internet(html_dir):
 
 def test_launch_buttons_for_online_readers(html_dir):
     html = (html_dir / "chapters" / "01_promise.html").read_text(encoding="utf-8")
-    assert 'src="../_static/mathjax/tex-chtml.js"' in html  # MathJax from the book itself
+    # MathJax from the book itself, as components (not the 1.16 MB combined tex-chtml.js)
+    assert re.search(r'src="\.\./_static/mathjax/startup\.js[^"]*"', html) and "tex-chtml.js" not in html
+    assert '"load": ["input/tex", "output/chtml", "a11y/assistive-mml"]' in html
     assert "mybinder.org/v2/gh/" in html
     assert "colab.research.google.com/github/" in html
 
@@ -183,6 +185,20 @@ def test_sidebar_buttons_work_on_phone_and_desktop(browser, html_dir):
     desktop.locator("button.primary-toggle:visible").first.click()
     assert desktop.evaluate(sidebar), "the menu button did not hide the sidebar on a wide screen"
     desktop.close()
+
+
+def test_search_works_offline_with_the_index_on_the_search_page_only(browser, html_dir):
+    for page in chapter_pages(html_dir):
+        assert "searchindex.js" not in page.read_text(encoding="utf-8"), f"{page.name} loads the search index"
+    assert "searchindex.js" in (html_dir / "search.html").read_text(encoding="utf-8")
+    page = open_page(browser, html_dir / "chapters" / "01_promise.html", 1280)
+    page.keyboard.press("Control+k")
+    box = page.locator("input[name=q]:visible").first
+    box.fill("Laplace")
+    box.press("Enter")
+    page.wait_for_url("**/search.html?q=Laplace*")
+    page.wait_for_function("() => document.querySelectorAll('#search-results li').length > 5", timeout=20000)
+    page.close()
 
 
 def test_no_clipped_math_no_sideways_scroll_no_errors_no_requests(browser, html_dir):
