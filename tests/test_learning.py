@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from scipy import optimize, special, stats
 
+from dpcourse.accounting import dpsgd_noise_multiplier
 from dpcourse.gaussian import analytic_gaussian_sigma, gaussian_mechanism
 from dpcourse.learning import GRAD_TOL, dp_logistic_regression, load_fair_features, logistic_loss, logistic_regression
 
@@ -125,6 +126,25 @@ def test_dpsgd_one_full_batch_step_adds_calibrated_noise_to_clipped_gradients():
     noise = np.array(noise).ravel()
     sigma = analytic_gaussian_sigma(eps, delta, 1.0)
     assert stats.kstest(noise, stats.norm(scale=sigma * C).cdf).pvalue > ALPHA
+
+
+def test_dpsgd_poisson_batches_and_normaliser():
+    """One step with rate q on n identical examples whose gradient is clipped to norm C: the released w
+    along the gradient direction is -lr (|B| C + Z) / (q n), |B| ~ Binomial(n, q), Z ~ N(0, (sigma C)^2).
+    The estimated |B| has the binomial mean (z-test at alpha = 1e-6): a wrong rate or a wrong normaliser fails."""
+    n, q, C, lr, eps, delta = 1000, 0.1, 0.5, 1.0, 1.0, 1e-5
+    X = np.zeros((n, 2))
+    X[:, 0] = 10.0  # gradient at w = 0 is -y x / 2 = (-5, 0) for y = 1: clipped to norm C
+    y = np.ones(n, dtype=int)
+    sigma = dpsgd_noise_multiplier(q, 1, eps, delta)
+    est = []
+    for seed in range(300):
+        w = dp_logistic_regression(X, y, eps, delta, method="dpsgd", regularization=1e-3, clip_norm=C,
+                                   sampling_rate=q, epochs=q, learning_rate=lr, rng=seed)
+        est.append(w[0] * q * n / lr / C)  # = |B| - Z / C  (the gradient points along -x)
+    var = n * q * (1 - q) + sigma**2
+    z = (np.mean(est) - n * q) / math.sqrt(var / len(est))
+    assert abs(z) < stats.norm.isf(ALPHA / 2)
 
 
 def test_dpsgd_at_epsilon_one_is_within_five_points_on_the_shipped_data():

@@ -1,0 +1,116 @@
+"""DP-SGD: speed of one epoch, and the accountant against Google's dp_accounting on the full grid.
+
+Part 1 (``--part epoch``): one epoch of ``dpcourse.dp_logistic_regression(method="dpsgd")`` on n = 20,000,
+d = 20 (expected batch 256, so about 78 steps; the noise multiplier is calibrated once beforehand and
+cached, so the timing is the training loop: Poisson sampling, vectorized per-example gradients and
+clipping, noise, update). Baseline in the same run: the same loop without clipping and noise (a plain
+minibatch SGD epoch on the same Poisson batches). Prints the median of 7 runs of each and their ratio.
+
+Part 2 (``--part grid``): ``dpcourse.dpsgd_epsilon`` (methods "pld" and "rdp") against dp_accounting 0.6.0's
+PLD accountant (add/remove, its default grid 1e-4, connect-the-dots) over
+q in {0.004, 0.01, 0.05, 0.1, 1}, sigma in {0.8, 1, 1.5, 2, 3, 5}, steps in {1, 10, 100, 1000, 5000, 15000},
+delta = 1e-5. Prints the worst relative differences, whether ours is ever below the reference by more
+than 1%, whether RDP is ever below PLD, and the total time of each accountant. Takes several minutes.
+
+Run with ``python benchmarks/bench_dpsgd.py`` (both parts) or ``--part epoch`` / ``--part grid``.
+"""
+
+import argparse
+import itertools
+import time
+
+import numpy as np
+from scipy import special
+
+from dpcourse import dp_logistic_regression, dpsgd_epsilon, dpsgd_noise_multiplier
+
+
+def plain_epoch(X, y, q, lr, gen):
+    """Non-private minibatch SGD epoch on Poisson batches (the baseline)."""
+    n, d = X.shape
+    s = 2.0 * y - 1.0
+    w = np.zeros(d)
+    for _ in range(int(round(1 / q))):
+        mask = gen.random(n) < q
+        Xb, sb = X[mask], s[mask]
+        coef = -sb * special.expit(-sb * (Xb @ w))
+        w -= lr * ((coef @ Xb) / (q * n) + 1e-4 * w)
+    return w
+
+
+def part_epoch():
+    gen = np.random.default_rng(0)
+    n, d = 20_000, 20
+    X = gen.normal(size=(n, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    y = (gen.random(n) < special.expit(3 * X[:, 0])).astype(int)
+    q = 256 / n
+    dpsgd_noise_multiplier(q, int(round(1 / q)), 1.0, 1e-5)  # calibrate once (cached)
+    t_dp, t_plain = [], []
+    for r in range(7):
+        t0 = time.perf_counter()
+        dp_logistic_regression(X, y, 1.0, 1e-5, method="dpsgd", sampling_rate=q, epochs=1, regularization=1e-4,
+                               rng=r)
+        t_dp.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        plain_epoch(X, y, q, 8.0, np.random.default_rng(r))
+        t_plain.append(time.perf_counter() - t0)
+    dp, plain = float(np.median(t_dp)), float(np.median(t_plain))
+    print(f"one epoch, n = {n}, d = {d}, expected batch 256 ({int(round(1 / q))} steps)")
+    print(f"  DP-SGD (clipping + noise): {dp * 1e3:8.1f} ms   (target < 500 ms)")
+    print(f"  non-private SGD epoch:     {plain * 1e3:8.1f} ms")
+    print(f"  ratio DP / non-private:    {dp / plain:8.2f}")
+
+
+def part_grid():
+    import dp_accounting as dpa
+
+    qs = (0.004, 0.01, 0.05, 0.1, 1.0)
+    sigmas = (0.8, 1.0, 1.5, 2.0, 3.0, 5.0)
+    steps = (1, 10, 100, 1000, 5000, 15000)
+    t_ref = t_pld = t_rdp = 0.0
+    worst_hi = worst_lo = 0.0
+    below_1pct, rdp_below = [], []
+    rows = 0
+    for q, s, k in itertools.product(qs, sigmas, steps):
+        t0 = time.perf_counter()
+        acc = dpa.pld.PLDAccountant(dpa.NeighboringRelation.ADD_OR_REMOVE_ONE, value_discretization_interval=1e-4)
+        ev = dpa.GaussianDpEvent(s) if q == 1 else dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(s))
+        acc.compose(ev, k)
+        ref = acc.get_epsilon(1e-5)
+        t_ref += time.perf_counter() - t0
+        t0 = time.perf_counter()
+        ours = dpsgd_epsilon(q, s, k, 1e-5)
+        t_pld += time.perf_counter() - t0
+        t0 = time.perf_counter()
+        rdp = dpsgd_epsilon(q, s, k, 1e-5, method="rdp")
+        t_rdp += time.perf_counter() - t0
+        rows += 1
+        if ref > 0:
+            rel = ours / ref - 1
+            worst_hi, worst_lo = max(worst_hi, rel), min(worst_lo, rel)
+            if rel < -0.01:
+                below_1pct.append((q, s, k, ours, ref))
+        if rdp < ours:
+            rdp_below.append((q, s, k, rdp, ours))
+        print(f"q={q:<6} sigma={s:<4} steps={k:<6} dp_accounting {ref:12.6f}  pld {ours:12.6f}  rdp {rdp:12.6f}",
+              flush=True)
+    print(f"\n{rows} settings; relative difference pld / dp_accounting - 1 in [{worst_lo:.2e}, {worst_hi:.2e}]")
+    print(f"settings where pld is below dp_accounting by more than 1%: {len(below_1pct)} {below_1pct}")
+    print(f"settings where rdp < pld: {len(rdp_below)} {rdp_below}")
+    print(f"time: dp_accounting {t_ref:.1f} s, dpcourse pld {t_pld:.1f} s (ratio {t_pld / t_ref:.2f}), "
+          f"dpcourse rdp {t_rdp:.1f} s")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--part", choices=("epoch", "grid", "both"), default="both")
+    args = parser.parse_args()
+    if args.part in ("epoch", "both"):
+        part_epoch()
+    if args.part in ("grid", "both"):
+        part_grid()
+
+
+if __name__ == "__main__":
+    main()
