@@ -197,3 +197,19 @@ def test_load_fair_features_rows_in_the_unit_ball():
     assert X.shape == (6366, 9) and set(np.unique(y)) == {0, 1} and names[-1] == "intercept"
     assert np.linalg.norm(X, axis=1).max() <= 1.0
     assert int(y.sum()) == 2053
+
+
+def test_exercise_checkers():
+    import dpcourse
+    from dpcourse.exercises.learning import check_amplification, check_output_sensitivity
+
+    assert check_output_sensitivity(0.4).passed
+    wrong = check_output_sensitivity(0.2)
+    assert not wrong.passed and "one direction" in wrong.message
+    assert not check_output_sensitivity("0.4").passed and "not a valid answer" in check_output_sensitivity("0.4").message
+    assert not check_output_sensitivity(0.41).passed
+    assert check_amplification(lambda e, q: math.log1p(q * math.expm1(e))).passed
+    linear = check_amplification(lambda e, q: q * e)
+    assert not linear.passed and "not a valid bound" in linear.message
+    cheat = check_amplification(lambda e, q: dpcourse.subsampling_amplification(e, 0.0, q)[0])
+    assert not cheat.passed and "subsampling_amplification" in cheat.message

@@ -29,7 +29,10 @@ def check_amplification(student_fn) -> CheckResult:
     """Check ``student_fn(epsilon, q) -> epsilon'``: the pure-DP guarantee of an epsilon-DP mechanism run on a
     Poisson sample with rate q (theorem ``learn-thm-amplification``), without calling
     :func:`dpcourse.subsampling_amplification`."""
-    forbidden = [("dpcourse", "subsampling_amplification"), ("dpcourse.accounting", "subsampling_amplification")]
+    import dpcourse
+    from .. import accounting
+
+    forbidden = [(dpcourse, "subsampling_amplification"), (accounting, "subsampling_amplification")]
     for eps, q in _AMP_CASES:
         where = f"on epsilon={eps}, q={q}"
         got, failure = call_student(student_fn, (eps, q), where, forbidden=forbidden)
