@@ -162,6 +162,7 @@ def plot_dpsgd_training(epsilon=1.0, clip_norm=0.5, batch_size=256, *, epochs=10
     """Test accuracy of DP-SGD on the Redbook data after each epoch, for one epsilon, clipping norm and
     expected batch size, against the non-private model (delta = 1e-5, learning rate 4/clip_norm)."""
     eps = check_real(epsilon, "epsilon", low=0.0, low_open=True)
+    epochs = check_positive_int(epochs, "epochs")
     C = check_real(clip_norm, "clip_norm", low=0.0, low_open=True)
     b = check_positive_int(batch_size, "batch_size")
     Xtr, ytr, Xte, yte = fair_split(seed=0)
@@ -173,7 +174,7 @@ def plot_dpsgd_training(epsilon=1.0, clip_norm=0.5, batch_size=256, *, epochs=10
     s = 2.0 * ytr - 1.0
     w = np.zeros(Xtr.shape[1])
     lr = 4.0 / C
-    per_epoch = max(1, int(round(1 / q)))
+    checkpoints = {max(1, int(round(e * steps / epochs))) for e in range(1, epochs + 1)}  # end of each epoch
     acc = []
     for t in range(1, steps + 1):  # the loop of dp_logistic_regression, with the accuracy recorded on the way
         mask = gen.random(n) < q
@@ -182,7 +183,7 @@ def plot_dpsgd_training(epsilon=1.0, clip_norm=0.5, batch_size=256, *, epochs=10
         norms = np.abs(coef) * np.linalg.norm(Xb, axis=1)
         g = (coef * np.minimum(1.0, C / np.maximum(norms, 1e-300))) @ Xb + gen.normal(0.0, sigma * C, size=w.size)
         w -= lr * (g / (q * n) + 1e-4 * w)
-        if t % per_epoch == 0 or t == steps:
+        if t in checkpoints:
             acc.append(_accuracy(w, Xte, yte))
     base = _accuracy(logistic_regression(Xtr, ytr), Xte, yte)
     fig, ax = plt.subplots(figsize=(6.5, 3.6))
