@@ -69,6 +69,7 @@ def plot_accuracy_versus_epsilon(table, baseline, base_rate, epsilons=(0.5, 1.0,
         ax.semilogx(epsilons, table[m], marker + "-", label=m)
     ax.axhline(baseline, color="black", ls="--", label="non-private")
     ax.axhline(base_rate, color="grey", ls=":", label="always 'no affair'")
+    ax.minorticks_off()
     ax.set_xticks(epsilons, [f"{e:g}" for e in epsilons])
     ax.set_xlabel("epsilon (delta = 1e-5)")
     ax.set_ylabel("test accuracy")
@@ -151,6 +152,8 @@ def plot_sample_size(excess, ns, ds, *, epsilon=1.0, delta=1e-5):
         ax.loglog(ns, np.maximum(excess[i], 1e-4), "o-", color=f"C{i}", label=f"d = {d}: DP-SGD")
         ax.loglog(ns, np.sqrt(math.sqrt(d * math.log(1 / delta)) / (epsilon * ns)), "--", color=f"C{i}", lw=1,
                   label=f"d = {d}: theorem's rate")
+    ax.minorticks_off()
+    ax.set_xticks(ns, [f"{v:g}" for v in ns])
     ax.set_xlabel("training set size n")
     ax.set_ylabel("excess test logistic loss")
     ax.legend(fontsize=7, ncol=2)
