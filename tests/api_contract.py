@@ -672,7 +672,7 @@ def _dplr(epsilon, delta, method, rng):
 
 SPECS += [
     Spec("PoissonSampledEvent", _poisson_event, [A("sampling_rate", LEARN_Q), A("sigma", POS)]),
-    Spec("PoissonSampledEvent (event)", _poisson_event_of, [A("event", EVENT)]),
+    Spec("PoissonSampledEvent.event", _poisson_event_of, [A("event", EVENT)]),
     Spec("dpsgd_epsilon", dp.dpsgd_epsilon, [A("sampling_rate", LEARN_Q), A("noise_multiplier", LEARN_SIGMA),
                                              A("steps", LEARN_STEPS), A("delta", DELTA_POS),
                                              A("method", LEARN_METHOD, True)], "nonneg", 5),
