@@ -13,6 +13,11 @@ method as ``epsilon = inf`` with the reason in ``note``, so a comparison table n
 
 Every guarantee is for adaptive composition under the neighbouring relation the events' sensitivities
 refer to; the theorems are those of the chapter "Composition and privacy accounting".
+
+:class:`PoissonSampledEvent` records a mechanism run on a Poisson sample. For a sampled Gaussian, the
+methods ``"rdp"`` (exact binomial sum at integer orders) and ``"pld"`` (privacy-loss distributions) account
+for it under add/remove one; :func:`dpsgd_epsilon` and :func:`dpsgd_noise_multiplier` are the fronts used
+for DP-SGD (chapter "Private learning").
 """
 
 from __future__ import annotations
