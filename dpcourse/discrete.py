@@ -780,6 +780,18 @@ def secure_laplace(values: np.ndarray, sensitivity: float, epsilon: float, gen) 
     return lattice_release(values, lat.exponent, _dlap(t, s, values.size, gen).reshape(values.shape))
 
 
+def secure_laplace_draws(value: float, sensitivity: float, epsilon: float, shape: tuple, gen) -> np.ndarray:
+    """Independent secure Laplace releases of one value, each on the lattice of a single release (dim = 1).
+
+    The same distribution as ``prod(shape)`` separate calls of :func:`secure_laplace` on the scalar
+    ``value``, drawn in one vectorized pass (used by ``dp_mean(..., size=...)``).
+    """
+    lat = laplace_lattice(sensitivity, epsilon, dim=1)
+    t, s = lat.lattice_scale.numerator, lat.lattice_scale.denominator
+    n = int(np.prod(shape, dtype=np.int64))
+    return lattice_release(np.full(shape, float(value)), lat.exponent, _dlap(t, s, n, gen).reshape(shape))
+
+
 def secure_gaussian(values: np.ndarray, l2_sensitivity: float, epsilon: float, delta: float, gen) -> np.ndarray:
     """Secure Gaussian release of a float array (called by :func:`dpcourse.gaussian_mechanism`)."""
     lat = gaussian_lattice(l2_sensitivity, epsilon, delta, dim=max(1, values.size))

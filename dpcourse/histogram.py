@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import check_epsilon, check_flag, check_labels, check_real_array, check_relation
-from .discrete import geometric_mechanism
+from .discrete import _shape, geometric_mechanism
 from .laplace import laplace_mechanism
 
 __all__ = ["histogram_sensitivity", "exact_histogram", "dp_histogram"]
@@ -98,7 +98,8 @@ def exact_histogram(data, *, categories=None, bins=None) -> np.ndarray:
     return np.bincount(order[pos], minlength=cats.size).astype(np.int64)
 
 
-def dp_histogram(data, epsilon, *, relation, categories=None, bins=None, rng=None, secure=True) -> np.ndarray:
+def dp_histogram(data, epsilon, *, relation, categories=None, bins=None, rng=None, secure=True,
+                 size=None) -> np.ndarray:
     """Release the counts of ``data`` per category (or bin), each plus Laplace-type noise of scale Delta/epsilon.
 
     ``Delta = histogram_sensitivity(relation)`` is 1 under add/remove and 2 under replace-one, so the
@@ -149,6 +150,8 @@ def dp_histogram(data, epsilon, *, relation, categories=None, bins=None, rng=Non
     delta = histogram_sensitivity(relation)
     eps = check_epsilon(epsilon)
     counts = exact_histogram(data, categories=categories, bins=bins)
+    if size is not None:  # independent copies: the noise is drawn per entry, each row is one release
+        counts = np.broadcast_to(counts, _shape(size) + counts.shape).copy()
     if safe:
         return geometric_mechanism(counts, int(delta), eps, rng=rng)
     return laplace_mechanism(counts, delta, eps, rng=rng, secure=False)

@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .discrete import secure_laplace
+from .discrete import _shape, secure_laplace, secure_laplace_draws
 from ._validation import (
     as_rng,
     check_bounds,
@@ -93,7 +93,7 @@ def laplace_mechanism(value, sensitivity, epsilon, *, rng=None, secure=True):
     return float(out) if out.ndim == 0 else out
 
 
-def dp_mean(x, lower, upper, epsilon, *, rng=None, secure=True) -> float:
+def dp_mean(x, lower, upper, epsilon, *, rng=None, secure=True, size=None):
     """Release the mean of ``x`` clamped to the public interval ``[lower, upper]``, with Laplace noise.
 
     Each value is clamped to ``[lower, upper]``, the clamped values are averaged, and Laplace noise of
@@ -123,12 +123,17 @@ def dp_mean(x, lower, upper, epsilon, *, rng=None, secure=True) -> float:
         Source of randomness.
     secure : bool, default True
         Exact lattice sampler (True) or the unsafe textbook float sampler (False).
+    size : None, int or tuple of ints, optional
+        ``None`` (default): one release. Otherwise an array of that shape of *independent* releases of
+        the same mean, each drawn exactly as a single call would draw it (same lattice, same noise
+        scale): for experiments that need many draws of the mechanism. Each entry is epsilon-DP; all
+        of them together are only ``k * epsilon``-DP for ``k`` entries (sequential composition).
 
     Returns
     -------
-    float
+    float or numpy.ndarray
         The noisy clamped mean (it can fall outside ``[lower, upper]``; clip it afterwards if needed,
-        which is post-processing).
+        which is post-processing), or an array of ``size`` independent releases.
 
     Examples
     --------
@@ -143,7 +148,13 @@ def dp_mean(x, lower, upper, epsilon, *, rng=None, secure=True) -> float:
     lo, hi = check_bounds(lower, upper)
     eps = check_epsilon(epsilon)
     value, sensitivity = _clamped_mean_query(values, lo, hi)
-    return laplace_mechanism(value, sensitivity, eps, rng=rng, secure=secure)
+    if size is None:
+        return laplace_mechanism(value, sensitivity, eps, rng=rng, secure=secure)
+    shape = _shape(size)
+    gen = as_rng(rng)
+    if check_flag(secure, "secure"):
+        return secure_laplace_draws(value, sensitivity, eps, shape, gen)
+    return value + gen.laplace(0.0, sensitivity / eps, size=shape)
 
 
 def _clamped_mean_query(values: np.ndarray, lo: float, hi: float) -> tuple[float, float]:

@@ -135,7 +135,7 @@ def test_dp_mean_is_unbiased_when_data_are_inside_the_bounds():
     x = np.array([2.0, 3.5, 7.0, 9.5])  # mean 5.5, all inside [0, 10]
     gen = np.random.default_rng(4)
     eps, trials = 0.5, 20_000
-    releases = np.array([dp_mean(x, 0.0, 10.0, eps, rng=gen) for _ in range(trials)])
+    releases = dp_mean(x, 0.0, 10.0, eps, rng=gen, size=trials)  # independent releases (tested like single calls)
     b = 10.0 / (x.size * eps)
     # the noise is exactly Laplace(b) around the mean ...
     assert ks_pvalue(releases - 5.5, b) > ALPHA
@@ -158,10 +158,42 @@ def test_dp_mean_privacy_under_replace_one(max_log_ratio):
     x, x2 = np.array([0.0, 5.0, 5.0, 5.0]), np.array([10.0, 5.0, 5.0, 5.0])
     eps, n = 1.0, 300_000
     gen = np.random.default_rng(8)
-    a = np.array([dp_mean(x, 0.0, 10.0, eps, rng=gen) for _ in range(n // 10)])
-    b = np.array([dp_mean(x2, 0.0, 10.0, eps, rng=gen) for _ in range(n // 10)])
+    a = dp_mean(x, 0.0, 10.0, eps, rng=gen, size=n)   # n independent releases, each as a single call draws it
+    b = dp_mean(x2, 0.0, 10.0, eps, rng=gen, size=n)
     loss, se = max_log_ratio(a, b, np.linspace(-5, 15, 21), 1500)
     assert eps - 5.5 * se <= loss <= eps + 5.5 * se
+
+
+@pytest.mark.parametrize("secure", [True, False])
+def test_dp_mean_size_draws_like_single_calls(secure):
+    """size=k gives k independent releases distributed as k separate calls: KS at 1e-6 against single
+    calls, a 10% larger noise scale refuted by the same test, and (secure) exactly the single release's
+    lattice and noise scale."""
+    from dpcourse import laplace_lattice
+    from dpcourse.laplace import _clamped_mean_query
+
+    x = np.array([0.0, 5.0, 5.0, 7.0])
+    gen = np.random.default_rng(81)
+    many = dp_mean(x, 0.0, 10.0, 0.5, rng=gen, size=100_000, secure=secure)
+    single = np.array([dp_mean(x, 0.0, 10.0, 0.5, rng=gen, secure=secure) for _ in range(3000)])
+    assert many.shape == (100_000,)
+    assert stats.ks_2samp(many, single).pvalue > 1e-6
+    wider = dp_mean(x, 0.0, 10.0, 0.5 / 1.1, rng=gen, size=100_000, secure=secure)
+    assert stats.ks_2samp(many, wider).pvalue < 1e-6
+    if secure:
+        value, sens = _clamped_mean_query(x, 0.0, 10.0)
+        lat = laplace_lattice(sens, 0.5, dim=1)
+        steps = (many - round(value / lat.spacing) * lat.spacing) / lat.spacing
+        assert np.array_equal(steps, np.round(steps)) and (steps % 2 == 1).any()  # on g Z, not on 2g Z
+        # the empirical scale matches the single release's noise scale (mean |noise| of Laplace(b) is b)
+        assert abs(np.abs(steps).mean() * lat.spacing / lat.noise_scale - 1) < 5 * 1 / np.sqrt(many.size)
+    assert dp_mean(x, 0.0, 10.0, 0.5, rng=1, size=(2, 3), secure=secure).shape == (2, 3)
+
+
+@pytest.mark.parametrize("size, exc", [(-1, ValueError), (2.5, TypeError), (True, TypeError), ("3", TypeError)])
+def test_dp_mean_bad_size(size, exc):
+    with pytest.raises(exc, match="size"):
+        dp_mean([1.0, 2.0], 0.0, 10.0, 1.0, size=size)
 
 
 @pytest.mark.parametrize("x, lo, hi, eps, exc, match", [

@@ -208,6 +208,14 @@ MUTANTS = [
            "math.fsum(values.tolist()) / n", T_LAP),
     Mutant("dp_mean_sensitivity_halved", "scale", LAP, "bound = (Fraction(hi) - Fraction(lo)) / n",
            "bound = (Fraction(hi) - Fraction(lo)) / (2 * n)", T_LAP),
+    Mutant("dp_mean_size_draws_half_scale", "scale", DISC, "    lat = laplace_lattice(sensitivity, epsilon, dim=1)\n",
+           "    lat = laplace_lattice(sensitivity / 2, epsilon, dim=1)\n", T_LAP),
+    Mutant("dp_mean_size_textbook_half_scale", "scale", LAP, "    return value + gen.laplace(0.0, sensitivity / eps, size=shape)",
+           "    return value + gen.laplace(0.0, sensitivity / eps / 2, size=shape)", T_LAP),
+    Mutant("dp_histogram_size_one_noise_for_all_rows", "fresh-rng", HIST,
+           "        counts = np.broadcast_to(counts, _shape(size) + counts.shape).copy()",
+           "        return np.broadcast_to(geometric_mechanism(counts, int(delta), eps, rng=rng) if safe else "
+           "laplace_mechanism(counts, delta, eps, rng=rng, secure=False), _shape(size) + counts.shape)", T_HIST),
     Mutant("histogram_replace_one_factor_2", "factor-2", HIST, 'return 1.0 if check_relation(relation) == "add_remove" else 2.0',
            'return 1.0 if check_relation(relation) == "add_remove" else 1.0', T_HIST),
     # ---- exact discrete samplers (dpcourse/discrete.py)
