@@ -189,8 +189,11 @@ def dp_quantile(x, q, lower, upper, epsilon, *, rng=None, size=None, resolution=
     value through floating-point artefacts. The only floating-point step computes the interval
     probabilities (log-space, maximum subtracted); they are then quantised to integers
     ``W_i = floor(p_i 2**62) + 1`` (0 for an interval without grid points) and the interval is drawn
-    *exactly* from ``W_i / sum(W)`` with an exact uniform integer. Every grid point keeps a probability of
-    at least ``2**-63`` whatever the data, so no output is impossible under a neighbour. The drawn
+    *exactly* from ``W_i / sum(W)`` with an exact uniform integer. Every interval holding grid points gets
+    a weight ``W_i >= 1`` out of a total ``sum(W) <= 2**62 + n + 1``, and the point inside it is uniform
+    among its at most ``resolution + 1`` grid points, so every grid point keeps a probability of at least
+    ``1 / ((2**62 + n + 1)(resolution + 1))`` (about ``2**-62 / (resolution + 1)``) whatever the data:
+    no output is impossible under a neighbour. The drawn
     distribution is within total variation ``eta <= (n + 1) 2**-61 + max_i |p_i / p*_i - 1|`` of the ideal
     one ``p*`` (the second term is a few float ulps times ``1 + epsilon n``), and the release is
     (epsilon, (1 + e^epsilon) eta)-DP as computed. We do not claim pure epsilon-DP for the floating-point
@@ -601,7 +604,8 @@ def sample_and_aggregate(x, statistic, k, lower, upper, epsilon, *, aggregate="m
     The records are split into ``k`` blocks by a uniformly random permutation drawn from ``rng`` (block
     sizes differ by at most one); ``statistic`` (any function of a 1-d array returning a real number) is
     applied to each block; each output is clamped to ``[lower, upper]`` (an output that is not a finite
-    real number is replaced by ``lower``, a choice that does not depend on the data); the k clamped
+    real number, or for which ``statistic`` raises any ``Exception``, is replaced by ``lower``, a choice that
+    does not depend on the data: no data-dependent exception escapes); the k clamped
     outputs are aggregated by
 
     * ``aggregate="median"`` (default): :func:`dp_median` of the k outputs, epsilon-DP in the k outputs;
@@ -658,8 +662,8 @@ def sample_and_aggregate(x, statistic, k, lower, upper, epsilon, *, aggregate="m
     for b, idx in enumerate(np.array_split(order, kk)):     # a loop over the k blocks, not over records
         try:
             v = float(fn(data[idx]))
-        except (TypeError, ValueError):
-            v = math.nan
+        except Exception:  # any failure of the statistic (ZeroDivisionError, IndexError, ...) -> lower:
+            v = math.nan   # an exception escaping here would be a data-dependent abort outside the theorem
         outputs[b] = v if math.isfinite(v) else lo
     outputs = np.clip(outputs, lo, hi)
     if how == "median":

@@ -407,6 +407,18 @@ def test_sample_and_aggregate_clamps_and_aggregates():
     assert np.median(np.abs(med - 0.5)) < 0.1
 
 
+def test_sample_and_aggregate_statistic_exceptions_map_to_lower():
+    """Any exception of the statistic (here ZeroDivisionError on blocks starting with 0) gives ``lower``:
+    no data-dependent abort escapes the mechanism."""
+    stat = lambda b: 1.0 / float(b[0])  # noqa: E731
+    out = dp.sample_and_aggregate(np.zeros(400), stat, 40, -1.0, 1.0, 50.0, rng=1, aggregate="mean")
+    assert abs(out + 1.0) < 0.05  # every block raised: all 40 outputs are lower = -1 (Laplace scale 1e-3)
+    x = np.where(np.arange(400) % 2 == 0, 0.0, 4.0)  # some blocks raise, the others give 1/4
+    for how in ("median", "mean"):
+        out = dp.sample_and_aggregate(x, stat, 40, -1.0, 1.0, 50.0, rng=2, aggregate=how)
+        assert -1.0 <= out <= 1.0
+
+
 def test_sample_and_aggregate_mean_scale():
     x = np.full(200, 0.25)
     gen = np.random.default_rng(12)
