@@ -372,6 +372,34 @@ def test_checkers_accept_the_answers_and_name_the_slips():
     assert not check_keep_sequence(lambda n, e, d: np.zeros(3)).passed
 
 
+def test_keep_sequence_checker_checks_privacy_before_closeness():
+    """p* + 1e-9 is within 1e-9 of the optimum in absolute terms, but at delta = 1e-8 it breaks
+    p(1) <= delta by 10%: it must be refused by the constraint, not accepted as close to the optimum."""
+    from dpcourse.exercises.scale import check_keep_sequence
+
+    def too_generous(n_max, eps, delta):
+        p = _greedy(n_max, eps, delta, 1) + 1e-9
+        p[0] = 0.0
+        return np.minimum(p, 1.0)
+
+    res = check_keep_sequence(too_generous)
+    assert not res.passed and "p[n] <= e^eps p[n-1] + delta fails at n = 1" in res.message
+
+    def too_generous_at_small_delta(n_max, eps, delta):   # exact elsewhere, +1e-9 only where delta = 1e-8
+        p = _greedy(n_max, eps, delta, 1)
+        if delta == 1e-8:
+            p[1:] = np.minimum(p[1:] + 1e-9, 1.0)
+        return p
+
+    res = check_keep_sequence(too_generous_at_small_delta)
+    assert not res.passed and "fails at n = 1" in res.message and "delta=1e-08" in res.message
+
+    def slightly_short(n_max, eps, delta):               # private, but a relative 1e-6 below the optimum
+        return _greedy(n_max, eps, delta, 1) * (1 - 1e-6)
+
+    assert "not optimal" in check_keep_sequence(slightly_short).message
+
+
 def test_bounding_tradeoff_numbers():
     from dpcourse.plots.scale import bounding_tradeoff
 

@@ -224,7 +224,7 @@ def check_number(answer, truth: float, *, what: str, low=None, high=None, low_op
                               integer=integer)
     if refusal is not None:
         return refusal
-    precision = f"within {rel_tol:.1%} of the exact value" if not integer else "exactly"
+    precision = f"within {rel_tol:.1%} of the exact value" if not integer else "the exact whole number"
     slip = match_slip(a, truth, slips, rel_tol)
     if slip is not None:
         return slip
