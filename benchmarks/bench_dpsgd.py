@@ -54,8 +54,8 @@ def part_epoch():
     t_dp, t_plain = [], []
     for r in range(7):
         t0 = time.perf_counter()
-        dp_logistic_regression(X, y, 1.0, 1e-5, method="dpsgd", sampling_rate=q, epochs=1, regularization=1e-4,
-                               rng=r)
+        dp_logistic_regression(X, y, 1.0, 1e-5, method="dpsgd", sampling_rate=q, steps=int(round(1 / q)),
+                               expected_batch_size=256.0, regularization=1e-4, rng=r)
         t_dp.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
         plain_epoch(X, y, q, 8.0, np.random.default_rng(r))

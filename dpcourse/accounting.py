@@ -17,7 +17,10 @@ refer to; the theorems are those of the chapter "Composition and privacy account
 :class:`PoissonSampledEvent` records a mechanism run on a Poisson sample. For a sampled Gaussian, the
 methods ``"rdp"`` (exact binomial sum at integer orders) and ``"pld"`` (privacy-loss distributions) account
 for it under add/remove one; :func:`dpsgd_epsilon` and :func:`dpsgd_noise_multiplier` are the fronts used
-for DP-SGD (chapter "Private learning").
+for DP-SGD (chapter "Private learning"). The accountant does not record relations: when a
+:class:`PoissonSampledEvent` is present, every other composed event must also be analysed under
+add/remove one (its sensitivity computed for adding or removing a record), or the result is not a
+guarantee under any single relation.
 """
 
 from __future__ import annotations
@@ -159,6 +162,12 @@ class PoissonSampledEvent(DpEvent):
     accountant's methods ``"rdp"`` and ``"pld"`` account for a Poisson-sampled :class:`GaussianEvent` under
     the add/remove-one relation (theorems ``learn-thm-rdp-subsampled`` and ``learn-thm-pld`` of the chapter
     "Private learning"); the other methods raise :class:`NotApplicableError` for it.
+
+    Relation: this event is accounted under **add/remove one**, and the accountant composes events without
+    checking their relations. When a ``PoissonSampledEvent`` is composed with other events, those must be
+    under add/remove one as well (sensitivities computed for adding or removing one record); composing it
+    with an event whose sensitivity was computed for replace-one gives a number that is a guarantee under
+    neither relation.
     """
 
     sampling_rate: float
@@ -417,6 +426,11 @@ class AccountingResult:
 
 class PrivacyAccountant:
     """Accumulates events and answers: how much epsilon at a given delta, by a chosen method?
+
+    The answer is a guarantee under the neighbouring relation for which *all* recorded events were
+    analysed; the accountant does not record or check relations, so the caller must use one relation
+    throughout. A :class:`PoissonSampledEvent` is accounted under add/remove one, so when one is present
+    every other event must be under add/remove one too.
 
     Parameters
     ----------

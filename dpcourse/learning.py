@@ -10,10 +10,12 @@ and release weights. They differ in where the noise enters (chapter "Private lea
   Algorithm 1). Needs ||x_i|| <= 1 and lambda > 0. Guarantee under **replace-one** (theorem
   ``learn-thm-output``): L2 sensitivity of the minimiser 2/(n lambda).
 * ``"objective"``: add a random linear term to J and minimise (their Algorithm 2). Needs ||x_i|| <= 1 and
-  lambda > 0. Pure epsilon-DP under **replace-one** (theorem ``learn-thm-objective``).
+  lambda > 0. The exact perturbed minimiser is pure epsilon-DP under **replace-one** (theorem
+  ``learn-thm-objective``); the returned Newton approximation of it carries no proven guarantee.
 * ``"dpsgd"``: noisy gradient descent on Poisson samples with per-example clipping (Abadi et al. 2016).
   Any features (clipping bounds each contribution). (epsilon, delta)-DP under **add/remove one**
-  (theorem ``learn-thm-dpsgd``), the noise calibrated by :func:`dpcourse.accounting.dpsgd_noise_multiplier`.
+  (theorem ``learn-thm-dpsgd``), the noise calibrated by :func:`dpcourse.accounting.dpsgd_noise_multiplier`;
+  sampling rate, steps and normaliser are public arguments, never derived from the private n.
 
 Per-example gradients are one matrix product (no Python loop over examples).
 """
@@ -175,12 +177,11 @@ def _objective(X, yv, eps, lam, gen):
     return _newton(X, yv, lam + extra, linear=b / n)
 
 
-def _dpsgd(X, yv, eps, delta, lam, gen, *, clip_norm, sampling_rate, epochs, learning_rate):
+def _dpsgd(X, yv, eps, delta, lam, gen, *, clip_norm, sampling_rate, steps, expected_batch_size, learning_rate):
     n, d = X.shape
     q = sampling_rate
-    steps = max(1, int(round(epochs / q)))
-    sigma = dpsgd_noise_multiplier(q, steps, eps, delta)
-    expected = q * n  # normaliser: public (n is treated as public, see the chapter)
+    sigma = dpsgd_noise_multiplier(q, steps, eps, delta)  # q, steps, eps, delta: all public, none from n
+    expected = expected_batch_size  # public normaliser given by the caller, never computed from the private n
     w = np.zeros(d)
     for _ in range(steps):
         mask = gen.random(n) < q  # Poisson sampling: each record kept independently with probability q
@@ -195,7 +196,8 @@ def _dpsgd(X, yv, eps, delta, lam, gen, *, clip_norm, sampling_rate, epochs, lea
 
 
 def dp_logistic_regression(X, y, epsilon, delta, *, method="dpsgd", regularization=1e-3, clip_norm=0.5,
-                           sampling_rate=None, epochs=10, learning_rate=8.0, rng=None) -> np.ndarray:
+                           sampling_rate=None, steps=None, expected_batch_size=None, learning_rate=8.0,
+                           rng=None) -> np.ndarray:
     """Differentially private L2-regularised logistic regression; returns the released weights.
 
     Guarantees (chapter "Private learning"):
@@ -206,14 +208,20 @@ def dp_logistic_regression(X, y, epsilon, delta, *, method="dpsgd", regularizati
       the sensitivity. With delta > 0 the noise is the exact lattice Gaussian of
       :func:`dpcourse.gaussian_mechanism`; with delta = 0 it is their pure-epsilon noise, density
       proportional to exp(-epsilon ||b|| / sensitivity) (Gamma norm, uniform direction; a float sampler).
-    * ``method="objective"`` (their Algorithm 2 with c = 1/4; theorem ``learn-thm-objective``): epsilon-DP
-      (delta = 0, whatever ``delta`` is given) under **replace-one**, for ||x_i|| <= 1. The proof assumes
-      the exact minimiser; Newton's method reaches ||grad|| <= 1e-8 (a gap the chapter states).
+    * ``method="objective"`` (their Algorithm 2 with c = 1/4; theorem ``learn-thm-objective``): the
+      *exact* minimiser of the perturbed objective is epsilon-DP under **replace-one**, for ||x_i|| <= 1.
+      The returned point is Newton's approximation of it (||grad|| <= 1e-8), for which **no guarantee is
+      claimed**: Chaudhuri et al.'s proof (Theorem 9) needs the exact minimiser; approximate minima
+      perturbation (Iyengar et al. 2019) would cover an approximate minimiser at a cost in delta.
+      ``delta`` is validated but **unused** (the output does not depend on it): the method targets delta = 0.
     * ``method="dpsgd"`` (theorem ``learn-thm-dpsgd``): (epsilon, delta)-DP under **add/remove one**, delta > 0.
-      Poisson sampling with rate q, each per-example gradient clipped to ``clip_norm``, Gaussian noise
-      ``sigma * clip_norm`` with sigma from :func:`dpcourse.accounting.dpsgd_noise_multiplier` for
-      round(epochs/q) steps. The noise is a float Gaussian (see the chapter's remark on secure samplers).
-      The rate ``sampling_rate`` (default 256/n) and the normaliser q n treat n as public.
+      Poisson sampling with rate ``sampling_rate`` for ``steps`` steps, each per-example gradient clipped
+      to ``clip_norm``, Gaussian noise ``sigma * clip_norm`` with sigma from
+      :func:`dpcourse.accounting.dpsgd_noise_multiplier` (sampling_rate, steps, epsilon, delta), and the
+      noisy sum divided by the public ``expected_batch_size``. All three are required and are never derived
+      from the private n, so add/remove neighbours run the same mechanism (the caller typically sets
+      ``expected_batch_size = sampling_rate * n_public`` from a public size bound). The noise is a float
+      Gaussian (see the chapter's remark on secure samplers).
 
     Parameters
     ----------
@@ -224,16 +232,18 @@ def dp_logistic_regression(X, y, epsilon, delta, *, method="dpsgd", regularizati
     epsilon : float
         epsilon > 0.
     delta : float
-        delta in [0, 1); must be > 0 for "dpsgd".
+        delta in [0, 1); must be > 0 for "dpsgd"; unused by "objective" (pure epsilon).
     method : {"dpsgd", "output", "objective"}
     regularization : float
         lambda > 0 of J(w).
     clip_norm : float
         C > 0, per-example gradient clipping norm (dpsgd only).
-    sampling_rate : float, optional
-        Poisson sampling rate q in (0, 1] (dpsgd only); default min(1, 256/n).
-    epochs : float
-        Expected passes over the data (dpsgd only); steps = round(epochs / q).
+    sampling_rate : float
+        Poisson sampling rate q in (0, 1]; required for "dpsgd" (public, chosen without the data).
+    steps : int
+        Number of DP-SGD steps, >= 1; required for "dpsgd" (public).
+    expected_batch_size : float
+        Public normaliser of the noisy gradient sum, > 0; required for "dpsgd" (e.g. q times a public n).
     learning_rate : float
         Step size (dpsgd only).
     rng : None, int or numpy.random.Generator
@@ -264,12 +274,19 @@ def dp_logistic_regression(X, y, epsilon, delta, *, method="dpsgd", regularizati
     if d == 0:
         raise ValueError("delta must be > 0 for method='dpsgd' (a Gaussian mechanism is never (epsilon, 0)-DP)")
     C = check_real(clip_norm, "clip_norm", low=0.0, low_open=True)
-    n = X.shape[0]
-    q = min(1.0, 256.0 / n) if sampling_rate is None else check_real(sampling_rate, "sampling_rate", low=0.0,
-                                                                       low_open=True, high=1.0)
-    ep = check_real(epochs, "epochs", low=0.0, low_open=True, high=1e4)
+    for name, value in (("sampling_rate", sampling_rate), ("steps", steps),
+                        ("expected_batch_size", expected_batch_size)):
+        if value is None:
+            raise ValueError(f"{name} is required for method='dpsgd': it must be public and is never derived "
+                             f"from the private dataset size n")
+    q = check_real(sampling_rate, "sampling_rate", low=0.0, low_open=True, high=1.0)
+    k = check_positive_int(steps, "steps")
+    if k > 10**6:
+        raise ValueError(f"steps must be <= 1e6, got {k!r}")
+    b = check_real(expected_batch_size, "expected_batch_size", low=0.0, low_open=True)
     lr = check_real(learning_rate, "learning_rate", low=0.0, low_open=True)
-    return _dpsgd(X, yv, eps, d, lam, gen, clip_norm=C, sampling_rate=q, epochs=ep, learning_rate=lr)
+    return _dpsgd(X, yv, eps, d, lam, gen, clip_norm=C, sampling_rate=q, steps=k, expected_batch_size=b,
+                  learning_rate=lr)
 
 
 #: Public bounds of the Fair (1978) Redbook survey columns used as features (from the questionnaire's

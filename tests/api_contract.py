@@ -667,7 +667,7 @@ def _poisson_event_of(event):
 
 def _dplr(epsilon, delta, method, rng):
     return dp.dp_logistic_regression(_LEARN_X, _LEARN_Y, epsilon, delta, method=method, regularization=0.1,
-                                     epochs=1, rng=rng)
+                                     sampling_rate=1.0, steps=1, expected_batch_size=6.0, rng=rng)
 
 
 SPECS += [

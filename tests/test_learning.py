@@ -38,9 +38,11 @@ def test_minimiser_matches_a_generic_optimiser():
 
 def test_labels_pm1_and_01_are_the_same_problem():
     X, y = small_data()
+    kw = dict(sampling_rate=0.5, steps=4, expected_batch_size=6.0)
     for method in ("output", "objective", "dpsgd"):
-        a = dp_logistic_regression(X, y, 1.0, 1e-5, method=method, regularization=0.1, rng=3)
-        b = dp_logistic_regression(X, 2 * y - 1, 1.0, 1e-5, method=method, regularization=0.1, rng=3)
+        extra = kw if method == "dpsgd" else {}
+        a = dp_logistic_regression(X, y, 1.0, 1e-5, method=method, regularization=0.1, rng=3, **extra)
+        b = dp_logistic_regression(X, 2 * y - 1, 1.0, 1e-5, method=method, regularization=0.1, rng=3, **extra)
         np.testing.assert_array_equal(a, b)
 
 
@@ -121,7 +123,7 @@ def test_dpsgd_one_full_batch_step_adds_calibrated_noise_to_clipped_gradients():
     noise = []
     for seed in range(2000):
         w = dp_logistic_regression(X, y, eps, delta, method="dpsgd", regularization=1e-3, clip_norm=C,
-                                   sampling_rate=1.0, epochs=1, learning_rate=lr, rng=seed)
+                                   sampling_rate=1.0, steps=1, expected_batch_size=n, learning_rate=lr, rng=seed)
         noise.append(-w * n / lr - clipped.sum(axis=0))
     noise = np.array(noise).ravel()
     sigma = analytic_gaussian_sigma(eps, delta, 1.0)
@@ -130,9 +132,10 @@ def test_dpsgd_one_full_batch_step_adds_calibrated_noise_to_clipped_gradients():
 
 def test_dpsgd_poisson_batches_and_normaliser():
     """One step with rate q on n identical examples whose gradient is clipped to norm C: the released w
-    along the gradient direction is -lr (|B| C + Z) / (q n), |B| ~ Binomial(n, q), Z ~ N(0, (sigma C)^2).
-    The estimated |B| has the binomial mean (z-test at alpha = 1e-6): a wrong rate or a wrong normaliser fails."""
-    n, q, C, lr, eps, delta = 1000, 0.1, 0.5, 1.0, 1.0, 1e-5
+    along the gradient direction is -lr (|B| C + Z) / b, |B| ~ Binomial(n, q), Z ~ N(0, (sigma C)^2), b the
+    caller's public normaliser (here 50, not q n = 100). The estimated |B| has the binomial mean (z-test at
+    alpha = 1e-6): a wrong rate or a normaliser computed from n fails."""
+    n, q, C, lr, eps, delta, b = 1000, 0.1, 0.5, 1.0, 1.0, 1e-5, 50.0
     X = np.zeros((n, 2))
     X[:, 0] = 10.0  # gradient at w = 0 is -y x / 2 = (-5, 0) for y = 1: clipped to norm C
     y = np.ones(n, dtype=int)
@@ -140,11 +143,61 @@ def test_dpsgd_poisson_batches_and_normaliser():
     est = []
     for seed in range(300):
         w = dp_logistic_regression(X, y, eps, delta, method="dpsgd", regularization=1e-3, clip_norm=C,
-                                   sampling_rate=q, epochs=q, learning_rate=lr, rng=seed)
-        est.append(w[0] * q * n / lr / C)  # = |B| - Z / C  (the gradient points along -x)
+                                   sampling_rate=q, steps=1, expected_batch_size=b, learning_rate=lr, rng=seed)
+        est.append(w[0] * b / lr / C)  # = |B| - Z / C  (the gradient points along -x)
     var = n * q * (1 - q) + sigma**2
     z = (np.mean(est) - n * q) / math.sqrt(var / len(est))
     assert abs(z) < stats.norm.isf(ALPHA / 2)
+
+
+def test_dpsgd_add_remove_neighbours_run_the_same_mechanism(monkeypatch):
+    """D and D + one record: the same sigma (same calibration arguments), q, steps and normaliser reach the
+    loop; nothing privacy-relevant is computed from the private n."""
+    import dpcourse.learning as learning
+
+    seen = []
+    real_sigma, real_loop = learning.dpsgd_noise_multiplier, learning._dpsgd
+
+    def sigma_spy(*args, **kwargs):
+        out = real_sigma(*args, **kwargs)
+        seen.append(("sigma", args, out))
+        return out
+
+    def loop_spy(X, yv, eps, delta, lam, gen, **kw):
+        seen.append(("loop", X.shape[0], kw))
+        return real_loop(X, yv, eps, delta, lam, gen, **kw)
+
+    monkeypatch.setattr(learning, "dpsgd_noise_multiplier", sigma_spy)
+    monkeypatch.setattr(learning, "_dpsgd", loop_spy)
+    X, y = small_data(n=40)
+    X2, y2 = np.vstack([X, [[0.3, -0.2, 0.1]]]), np.append(y, 1)
+    for Xd, yd in ((X, y), (X2, y2)):
+        dp_logistic_regression(Xd, yd, 1.0, 1e-5, method="dpsgd", sampling_rate=0.1, steps=5,
+                               expected_batch_size=4.0, rng=0)
+    loops = [e for e in seen if e[0] == "loop"]
+    sigmas = [e for e in seen if e[0] == "sigma"]
+    assert [e[1] for e in loops] == [40, 41]  # the two neighbours did reach the loop
+    assert loops[0][2] == loops[1][2]  # same q, steps, normaliser, clip norm, learning rate
+    assert loops[0][2]["expected_batch_size"] == 4.0 and loops[0][2]["steps"] == 5
+    assert len(sigmas) == 2 and sigmas[0][1:] == sigmas[1][1:]  # same calibration arguments and sigma
+
+
+@pytest.mark.parametrize("missing", ["sampling_rate", "steps", "expected_batch_size"])
+def test_dpsgd_requires_public_parameters(missing):
+    kw = dict(sampling_rate=0.1, steps=5, expected_batch_size=4.0)
+    kw[missing] = None
+    X, y = small_data(n=40)
+    with pytest.raises(ValueError, match=f"{missing} is required"):
+        dp_logistic_regression(X, y, 1.0, 1e-5, method="dpsgd", rng=0, **kw)
+
+
+def test_objective_perturbation_ignores_delta():
+    """Documented choice: delta is validated but unused by method="objective" (pure epsilon)."""
+    X, y = small_data(n=30)
+    for seed in range(3):
+        np.testing.assert_array_equal(
+            dp_logistic_regression(X, y, 1.0, 0.0, method="objective", regularization=0.1, rng=seed),
+            dp_logistic_regression(X, y, 1.0, 1e-5, method="objective", regularization=0.1, rng=seed))
 
 
 def test_dpsgd_at_epsilon_one_is_within_five_points_on_the_shipped_data():
@@ -157,7 +210,9 @@ def test_dpsgd_at_epsilon_one_is_within_five_points_on_the_shipped_data():
         return np.mean((X[te] @ w > 0) == (y[te] == 1))
 
     base = accuracy(logistic_regression(X[tr], y[tr]))
-    dp = np.mean([accuracy(dp_logistic_regression(X[tr], y[tr], 1.0, 1e-5, regularization=1e-4, rng=s))
+    q = 256 / 5000
+    dp = np.mean([accuracy(dp_logistic_regression(X[tr], y[tr], 1.0, 1e-5, regularization=1e-4, sampling_rate=q,
+                                                  steps=195, expected_batch_size=256.0, rng=s))
                   for s in range(3)])
     assert base - dp < 0.05
     assert base > 1 - y[te].mean()  # the non-private model beats always answering "no affair"
@@ -181,11 +236,15 @@ def test_dpsgd_at_epsilon_one_is_within_five_points_on_the_shipped_data():
     (dict(method="sgd"), ValueError, "method"),
     (dict(clip_norm=0.0), ValueError, "clip_norm"),
     (dict(sampling_rate=1.5), ValueError, "sampling_rate"),
-    (dict(epochs=float("inf")), ValueError, "epochs"),
+    (dict(steps=0), ValueError, "steps"),
+    (dict(steps=2.5), TypeError, "steps"),
+    (dict(expected_batch_size=0.0), ValueError, "expected_batch_size"),
+    (dict(expected_batch_size=float("nan")), ValueError, "expected_batch_size"),
     (dict(rng=1.5), TypeError, "rng"),
 ])
 def test_bad_input_is_refused_by_name(kwargs, exc, match):
-    args = dict(X=[[0.5, 0.0], [0.0, 0.5]], y=[0, 1], epsilon=1.0, delta=1e-5, method="dpsgd")
+    args = dict(X=[[0.5, 0.0], [0.0, 0.5]], y=[0, 1], epsilon=1.0, delta=1e-5, method="dpsgd",
+                sampling_rate=0.5, steps=1, expected_batch_size=1.0)
     args.update(kwargs)
     X, y, eps, delta = args.pop("X"), args.pop("y"), args.pop("epsilon"), args.pop("delta")
     with pytest.raises(exc, match=match):
@@ -213,3 +272,13 @@ def test_exercise_checkers():
     assert not linear.passed and "not a valid bound" in linear.message
     cheat = check_amplification(lambda e, q: dpcourse.subsampling_amplification(e, 0.0, q)[0])
     assert not cheat.passed and "subsampling_amplification" in cheat.message
+
+
+def test_steps_exercise_basic_composition_numbers():
+    """The numbers in the solution of learn-ex-steps: basic composition of amplified steps allows 6 steps
+    (1.937 at k = 6, 2.345 at k = 7) at q = 0.01, sigma = 1, delta = 1e-5, epsilon = 2."""
+    from dpcourse.learning import dpsgd_epsilon_by_composition
+
+    assert round(dpsgd_epsilon_by_composition(0.01, 1.0, 6, 1e-5), 3) == 1.937
+    assert round(dpsgd_epsilon_by_composition(0.01, 1.0, 7, 1e-5), 3) == 2.345
+    assert round(math.log1p(0.3 * math.expm1(1.0)), 3) == 0.416  # the solution of learn-ex-amplification

@@ -390,7 +390,7 @@ MUTANTS = [
            "gen.normal(0.0, sigma * clip_norm, size=d)", "gen.normal(0.0, sigma, size=d)", ("tests/test_learning.py",)),
     Mutant("learn_dpsgd_sampling_rate", "scale", "dpcourse/learning.py", "mask = gen.random(n) < q",
            "mask = gen.random(n) < 2 * q", ("tests/test_learning.py",)),
-    Mutant("learn_dpsgd_normaliser", "scale", "dpcourse/learning.py", "expected = q * n", "expected = n",
+    Mutant("learn_dpsgd_normaliser", "scale", "dpcourse/learning.py", "expected = expected_batch_size", "expected = q * n",
            ("tests/test_learning.py",)),
     Mutant("learn_pld_one_direction", "delta-split", "dpcourse/accounting.py",
            'for d in ("remove", "add"))\n    if delta < 1e-9', 'for d in ("add",))\n    if delta < 1e-9',
@@ -404,6 +404,10 @@ MUTANTS = [
     Mutant("learn_calibration_returns_lower_end", "clamp", "dpcourse/accounting.py",
            "lo, hi = (lo, mid) if eps_of(mid) <= eps else (mid, hi)\n    return hi",
            "lo, hi = (lo, mid) if eps_of(mid) <= eps else (mid, hi)\n    return lo", ("tests/test_subsampling.py",)),
+    Mutant("learn_dpsgd_steps_from_n", "scale", "dpcourse/learning.py", "    for _ in range(steps):",
+           "    for _ in range(max(steps, n // 10)):", ("tests/test_learning.py",)),
+    Mutant("quantiles_sa_only_some_exceptions_caught", "clamp", QNT, "        except Exception:  # any failure",
+           "        except (TypeError, ValueError):  # any failure", T_QNT),
 ]
 
 
