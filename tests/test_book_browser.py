@@ -33,6 +33,9 @@ if CHROMIUM is None:
 
 @pytest.fixture(scope="module")
 def html_dir():
+    if os.environ.get("DPCOURSE_BOOK_HTML") and not os.environ.get("CI"):  # while editing these tests only
+        yield Path(os.environ["DPCOURSE_BOOK_HTML"])
+        return
     out = Path(tempfile.mkdtemp(prefix="dpcourse-book-"))
     jb = Path(sys.executable).with_name("jupyter-book")
     proc = subprocess.run(
@@ -201,28 +204,72 @@ def test_search_works_offline_with_the_index_on_the_search_page_only(browser, ht
     page.close()
 
 
-def test_no_clipped_math_no_sideways_scroll_no_errors_no_requests(browser, html_dir):
+def check_live_figures(page, page_path):
+    """Every slider of every live figure on the page changes the figure, its label and its alt text."""
+    maxima = page.evaluate("() => [...document.querySelectorAll('.dpcourse-explorer-live')].map("
+                           "b => [...b.querySelectorAll('input[type=range]')].map(i => Number(i.max)))")
+    assert maxima, f"{page_path.name}: no live figure"
+    for b, tops in enumerate(maxima):
+        for i, top in enumerate(tops):
+            assert top >= 1, f"{page_path.name}: a slider with one setting"
+            start = page.evaluate(f"() => Number(document.querySelectorAll('.dpcourse-explorer-live')[{b}]"
+                                  f".querySelectorAll('input[type=range]')[{i}].value)")
+            res = page.evaluate(MOVE_SLIDER_JS, [b, i, 0 if start else top])
+            assert res["after"]["src"] != res["before"]["src"], f"{page_path.name}: the figure did not change"
+            assert res["after"]["label"] != res["before"]["label"] and res["width"] > 0
+            assert res["after"]["alt"] != res["before"]["alt"]
+    # no ipywidgets view is left on the page (it would show a slider that cannot move the figure)
+    assert "application/vnd.jupyter.widget-view+json" not in page_path.read_text(encoding="utf-8")
+
+
+def test_every_page_math_figures_phone_layout_no_errors_no_requests(browser, html_dir):
+    """Each page is loaded once, at 1280 px, then narrowed to 390 px (a phone):
+
+    * math typeset by the local MathJax, no raw TeX, every solution collapsed (1280 px);
+    * every slider of every live figure changes the figure (chapters; 1280 px);
+    * no formula cut off, at 1280 px and at 390 px, and no sideways scroll on the phone;
+    * no page error and no request leaving the machine.
+    """
     pages = chapter_pages(html_dir) + [html_dir / "intro.html"]
     for page_path in pages:
-        for width in (1280, 390):
-            page = open_page(browser, page_path, width)
-            if width == 1280:  # math typeset by the local MathJax, no raw TeX, every solution collapsed
-                state = page.evaluate("""() => ({math: document.querySelectorAll('mjx-container').length,
-                    text: document.body.innerText,
-                    open: [...document.querySelectorAll('div.solution')].filter(
-                        d => !d.className.includes('toggle-hidden')).length})""")
-                assert state["math"] > 0 or page_path.name == "intro.html", f"{page_path.name}: no typeset math"
-                for raw in (r"\(", r"\[", "$$"):
-                    assert raw not in state["text"], f"{page_path.name}: raw TeX {raw!r} left"
-                assert state["open"] == 0, f"{page_path.name}: a solution is not collapsed"
-            clipped = page.evaluate(CLIPPED_MATH_JS, False)
-            assert not clipped, f"{page_path.name} at {width} px: formulas cut off: {clipped[:3]}"
-            if width == 390:
-                assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth + 1"), \
-                    f"{page_path.name}: the page scrolls sideways on a phone"
-            assert not page.errors, f"{page_path.name} at {width} px: {page.errors[:3]}"
-            assert not page.remote, f"{page_path.name}: requests left the machine: {page.remote[:3]}"
-            page.close()
+        page = open_page(browser, page_path, 1280)
+        state = page.evaluate("""() => ({math: document.querySelectorAll('mjx-container').length,
+            text: document.body.innerText,
+            open: [...document.querySelectorAll('div.solution')].filter(
+                d => !d.className.includes('toggle-hidden')).length})""")
+        assert state["math"] > 0 or page_path.name == "intro.html", f"{page_path.name}: no typeset math"
+        for raw in (r"\(", r"\[", "$$"):
+            assert raw not in state["text"], f"{page_path.name}: raw TeX {raw!r} left"
+        assert state["open"] == 0, f"{page_path.name}: a solution is not collapsed"
+        clipped = page.evaluate(CLIPPED_MATH_JS, False)
+        assert not clipped, f"{page_path.name} at 1280 px: formulas cut off: {clipped[:3]}"
+        if page_path.name != "intro.html":
+            check_live_figures(page, page_path)
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.wait_for_function("() => window.innerWidth === 390")
+        clipped = page.evaluate(CLIPPED_MATH_JS, False)
+        assert not clipped, f"{page_path.name} at 390 px: formulas cut off: {clipped[:3]}"
+        assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth + 1"), \
+            f"{page_path.name}: the page scrolls sideways on a phone"
+        assert not page.errors, f"{page_path.name}: {page.errors[:3]}"
+        assert not page.remote, f"{page_path.name}: requests left the machine: {page.remote[:3]}"
+        page.close()
+
+
+def test_narrowing_a_page_gives_the_phone_layout(browser, html_dir):
+    """The check above narrows a loaded page instead of loading it again at 390 px: the layout it then
+    sees is the phone layout (the primary sidebar becomes a drawer, as on a page opened at 390 px)."""
+    page = open_page(browser, html_dir / "chapters" / "01_promise.html", 1280)
+    layout = ("() => { const e = document.getElementById('pst-primary-sidebar'); const r = e.getBoundingClientRect();"
+              " return [getComputedStyle(e).visibility, r.left >= 0, Math.round(r.width)]; }")
+    wide = page.evaluate(layout)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.wait_for_function("() => window.innerWidth === 390")
+    narrowed = page.evaluate(layout)
+    page.close()
+    fresh = open_page(browser, html_dir / "chapters" / "01_promise.html", 390)
+    assert wide == ["visible", True, wide[2]] and narrowed == fresh.evaluate(layout) and narrowed[0] == "hidden"
+    fresh.close()
 
 
 def test_the_clipping_check_has_power(browser, html_dir):
@@ -298,23 +345,3 @@ MOVE_SLIDER_JS = """async ([boxIndex, inputIndex, value]) => {
 }"""
 
 
-def test_every_chapter_has_live_figures_that_follow_their_sliders(browser, html_dir):
-    pages = chapter_pages(html_dir)
-    for page_path in pages:
-        page = open_page(browser, page_path, 1280)
-        maxima = page.evaluate("() => [...document.querySelectorAll('.dpcourse-explorer-live')].map("
-                               "b => [...b.querySelectorAll('input[type=range]')].map(i => Number(i.max)))")
-        assert maxima, f"{page_path.name}: no live figure"
-        for b, tops in enumerate(maxima):
-            for i, top in enumerate(tops):
-                assert top >= 1, f"{page_path.name}: a slider with one setting"
-                start = page.evaluate(f"() => Number(document.querySelectorAll('.dpcourse-explorer-live')[{b}]"
-                                      f".querySelectorAll('input[type=range]')[{i}].value)")
-                res = page.evaluate(MOVE_SLIDER_JS, [b, i, 0 if start else top])
-                assert res["after"]["src"] != res["before"]["src"], f"{page_path.name}: the figure did not change"
-                assert res["after"]["label"] != res["before"]["label"] and res["width"] > 0
-                assert res["after"]["alt"] != res["before"]["alt"]
-        # no ipywidgets view is left on the page (it would show a slider that cannot move the figure)
-        assert "application/vnd.jupyter.widget-view+json" not in page_path.read_text(encoding="utf-8")
-        assert not page.errors and not page.remote
-        page.close()
