@@ -252,11 +252,10 @@ def check_choice(value, name: str, choices: tuple) -> str:
     return value
 
 
-def check_labels(values, name: str) -> np.ndarray:
-    """Check a public list of labels (categories of a histogram, records of a universe).
+def check_label_column(values, name: str, *, unique: bool = False) -> np.ndarray:
+    """Check a 1-d, non-empty column of labels (numbers or strings): record keys, user ids, categories.
 
-    Returns a non-empty 1-d array of numbers or strings without repetitions; bools, objects, NaN and
-    +-inf are refused.
+    Bools, objects, NaN and +-inf are refused; with ``unique`` a repeated label is refused too.
     """
     if isinstance(values, (str, bytes)):
         raise TypeError(f"{name} must be a sequence of labels, got the string {values!r}")
@@ -269,6 +268,15 @@ def check_labels(values, name: str) -> np.ndarray:
         raise TypeError(f"{name} must hold numbers or strings, got dtype {arr.dtype}")
     if arr.dtype.kind == "f":
         check_real_array(arr, name)
-    if np.unique(arr).size != arr.size:
+    if unique and np.unique(arr).size != arr.size:
         raise ValueError(f"{name} must not repeat a label")
     return arr
+
+
+def check_labels(values, name: str) -> np.ndarray:
+    """Check a public list of labels (categories of a histogram, records of a universe).
+
+    Returns a non-empty 1-d array of numbers or strings without repetitions; bools, objects, NaN and
+    +-inf are refused.
+    """
+    return check_label_column(values, name, unique=True)

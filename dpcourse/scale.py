@@ -34,6 +34,7 @@ from ._validation import (
     check_choice,
     check_delta,
     check_epsilon,
+    check_label_column,
     check_positive_int,
     check_real,
     check_real_array,
@@ -67,23 +68,7 @@ _METRICS = ("count", "sum")
 
 def _labels_column(x, name: str) -> np.ndarray:
     """A 1-d, non-empty column of labels (ints or strings; floats must be finite; bools refused)."""
-    if isinstance(x, (str, bytes)):
-        raise TypeError(f"{name} must be a sequence of labels, got the string {x!r}")
-    try:
-        arr = np.asarray(x)
-    except (ValueError, TypeError):
-        raise TypeError(f"{name} must be a 1-d sequence of labels, got a ragged {type(x).__name__}") from None
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-d, got shape {arr.shape}")
-    if arr.size == 0:
-        raise ValueError(f"{name} must not be empty")
-    if arr.dtype == bool:
-        raise TypeError(f"{name} must hold numbers or strings, got booleans (use 0 and 1)")
-    if arr.dtype.kind not in "iufUS":
-        raise TypeError(f"{name} must hold numbers or strings, got dtype {arr.dtype}")
-    if arr.dtype.kind == "f":
-        check_real_array(arr, name)
-    return arr
+    return check_label_column(x, name)
 
 
 def _columns(user_ids, keys, values, *, need_values: bool):
