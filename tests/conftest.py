@@ -69,3 +69,27 @@ def _chi2_pvalue(samples, pmf, min_expected=5.0):
 def chi2_pvalue():
     """The function :func:`_chi2_pvalue`: goodness of fit of integer samples to an exact pmf."""
     return _chi2_pvalue
+
+
+BOOK_BROWSER_TESTS = "tests/test_book_browser.py"
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """Under ``--dist loadfile``, start the browser tests first.
+
+    pytest-xdist queues files by their number of tests, largest first, which put the browser module
+    (a dozen tests, but a whole book build and every page in Chromium: the longest file by far) near
+    the end, so one worker ran it alone after the other had finished. Started first, it runs beside
+    the rest of the suite. Other modes keep xdist's own scheduler (return None).
+    """
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class BrowserFirst(LoadFileScheduling):
+        def _assign_work_unit(self, node):
+            if BOOK_BROWSER_TESTS in self.workqueue:
+                self.workqueue.move_to_end(BOOK_BROWSER_TESTS, last=False)
+            super()._assign_work_unit(node)
+
+    return BrowserFirst(config, log)
