@@ -74,7 +74,7 @@ def chi2_pvalue():
 BOOK_BROWSER_TESTS = "tests/test_book_browser.py"
 
 
-def pytest_xdist_make_scheduler(config, log):
+class _BrowserFirst:
     """Under ``--dist loadfile``, start the browser tests first.
 
     pytest-xdist queues files by their number of tests, largest first, which put the browser module
@@ -82,14 +82,23 @@ def pytest_xdist_make_scheduler(config, log):
     the end, so one worker ran it alone after the other had finished. Started first, it runs beside
     the rest of the suite. Other modes keep xdist's own scheduler (return None).
     """
-    if config.getvalue("dist") != "loadfile":
-        return None
-    from xdist.scheduler import LoadFileScheduling
 
-    class BrowserFirst(LoadFileScheduling):
-        def _assign_work_unit(self, node):
-            if BOOK_BROWSER_TESTS in self.workqueue:
-                self.workqueue.move_to_end(BOOK_BROWSER_TESTS, last=False)
-            super()._assign_work_unit(node)
+    @staticmethod
+    def pytest_xdist_make_scheduler(config, log):
+        if config.getvalue("dist") != "loadfile":
+            return None
+        from xdist.scheduler import LoadFileScheduling
 
-    return BrowserFirst(config, log)
+        class BrowserFirst(LoadFileScheduling):
+            def _assign_work_unit(self, node):
+                if BOOK_BROWSER_TESTS in self.workqueue:
+                    self.workqueue.move_to_end(BOOK_BROWSER_TESTS, last=False)
+                super()._assign_work_unit(node)
+
+        return BrowserFirst(config, log)
+
+
+def pytest_configure(config):
+    # The hook exists only when xdist is loaded: registered here, ``pytest -p no:xdist`` still works.
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_BrowserFirst(), "dpcourse-browser-first")
