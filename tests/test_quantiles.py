@@ -137,6 +137,35 @@ def test_sampler_weights_keep_every_grid_point_possible():
     assert np.abs(w / w.sum() - p).sum() < 1e-15
 
 
+def test_sampling_error_absolute_bound_where_weights_underflow():
+    # lemma lem-quant-sampling-error at n = 3000, epsilon = 1: far intervals underflow to p_i = 0 < p*_i (a
+    # relative error of exactly 1), yet the total variation to the 50-digit ideal obeys the absolute bound
+    x = np.random.default_rng(1).normal(size=3000)
+    _, pos, logw = Q._quantile_setup(x, 0.5, -5.0, 5.0, 1.0, Q.DEFAULT_RESOLUTION)
+    assert ((Q._probabilities_from_logw(logw) == 0) & (np.diff(pos) > 0)).sum() >= 1
+    eta, d, bound = Q.dp_quantile_sampling_error(x, 0.5, -5.0, 5.0, 1.0)
+    assert bound == d + 3001 * 2.0**-61
+    assert 0 < eta <= bound < 2e-15 and d < 2.0**-52
+
+
+def test_sampling_error_bound_on_random_cases():
+    # eta <= (n + 1) 2**-61 + d on random instances (ties, any q, epsilon from 0.01 to 50), d within the
+    # documented (16 + epsilon n) 2**-52, and sum(W) <= 2**62 sum(p) + n + 1 (exact rational arithmetic)
+    from fractions import Fraction
+    gen = np.random.default_rng(2026)
+    for _ in range(8):
+        n = int(gen.integers(1, 3001))
+        eps = float(np.exp(gen.uniform(math.log(0.01), math.log(50.0))))
+        q = float(gen.uniform())
+        res = int(gen.choice([16, 1024, 2**20]))
+        x = np.round(gen.normal(size=n), int(gen.integers(1, 4)))
+        eta, d, bound = Q.dp_quantile_sampling_error(x, q, -3.0, 3.0, eps, resolution=res)
+        assert eta <= bound and d <= (16 + eps * n) * 2.0**-52
+        starts, p = dp.dp_quantile_probabilities(x, q, -3.0, 3.0, eps, resolution=res)
+        w = Q._integer_weights(p, np.diff(starts))
+        assert int(w.sum()) <= 2**62 * sum(Fraction(v) for v in p.tolist()) + n + 1
+
+
 def test_every_candidate_possible_on_all_neighbours():
     # no output is impossible: every grid point has positive probability whatever the data
     for d in itertools.combinations_with_replacement(U_SMALL, 3):
