@@ -44,8 +44,8 @@ __all__ = [
     "dp_quantile",
     "dp_median",
     "dp_quantile_probabilities",
-    "quantile_rank_error_bound",
     "dp_quantile_sampling_error",
+    "quantile_rank_error_bound",
     "local_sensitivity",
     "smooth_sensitivity",
     "smooth_median",
@@ -164,7 +164,6 @@ def dp_quantile_probabilities(x, q, lower, upper, epsilon, *, resolution=DEFAULT
     return pos, _probabilities_from_logw(logw)
 
 
-def dp_quantile(x, q, lower, upper, epsilon, *, rng=None, size=None, resolution=DEFAULT_RESOLUTION):
 def dp_quantile_sampling_error(x, q, lower, upper, epsilon, *, resolution=DEFAULT_RESOLUTION):
     """How far the distribution :func:`dp_quantile` draws from is from the ideal one (lemma ``lem-quant-sampling-error``).
 
@@ -218,6 +217,7 @@ def dp_quantile_sampling_error(x, q, lower, upper, epsilon, *, resolution=DEFAUL
     return float(eta), float(d), float(d + decimal.Decimal(n + 1) * decimal.Decimal(2) ** -61)
 
 
+def dp_quantile(x, q, lower, upper, epsilon, *, rng=None, size=None, resolution=DEFAULT_RESOLUTION):
     """Release the q-quantile of ``x`` with the exponential mechanism over intervals (Smith 2011).
 
     Every value is clamped to the public interval ``[lower, upper]`` and sorted. The output is one of
