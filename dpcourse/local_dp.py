@@ -7,20 +7,30 @@ variances and the privacy proofs are in the chapter "Local frequency estimation"
 
 How the coins are flipped (the secure-sampling principle of the chapter "Noise on a computer")
 -------------------------------------------------------------------------------------------------
-Every biased coin compares a uniform 64-bit integer (the raw output of the generator's bit generator)
-with an integer threshold ``T``: it comes up heads with probability exactly ``T / 2**64``. Every uniform
-choice among ``m`` values is ``Generator.integers`` (an exact, unbiased integer draw). So the output
-distribution of each randomizer is given by exact dyadic rationals, which :func:`oracle_probabilities`
-returns as :class:`fractions.Fraction`. Each threshold is rounded *up* from the float probability of a
-coin whose heads make the report *less* informative, with a relative margin of ``2**-50`` that covers
-the float error of computing that probability (a few ulps, ``< 2**-51``), so the epsilon actually
-achieved (``oracle_probabilities(...)["epsilon"]``, computed from the exact rationals) is never larger
-than the epsilon asked for (up to the ``1e-15`` float error of evaluating its logarithm), and below it
-by at most about ``2**-48 (1 + (d-1) e^-eps) + e^eps 2**-62`` (the margin, divided by the probability of
-the other side of the coin, plus the rounding of the smallest threshold): below ``1e-12`` for eps <= 15
-and d <= 1000, checked in the tests. For very large epsilon (``e^-eps`` below ``2**-64``) a
-coin cannot be more biased than ``2**-64`` and the achieved epsilon is capped (at about 44 for unary
-encoding, plus ln(d-1) for k-RR): a stronger guarantee than asked, never a weaker one.
+Every biased coin compares a uniform 64-bit integer, drawn with ``Generator.integers(0, 2**64,
+dtype=np.uint64)``, with an integer threshold ``T``: it comes up heads with probability exactly
+``T / 2**64``. That draw is uniform on [0, 2**64) for every numpy bit generator (PCG64, PCG64DXSM,
+MT19937, Philox, SFC64); the bit generator's ``random_raw`` is not (MT19937's raw words have 32 bits,
+so a 64-bit threshold would make every coin come up heads). Every uniform choice among ``m`` values is
+``Generator.integers`` too (an exact, unbiased integer draw). So the output distribution of each
+randomizer is given by exact dyadic rationals, which :func:`oracle_probabilities` returns as
+:class:`fractions.Fraction`.
+
+Each threshold is computed for the *less likely* side ``s <= 1/2`` of its coin, from the float
+probability of that side (a few ulps of relative error, ``< 2**-51``), with a relative margin of
+``2**-50`` in the safe direction: rounded *up* when heads make the report less informative (a flip of
+randomized response), *down* when heads make it more informative (k-RR keeping the true value when that
+is the less likely side, ``e^eps < d - 1``). So the epsilon actually achieved
+(``oracle_probabilities(...)["epsilon"]``, computed from the exact rationals) is never larger than the
+epsilon asked for (up to the ``1e-15`` float error of evaluating its logarithm). It is below it by at
+most about ``2**-48 + 2**-63 + 2**-64 / s`` (the margin on both sides of the coin plus the rounding to a
+multiple of ``2**-64``), and ``s >= min(1/d, (d-1) e^-eps / 2)`` (symmetric unary encoding has two
+coins with ``s >= e^(-eps/2) / 2``, and twice that bound): below ``1e-12`` for eps <= 15 and every
+d <= 2**24, checked in the tests. For the same reason every epsilon >= ``MIN_EPSILON`` = 1e-9 is
+supported for every domain size: the gap ``p - q`` (about ``eps / d``) stays far above the rounding
+(about ``2**-49 / d + 2**-64``). For very large epsilon (``e^-eps`` below ``2**-64``) a coin cannot be
+more biased than ``2**-64`` and the achieved epsilon is capped (at about 44 for unary encoding, plus
+ln(d-1) for k-RR): a stronger guarantee than asked, never a weaker one.
 
 Neighbouring relation: a local randomizer is epsilon-LDP when the distribution of one user's report
 changes by a factor at most ``e^eps`` whichever value the user holds; the array of all reports is then
@@ -60,6 +70,7 @@ __all__ = [
     "shuffle_amplification_epsilon",
     "HASH_PRIME",
     "MIN_EPSILON",
+    "MAX_SHUFFLE_USERS",
 ]
 
 HASH_PRIME = 2**31 - 1  # the Mersenne prime p of OLH's hash family ((a v + b) mod p) mod g
@@ -68,6 +79,7 @@ _MARGIN = Fraction(1) + Fraction(1, 2**50)
 _MAX_DOMAIN = 2**24  # largest domain: an estimate is d floats (128 MB) and a unary report d bits (OLH needs d < p)
 _ORACLES = ("krr", "sue", "oue", "olh")
 MIN_EPSILON = 1e-9  # smallest epsilon the oracles accept (see _check_ldp_epsilon)
+MAX_SHUFFLE_USERS = 10**7  # largest n of shuffle_amplification_epsilon(method="numerical")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -80,9 +92,19 @@ def _threshold_up(prob: float) -> int:
     return int(min(max(t, 1), _TWO64 - 1))
 
 
+def _threshold_down(prob: float) -> int:
+    """Largest integer T <= prob * (1 - 2**-50) * 2**64, kept in [1, 2**64 - 1]."""
+    t = math.floor(Fraction(prob) * (2 - _MARGIN) * _TWO64)
+    return int(min(max(t, 1), _TWO64 - 1))
+
+
 def _coin(gen: np.random.Generator, threshold: int, shape) -> np.ndarray:
-    """Boolean array, each entry True with probability exactly ``threshold / 2**64``, independently."""
-    raw = gen.bit_generator.random_raw(shape)
+    """Boolean array, each entry True with probability exactly ``threshold / 2**64``, independently.
+
+    ``Generator.integers(0, 2**64, dtype=uint64)`` is uniform on [0, 2**64) whatever the bit generator
+    (numpy composes two 32-bit words for MT19937); ``bit_generator.random_raw`` would not be.
+    """
+    raw = gen.integers(0, _TWO64, size=shape, dtype=np.uint64)
     return raw < np.uint64(threshold)
 
 
@@ -119,18 +141,36 @@ def _collision_probability(g: int) -> Fraction:
     return Fraction(pairs, p * (p - 1))
 
 
+def _krr_flip_threshold(k: int, epsilon: float) -> int:
+    """T with P[flip] = T / 2**64 >= the ideal (k-1)/(e^eps + k - 1), rounded on the coin's smaller side.
+
+    When the flip is the less likely side (e^eps >= k - 1) its probability is rounded up; otherwise the
+    probability of keeping the value, 1/(1 + (k-1) e^-eps) < 1/2, is rounded down. Either way the
+    relative margin 2**-50 applies to a probability <= 1/2, so it costs at most about 2**-48 in epsilon
+    and never swamps the gap p - q, whatever k (module docstring).
+    """
+    x = (k - 1) * math.exp(-epsilon)
+    if x <= 1.0:
+        return _threshold_up(x / (1.0 + x))
+    return _TWO64 - _threshold_down(1.0 / (1.0 + x))
+
+
 def _krr_probs(k: int, epsilon: float):
-    t = _threshold_up(_rr_flip_prob(epsilon, k))
+    t = _krr_flip_threshold(k, epsilon)
     flip = Fraction(t, _TWO64)
     p, q = 1 - flip, flip / (k - 1)
-    if not p > q:  # cannot happen for eps >= MIN_EPSILON and k <= 2**31; fail closed if it ever did
+    if not p > q:  # cannot happen for eps >= MIN_EPSILON and k <= 2**31 (module docstring); fail closed
         raise ValueError(f"epsilon={epsilon!r} is too small for the 64-bit coins with {k} values")
     return t, p, q
 
 
 def _check_ldp_epsilon(epsilon) -> float:
-    """epsilon > 0 as everywhere, and >= MIN_EPSILON: below it the 2**-50 safety margin of the coins
-    would be comparable with the bias p - q that carries the information (and could even reverse it)."""
+    """epsilon > 0 as everywhere, and >= MIN_EPSILON = 1e-9, for every domain size d <= 2**24.
+
+    The rounding of the coins costs at most ``2**-48 + 2**-63 + 2**-64 max(d, 2 e^eps)`` in epsilon
+    (module docstring), under 1e-12 for every d <= 2**24 when eps <= 15: at MIN_EPSILON it is below 0.1% of epsilon, and
+    far below the gap p - q (about eps / d) that carries the information. Smaller epsilons are refused
+    rather than served by coins whose rounding would be a visible part of the guarantee."""
     eps = check_epsilon(epsilon)
     if eps < MIN_EPSILON:
         raise ValueError(f"epsilon must be >= {MIN_EPSILON} for the local oracles' 64-bit coins, got {epsilon!r}")
@@ -152,8 +192,9 @@ def oracle_probabilities(oracle, domain_size, epsilon) -> dict:
     and ``"epsilon"``, the float ``ln`` of the largest ratio of the probabilities of one report under two
     values (theorems ``thm-ldp-krr``, ``thm-ldp-ue``, ``thm-ldp-olh``): ``ln(p/q)`` for k-RR and OLH,
     ``ln(p(1-q)/((1-p)q))`` for unary encoding. It is at most ``epsilon`` (up to the 1e-14 float error
-    of the logarithm) and below it by at most ``2**-48 (1 + (d-1) e^-eps) + e^eps 2**-62`` (module
-    docstring; < 1e-12 for eps <= 15 and d <= 1000). Replace-one neighbours; each report is
+    of the logarithm) and below it by at most ``2**-48 + 2**-63 + 2**-64 / s``, ``s`` the probability of
+    the less likely side of the coin (module docstring; < 1e-12 for eps <= 15 and every d <= 2**24).
+    Replace-one neighbours; each report is
     epsilon-LDP.
 
     Parameters
@@ -200,14 +241,25 @@ def _check_domain(domain_size) -> int:
 
 def _check_values(values, d: int, name: str = "values") -> np.ndarray:
     """A non-empty 1-d array of whole numbers in [0, d), returned as int64 (floats like 3.0 accepted)."""
-    arr = check_real_array(values, name, ndim=1)
-    whole = arr == np.floor(arr)
-    inside = (arr >= 0) & (arr < d)
-    ok = whole & inside
-    if not ok.all():
-        i = int(np.argmin(ok))
-        raise ValueError(f"{name} must hold whole numbers in [0, {d - 1}] (the domain), got {arr[i]!r} at index {i}")
+    refused = None
+    try:
+        arr = check_real_array(values, name, ndim=1)
+    except (TypeError, ValueError) as exc:  # its message may quote an entry (a NaN and its index, a string)
+        refused = type(exc)
+    else:
+        if not ((arr == np.floor(arr)) & (arr >= 0) & (arr < d)).all():
+            refused = ValueError
+    if refused is not None:  # raised outside the except clause: no message quoting the data is chained to it
+        raise refused(_private_value_message(name, d))
     return arr.astype(np.int64)
+
+
+def _private_value_message(name: str, d: int) -> str:
+    """The refusal of invalid private values: which rule was broken and what to do, nothing from the data."""
+    return (f"{name} must be a non-empty 1-d numeric array (not strings or booleans) of whole numbers in "
+            f"[0, {d - 1}] (the domain of "
+            f"domain_size={d}); at least one entry is not. This message quotes no entry, because the values are "
+            f"private: map every value into the domain (e.g. an 'other' category) before calling")
 
 
 def _check_count(count, n: int) -> float:
@@ -557,10 +609,10 @@ def _check_olh_reports(reports, g: int) -> np.ndarray:
     whole = (arr == np.floor(arr)).all(axis=1)
     ok = (whole & (arr[:, 0] >= 1) & (arr[:, 0] < HASH_PRIME) & (arr[:, 1] >= 0) & (arr[:, 1] < HASH_PRIME)
           & (arr[:, 2] >= 0) & (arr[:, 2] < g))
-    if not ok.all():
-        i = int(np.argmin(ok))
-        raise ValueError(f"reports row {i} is {arr[i].tolist()}: need whole a in [1, p-1], b in [0, p-1] "
-                         f"(p = {HASH_PRIME}) and y in [0, {g - 1}] (g for this epsilon)")
+    if not ok.all():  # the rows are not quoted: a report is derived from a private value
+        raise ValueError(f"reports must have rows (a, b, y) of whole numbers with a in [1, p-1], b in [0, p-1] "
+                         f"(p = {HASH_PRIME}) and y in [0, {g - 1}] (g for this epsilon); at least one row does "
+                         f"not: pass the reports local_hashing made with this domain_size and epsilon")
     return arr.astype(np.int64)
 
 
@@ -689,6 +741,21 @@ def _clone_delta(eps: float, eps0: float, n: int) -> float:
     return float(np.dot(w, best)) + outside
 
 
+def _shuffle_closed_form(eps0: float, n: int, dlt: float) -> float:
+    """Theorem 3.1 of Feldman, McMillan & Talwar (2021) with the authors' program's (larger) factor.
+
+    Logs of n (an int of any size: math.log takes big integers) keep every step finite without floats of n.
+    """
+    log4d = math.log(4.0 / dlt)
+    if n < 2 or eps0 > math.log(n) - math.log(16.0 * log4d):
+        return eps0
+    log_n = math.log(n)
+    b = 8.0 * math.exp(0.5 * (eps0 + math.log(log4d) - log_n)) + 8.0 * math.exp(eps0 - log_n)
+    e1 = math.log1p(b)
+    factor = -math.expm1(-eps0) / (1.0 + math.exp(-eps0 - e1))
+    return min(eps0, math.log1p(factor * b))
+
+
 def shuffle_amplification_epsilon(epsilon_local, n, delta, *, method="numerical", tol=1e-4) -> float:
     """Epsilon of the shuffled reports of n users, each epsilon_local-LDP: Feldman, McMillan & Talwar (2021).
 
@@ -704,19 +771,27 @@ def shuffle_amplification_epsilon(epsilon_local, n, delta, *, method="numerical"
       grid of width ``tol * epsilon_local`` at which it is <= delta, rounded *up* (an upper bound up to
       float rounding of the binomial tails, about 1e-14 in delta; the
       authors' program, Appendix E, approximates the same quantity by steps over the count).
-    * ``method="closed_form"``: their Theorem 3.1, ``ln(1 + (e^eps0 - 1)/(e^eps0 + 1) * (8 sqrt(e^eps0
-      ln(4/delta)) / sqrt(n) + 8 e^eps0 / n))``, used only when ``eps0 <= ln(n / (16 ln(4/delta)))`` (the
-      theorem states its range with ln(2/delta), the authors' program checks ln(4/delta); the stricter
-      of the two is used); outside it this returns ``epsilon_local`` (shuffling never hurts).
+    * ``method="closed_form"``: their Theorem 3.1 in the form of the authors' own program
+      (``closedformanalysis``): with ``B = 8 sqrt(e^eps0 ln(4/delta)) / sqrt(n) + 8 e^eps0 / n`` and
+      ``e1 = ln(1 + B)``, it returns ``ln(1 + (1 - e^-eps0) / (1 + e^-(eps0 + e1)) * B)``. The theorem as
+      printed has the factor ``(e^eps0 - 1)/(e^eps0 + 1) = (1 - e^-eps0)/(1 + e^-eps0)``, which is smaller
+      (``e1 >= 0``): the value here is the larger of the two, so it is an upper bound whichever statement
+      one relies on ((eps, delta)-DP implies (eps', delta)-DP for every eps' >= eps). At eps0 = 4,
+      n = 10**5, delta = 1e-6 it is 0.5378 (the printed factor gives 0.5346). Used only when
+      ``eps0 <= ln(n / (16 ln(4/delta)))`` (the theorem states its range with ln(2/delta), the authors'
+      program checks ln(4/delta); the stricter of the two is used); outside it this returns
+      ``epsilon_local`` (shuffling never hurts). Computed in log space: any n >= 1, no memory.
 
-    Either value is at most ``epsilon_local``.
+    Either value is at most ``epsilon_local``. The numerical method accepts ``n <= MAX_SHUFFLE_USERS``
+    (10**7, a few seconds at the cap: its work grows like ``sqrt(n)`` per bisection step) and refuses a
+    larger n with a ValueError naming the cap; the closed form has no cap.
 
     Parameters
     ----------
     epsilon_local : float
         epsilon_0 of each local report, > 0 (at most 50: beyond, e^-eps0 underflows the analysis).
     n : int
-        Number of users, >= 1.
+        Number of users, >= 1 (at most ``MAX_SHUFFLE_USERS`` = 10**7 for ``method="numerical"``).
     delta : float
         The delta of the central guarantee, in (0, 1).
     method : {"numerical", "closed_form"}, optional
@@ -734,11 +809,10 @@ def shuffle_amplification_epsilon(epsilon_local, n, delta, *, method="numerical"
     meth = check_choice(method, "method", ("numerical", "closed_form"))
     rel = check_real(tol, "tol", low=1e-9, high=0.1)
     if meth == "closed_form":
-        if n < 2 or eps0 > math.log(n / (16.0 * math.log(4.0 / dlt))):
-            return eps0
-        e0 = math.exp(eps0)
-        bound = (e0 - 1) / (e0 + 1) * (8.0 * math.sqrt(e0 * math.log(4.0 / dlt)) / math.sqrt(n) + 8.0 * e0 / n)
-        return min(eps0, math.log1p(bound))
+        return _shuffle_closed_form(eps0, n, dlt)
+    if n > MAX_SHUFFLE_USERS:
+        raise ValueError(f"n must be <= MAX_SHUFFLE_USERS = {MAX_SHUFFLE_USERS} for method='numerical' (its work "
+                         f"grows like sqrt(n)), got n={n}; use method='closed_form' for more users")
     if n == 1 or eps0 < 1e-9:  # one user, or a local epsilon so small that nothing is worth computing
         return eps0  # the shuffled reports are a post-processing of eps0-DP reports
     if _clone_delta(0.0, eps0, n) <= dlt:

@@ -48,8 +48,39 @@ def test_probabilities_are_the_ideal_ones(oracle, eps, d):
     assert float(pr["q"]) == pytest.approx(q, rel=1e-13)
     # the achieved epsilon: never above eps (beyond the float error of a logarithm), and within 1e-12 below
     assert pr["epsilon"] <= eps + 1e-15
-    assert eps - pr["epsilon"] < 2.0**-48 * (1 + (d - 1) * math.exp(-eps)) + math.exp(eps) * 2.0**-62
+    assert eps - pr["epsilon"] < deficit_bound(oracle, d, eps)
     assert eps - pr["epsilon"] < (1e-12 if eps <= 15 else 1e-10)
+
+
+def deficit_bound(oracle, d, eps):
+    """The module docstring's bound on eps - achieved eps: 2**-48 + 2**-63 + 2**-64 / s per coin, s the
+    probability of the coin's less likely side (symmetric unary encoding: two coins at eps / 2)."""
+    if oracle == "sue":
+        x = math.exp(-eps / 2)
+        return 2 * (2.0**-48 + 2.0**-63 + 2.0**-64 / (x / (1 + x)))
+    k = {"krr": d, "oue": 2, "olh": round(math.exp(eps)) + 1 if eps < 21 else L.HASH_PRIME}[oracle]
+    x = (k - 1) * math.exp(-eps)
+    return 2.0**-48 + 2.0**-63 + 2.0**-64 / min(x / (1 + x), 1 / (1 + x))
+
+
+@pytest.mark.parametrize("oracle", L._ORACLES)
+@pytest.mark.parametrize("d", [2, 1000, 2**24])
+def test_min_epsilon_holds_at_every_domain_size(oracle, d):
+    # The documented minimum (MIN_EPSILON = 1e-9) holds for every d <= 2**24, within 1e-12 of what was asked
+    # (the old rounding of the flip coin refused eps = 1e-9 at d = 2**24).
+    eps = L.MIN_EPSILON
+    pr = L.oracle_probabilities(oracle, d, eps)
+    assert pr["p"] > pr["q"]
+    assert eps - 1e-12 < pr["epsilon"] <= eps + 1e-15
+    assert eps - pr["epsilon"] < deficit_bound(oracle, d, eps)
+    if oracle == "krr":
+        assert L.krr([0, d - 1], d, eps, rng=0).shape == (2,)
+        assert L.krr_variance(10, d, eps) > 0
+
+
+def test_min_epsilon_is_refused_below_by_name():
+    with pytest.raises(ValueError, match="epsilon"):
+        L.krr([0, 1], 2**24, L.MIN_EPSILON / 2, rng=0)
 
 
 def test_huge_epsilon_is_capped_below_the_request():
@@ -197,6 +228,68 @@ def test_olh_sampler_distribution():
     # the hash values of different users' values are (nearly) uniform on [0, g): no fixed hash
     ok, stat = chi2_ok(np.bincount(h, minlength=g), [Fraction(1, g)] * g)
     assert ok, stat
+
+
+class ScriptedGenerator(np.random.Generator):
+    """A numpy Generator whose 64-bit coin draws (integers(0, 2**64, dtype=uint64)) are the given words, in
+    order; every other draw comes from PCG64. Lets a test put a coin's uniform draw exactly on its threshold."""
+
+    def __init__(self, words):
+        super().__init__(np.random.PCG64(0))
+        self.words = [int(w) for w in words]
+
+    def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
+        if dtype is np.uint64 and low == 0 and high == 2**64 and not endpoint:
+            m = int(np.prod(size))
+            out, self.words = self.words[:m], self.words[m:]
+            assert len(out) == m, "the scripted words ran out"
+            return np.array(out, dtype=np.uint64).reshape(size)
+        return super().integers(low, high, size=size, dtype=dtype, endpoint=endpoint)
+
+
+def flip_threshold(oracle, d, eps):
+    """T = 2**64 P[the coin flips], from the exact probabilities of oracle_probabilities (not the code's T)."""
+    pr = L.oracle_probabilities(oracle, d, eps)
+    k = d if oracle == "krr" else pr["g"]
+    flip = pr["q"] * (k - 1)
+    assert (flip * 2**64).denominator == 1
+    return int(flip * 2**64)
+
+
+@pytest.mark.parametrize("d,eps", [(4, 1.0), (2, 0.3), (1000, 2.0), (2**24, 1e-9), (3, 40.0)])
+def test_krr_coin_flips_exactly_below_its_threshold(d, eps):
+    # The coin is heads exactly when the 64-bit word is < 2**64 P[flip]: one word off either way changes the
+    # report. Catches an off-by-one threshold and a float comparison, which no sampling test can see.
+    t = flip_threshold("krr", d, eps)
+    words = [t - 1, t, 0, 2**64 - 1]
+    rep = L.krr(np.zeros(4, dtype=int), d, eps, rng=ScriptedGenerator(words))
+    assert (rep != 0).tolist() == [True, False, True, False]
+
+
+def test_olh_coin_flips_exactly_below_its_threshold():
+    d, eps = 50, 1.5
+    t = flip_threshold("olh", d, eps)
+    g = L.oracle_probabilities("olh", d, eps)["g"]
+    v = np.array([3, 3, 7, 7])
+    rep = L.local_hashing(v, d, eps, rng=ScriptedGenerator([t - 1, t, t + 1, 0]))
+    a, b, y = rep.T
+    assert (y != (a * v + b) % L.HASH_PRIME % g).tolist() == [True, False, False, True]
+
+
+@pytest.mark.parametrize("optimized", [True, False])
+def test_unary_encoding_coins_are_exact_at_their_thresholds(optimized):
+    d, eps = 3, 1.2
+    pr = L.oracle_probabilities("oue" if optimized else "sue", d, eps)
+    t1, t0 = int(pr["p"] * 2**64), int(pr["q"] * 2**64)   # bit v is 1 iff word < t1, another bit iff word < t0
+    # user 0 holds value 1: the d words of the other-bit coins (row-major), then the word of bit 1's own coin
+    words = [t0 - 1, t0, t0, t1 - 1]
+    bits = np.unpackbits(L.unary_encoding([1], d, eps, optimized=optimized, rng=ScriptedGenerator(words)),
+                         axis=1, count=d)
+    assert bits.tolist() == [[1, 1, 0]]
+    words = [t0, t0 - 1, t0, t1]
+    bits = np.unpackbits(L.unary_encoding([1], d, eps, optimized=optimized, rng=ScriptedGenerator(words)),
+                         axis=1, count=d)
+    assert bits.tolist() == [[0, 0, 0]]
 
 
 def test_collision_probability_brute_force(monkeypatch):
@@ -396,6 +489,41 @@ def test_shuffle_bound_holds_for_shuffled_binary_rr():
     assert hi <= bound < 3 * hi
 
 
+def authors_closed_form(eps0, n, delta):
+    """Theorem 3.1 as the authors' program computes it (apple/ml-shuffling-amplification,
+    closedformanalysis), rewritten here from its formula: factor (1 - e^-eps0) / (1 + e^-(eps0 + e1))."""
+    big_b = 8 * math.sqrt(math.exp(eps0) * math.log(4 / delta)) / math.sqrt(n) + 8 * math.exp(eps0) / n
+    e1 = math.log(1 + big_b)
+    return math.log(1 + (1 - math.exp(-eps0)) / (1 + math.exp(-eps0 - e1)) * big_b)
+
+
+def printed_closed_form(eps0, n, delta):
+    """Theorem 3.1 with the factor printed in the paper, (e^eps0 - 1) / (e^eps0 + 1): smaller."""
+    big_b = 8 * math.sqrt(math.exp(eps0) * math.log(4 / delta)) / math.sqrt(n) + 8 * math.exp(eps0) / n
+    return math.log(1 + (math.exp(eps0) - 1) / (math.exp(eps0) + 1) * big_b)
+
+
+def test_shuffle_closed_form_uses_the_larger_constant():
+    got = L.shuffle_amplification_epsilon(4.0, 100_000, 1e-6, method="closed_form")
+    assert round(got, 4) == 0.5378                       # the authors' program prints 0.5378
+    assert got == pytest.approx(authors_closed_form(4.0, 100_000, 1e-6), rel=1e-12)
+    for eps0, n, delta in [(4.0, 10**5, 1e-6), (1.0, 10**4, 1e-8), (0.5, 10**6, 1e-5), (2.0, 10**9, 1e-10)]:
+        safe = L.shuffle_amplification_epsilon(eps0, n, delta, method="closed_form")
+        assert safe >= printed_closed_form(eps0, n, delta)        # never below either statement's value
+        assert safe == pytest.approx(authors_closed_form(eps0, n, delta), rel=1e-12)
+        if n <= L.MAX_SHUFFLE_USERS:
+            assert L.shuffle_amplification_epsilon(eps0, n, delta) <= safe
+
+
+def test_shuffle_n_cap_refuses_by_name_and_closed_form_takes_any_n():
+    for n in (L.MAX_SHUFFLE_USERS + 1, 10**12, 2**64):
+        with pytest.raises(ValueError, match=r"\bn must be <= MAX_SHUFFLE_USERS = 10000000"):
+            L.shuffle_amplification_epsilon(1.0, n, 1e-6)
+    vals = [L.shuffle_amplification_epsilon(4.0, n, 1e-6, method="closed_form") for n in (10**9, 10**12, 2**64, 10**400)]
+    assert all(0 < v < 4.0 for v in vals) and vals == sorted(vals, reverse=True)
+    assert vals[2] == pytest.approx(authors_closed_form(4.0, 2**64, 1e-6), rel=1e-9)
+
+
 def test_shuffle_edge_cases():
     assert L.shuffle_amplification_epsilon(1.0, 1, 1e-6) == 1.0
     assert L.shuffle_amplification_epsilon(1.0, 100, 1e-300) == 1.0  # delta too small to buy anything
@@ -416,6 +544,24 @@ BAD_VALUES = [([0, 1, 4], ValueError), ([0, -1], ValueError), ([0.5], ValueError
 def test_bad_values(fn, bad, exc):
     with pytest.raises(exc, match="values"):
         fn(bad, 4, 1.0, rng=0)
+
+
+@pytest.mark.parametrize("fn", [L.krr, L.unary_encoding, L.local_hashing])
+def test_bad_private_value_message_holds_nothing_from_the_data(fn):
+    # The refusal names the argument and the rule, and quotes neither the offending value nor its position.
+    cases = [(np.r_[np.zeros(12345), 987654.0], ["987654", "12345"]),
+             (np.r_[np.zeros(54321), np.nan], ["nan", "54321"]),
+             (np.r_[np.zeros(23456), 2.75], ["2.75", "23456"]),
+             (["7", "3"], ["'7'", "'3'"])]
+    for bad, secrets in cases:
+        with pytest.raises((TypeError, ValueError)) as info:
+            fn(bad, 4, 1.0, rng=0)
+        exc = info.value
+        msg = str(exc)
+        assert "values" in msg and "[0, 3]" in msg
+        chained = str(exc.__context__ or "") + str(exc.__cause__ or "")
+        for secret in secrets:
+            assert secret not in msg.lower() and secret not in chained.lower(), (secret, msg)
 
 
 @pytest.mark.parametrize("fn", [L.krr, L.unary_encoding, L.local_hashing])

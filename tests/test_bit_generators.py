@@ -1,0 +1,320 @@
+"""Every random function of dpcourse is private for every numpy bit generator a user can pass.
+
+``as_rng`` accepts any ``numpy.random.Generator``, whatever its bit generator: PCG64 (numpy's default),
+PCG64DXSM, MT19937, Philox or SFC64. They differ in their raw output (``random_raw`` gives 32-bit words for
+MT19937 and 64-bit words for the others), so a sampler that reads raw bits can be exact under one and
+wrong under another: the local oracles once compared MT19937's 32-bit words with 64-bit thresholds, and
+k-RR then never reported the true value (epsilon = infinity). Two families of tests, for all five:
+
+(a) each exact coin and integer sampler reproduces its exact law (chi-square at alpha = 1e-6, one
+    vectorized draw per sampler and bit generator);
+(b) a sweep over every public function of the package that takes ``rng`` (found by introspection: a
+    parameter named ``rng``) runs with each bit generator and returns a valid output. A new function
+    with an ``rng`` parameter fails ``test_every_rng_function_is_in_the_sweep`` until it is added here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import math
+import os
+import pkgutil
+import sys
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import dpcourse
+import dpcourse as dp
+import dpcourse.local_dp as L
+
+if "api_contract" not in sys.modules:  # tests/api_contract.py, loaded as tests/test_contract_properties.py does
+    _spec = importlib.util.spec_from_file_location("api_contract", os.path.join(os.path.dirname(__file__),
+                                                                                "api_contract.py"))
+    sys.modules["api_contract"] = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(sys.modules["api_contract"])
+contract = sys.modules["api_contract"]
+
+ALPHA = 1e-6
+BIT_GENERATORS = [np.random.PCG64, np.random.PCG64DXSM, np.random.MT19937, np.random.Philox, np.random.SFC64]
+BG_IDS = [bg.__name__ for bg in BIT_GENERATORS]
+
+
+def make(bit_generator, seed):
+    return np.random.Generator(bit_generator(seed))
+
+
+def chi2_ok(observed, probs):
+    """Chi-square goodness of fit at ALPHA; cells with tiny expected counts are pooled into their neighbour."""
+    observed = np.asarray(observed, dtype=float)
+    probs = np.asarray([float(p) for p in probs])
+    assert abs(probs.sum() - 1.0) < 1e-9 and observed.shape == probs.shape
+    expected = observed.sum() * probs
+    obs, exp = [], []
+    acc_o = acc_e = 0.0
+    for o, e in zip(observed, expected):
+        acc_o, acc_e = acc_o + o, acc_e + e
+        if acc_e >= 20:
+            obs.append(acc_o)
+            exp.append(acc_e)
+            acc_o = acc_e = 0.0
+    if acc_e > 0 or acc_o > 0:
+        obs[-1] += acc_o
+        exp[-1] += acc_e
+    obs, exp = np.array(obs), np.array(exp)
+    stat = float(((obs - exp) ** 2 / exp).sum())
+    return stat < stats.chi2.isf(ALPHA, len(obs) - 1), stat
+
+
+def integer_law(samples, pmf, lo, hi):
+    """Observed counts on [lo, hi] plus the two tails, and the exact probabilities of the same cells."""
+    samples = np.asarray(samples).ravel()
+    ks = np.arange(lo, hi + 1)
+    inner = pmf(ks)
+    counts = [np.sum(samples < lo)] + np.bincount(samples[(samples >= lo) & (samples <= hi)] - lo,
+                                                   minlength=ks.size).tolist() + [np.sum(samples > hi)]
+    tail = (1.0 - float(np.sum(inner))) / 2  # both pmfs here are symmetric about the centre of [lo, hi]
+    return counts, [tail] + list(inner) + [tail]
+
+
+# ---------------------------------------------------------------------------------------------------
+# (a) exact laws under every bit generator
+# ---------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bit_generator", BIT_GENERATORS, ids=BG_IDS)
+def test_krr_reports_the_truth_at_its_exact_rate(bit_generator):
+    # d = 4, eps = 1: the true value with probability e/(e+3) = 0.475 (MT19937 once gave 0.0)
+    d, eps, n = 4, 1.0, 40_000
+    pr = L.oracle_probabilities("krr", d, eps)
+    rep = L.krr(np.full(n, 2), d, eps, rng=make(bit_generator, 1))
+    ok, stat = chi2_ok(np.bincount(rep, minlength=d), [pr["p"] if y == 2 else pr["q"] for y in range(d)])
+    assert ok, stat
+
+
+@pytest.mark.parametrize("bit_generator", BIT_GENERATORS, ids=BG_IDS)
+def test_local_hashing_exact_law(bit_generator):
+    d, eps, n = 50, 1.5, 40_000
+    pr = L.oracle_probabilities("olh", d, eps)
+    g = pr["g"]
+    v = np.arange(n) % d
+    a, b, y = L.local_hashing(v, d, eps, rng=make(bit_generator, 2)).T
+    h = (a * v + b) % L.HASH_PRIME % g
+    ok, stat = chi2_ok(np.bincount((y - h) % g, minlength=g), [pr["p"]] + [pr["q"]] * (g - 1))
+    assert ok, stat
+    ok, stat = chi2_ok(np.bincount(a % 7, minlength=7), [Fraction(((L.HASH_PRIME - 1 - r) // 7) + (r > 0), L.HASH_PRIME - 1)
+                                                         for r in range(7)])  # a uniform on [1, p-1]
+    assert ok, stat
+
+
+@pytest.mark.parametrize("optimized", [True, False])
+@pytest.mark.parametrize("bit_generator", BIT_GENERATORS, ids=BG_IDS)
+def test_unary_encoding_exact_joint_law(bit_generator, optimized):
+    d, eps, n = 3, 1.2, 30_000
+    pr = L.oracle_probabilities("oue" if optimized else "sue", d, eps)
+    v = 1
+    bits = np.unpackbits(L.unary_encoding(np.full(n, v), d, eps, optimized=optimized, rng=make(bit_generator, 3)),
+                         axis=1, count=d)
+    code = bits @ (1 << np.arange(d - 1, -1, -1))
+    probs = []
+    for c in range(2**d):
+        prob = Fraction(1)
+        for j in range(d):
+            on = pr["p"] if j == v else pr["q"]
+            prob *= on if (c >> (d - 1 - j)) & 1 else 1 - on
+        probs.append(prob)
+    ok, stat = chi2_ok(np.bincount(code, minlength=2**d), probs)
+    assert ok, stat
+
+
+@pytest.mark.parametrize("bit_generator", BIT_GENERATORS, ids=BG_IDS)
+def test_local_coin_is_exact_at_a_threshold_above_two_to_the_32(bit_generator):
+    # A coin whose threshold needs the high 32 bits of the word: P = 3/4 exactly. 32-bit words are all heads.
+    heads = L._coin(make(bit_generator, 4), 3 * 2**62, (50_000,))
+    ok, stat = chi2_ok([heads.sum(), (~heads).sum()], [0.75, 0.25])
+    assert ok, stat
+    tiny = L._coin(make(bit_generator, 5), 2**32, (50_000,))  # P = 2**-32: 32-bit words were always below it
+    assert tiny.sum() <= 1
+
+
+@pytest.mark.parametrize("bit_generator", BIT_GENERATORS, ids=BG_IDS)
+def test_discrete_laplace_and_geometric_exact_law(bit_generator):
+    scale = Fraction(5, 2)
+    x = dp.discrete_laplace(scale, size=40_000, rng=make(bit_generator, 6))
+    ok, stat = chi2_ok(*integer_law(x, lambda k: dp.discrete_laplace_pmf(k, scale), -15, 15))
+    assert ok, stat
+    y = dp.geometric_mechanism(7, 1, 0.4, size=40_000, rng=make(bit_generator, 7))
+    ok, stat = chi2_ok(*integer_law(np.asarray(y) - 7, lambda k: dp.discrete_laplace_pmf(k, 2.5), -15, 15))
+    assert ok, stat
+
+
+@pytest.mark.parametrize("bit_generator", BIT_GENERATORS, ids=BG_IDS)
+def test_discrete_gaussian_exact_law(bit_generator):
+    sigma = 3.0
+    x = dp.discrete_gaussian(sigma, size=40_000, rng=make(bit_generator, 8))
+    ok, stat = chi2_ok(*integer_law(x, lambda k: dp.discrete_gaussian_pmf(k, sigma), -12, 12))
+    assert ok, stat
+
+
+@pytest.mark.parametrize("bit_generator", BIT_GENERATORS, ids=BG_IDS)
+def test_randomized_response_exact_law(bit_generator):
+    eps, n = 1.0, 40_000
+    out = dp.randomized_response(np.ones(n, dtype=int), eps, rng=make(bit_generator, 9))
+    t = dp.rr_truth_probability(eps)
+    ok, stat = chi2_ok([out.sum(), n - out.sum()], [t, 1 - t])
+    assert ok, stat
+
+
+@pytest.mark.parametrize("bit_generator", BIT_GENERATORS, ids=BG_IDS)
+def test_selection_mechanisms_exact_law(bit_generator):
+    u = np.array([0.0, 1.0, 2.5, 3.0, 3.0])
+    n = 30_000
+    for i, (draw, law) in enumerate([(dp.exponential_mechanism, dp.exponential_probabilities),
+                                     (dp.permute_and_flip, dp.permute_and_flip_probabilities)]):
+        idx = draw(u, 1.0, 1.0, size=n, rng=make(bit_generator, 10 + i))
+        ok, stat = chi2_ok(np.bincount(idx, minlength=u.size), law(u, 1.0, 1.0))
+        assert ok, (draw.__name__, stat)
+    idx = dp.report_noisy_max(u, 1.0, 1.0, noise="gumbel", size=n, rng=make(bit_generator, 12))
+    ok, stat = chi2_ok(np.bincount(idx, minlength=u.size), dp.noisy_max_probabilities(u, 1.0, 1.0, noise="gumbel"))
+    assert ok, stat
+
+
+@pytest.mark.parametrize("bit_generator", BIT_GENERATORS, ids=BG_IDS)
+def test_dp_quantile_exact_law(bit_generator):
+    x, lower, upper, res = [1.0, 4.0, 3.0, 3.5, 8.0], 0.0, 10.0, 16
+    edges, probs = dp.dp_quantile_probabilities(x, 0.5, lower, upper, 1.0, resolution=res)
+    y = np.asarray(dp.dp_quantile(x, 0.5, lower, upper, 1.0, size=30_000, resolution=res,
+                                  rng=make(bit_generator, 13)))
+    grid = np.rint((y - lower) / (upper - lower) * res).astype(int)
+    cell = np.searchsorted(edges, grid, side="right") - 1
+    ok, stat = chi2_ok(np.bincount(cell, minlength=len(probs)), probs)
+    assert ok, stat
+
+
+@pytest.mark.parametrize("bit_generator", BIT_GENERATORS, ids=BG_IDS)
+def test_partition_selection_exact_keep_rate(bit_generator):
+    users, parts, eps, delta = 7, 10_000, 1.0, 1e-3   # keep probability 0.64
+    p = dp.partition_selection_probability(users, eps, delta)
+    kept = dp.select_partitions(np.arange(users * parts), np.repeat(np.arange(parts), users), eps, delta,
+                                rng=make(bit_generator, 14))
+    ok, stat = chi2_ok([len(kept), parts - len(kept)], [p, 1 - p])
+    assert 0.05 < p < 0.95 and ok, (p, stat)
+
+
+# ---------------------------------------------------------------------------------------------------
+# (b) every public function that takes rng runs with every bit generator
+# ---------------------------------------------------------------------------------------------------
+
+def rng_functions():
+    """Qualified names of the public functions and methods of dpcourse's modules with a parameter ``rng``.
+
+    The modules of the package itself (its mechanisms and helpers); ``dpcourse.plots`` and
+    ``dpcourse.exercises`` draw figures and check homework by calling these.
+    """
+    found = set()
+    for info in pkgutil.iter_modules(dpcourse.__path__):
+        if info.ispkg or info.name.startswith("_"):
+            continue
+        mod = importlib.import_module(f"dpcourse.{info.name}")
+        for name, obj in vars(mod).items():
+            if name.startswith("_") or getattr(obj, "__module__", None) != mod.__name__:
+                continue
+            members = [(name, obj)] if inspect.isfunction(obj) else []
+            if inspect.isclass(obj):
+                members = [(f"{name}.{m}", f) for m, f in vars(obj).items() if inspect.isfunction(f)
+                           and not m.startswith("_")]
+            for qual, fn in members:
+                if "rng" in inspect.signature(fn).parameters:
+                    found.add(f"{info.name}.{qual}")
+    return found
+
+
+def _lap_mech(x, rng, size=None):
+    return x + rng.laplace(0.0, 1.0, size=size)
+
+
+_X = np.array([1.0, 4.0, 3.0, 3.5, 8.0, 6.0])
+_HIST = np.array([3.0, 1.0, 4.0, 2.0])
+_QUERIES = np.array([[1, 0, 1, 0], [0, 1, 1, 1], [1, 1, 0, 0]])
+
+# name -> a call with small arguments, given a Generator
+SWEEP = {
+    "audit.audit_epsilon": lambda g: dp.audit_epsilon(_lap_mech, 0.0, 1.0, 200, rng=g),
+    "discrete.discrete_laplace": lambda g: dp.discrete_laplace(2.0, size=50, rng=g),
+    "discrete.discrete_gaussian": lambda g: dp.discrete_gaussian(2.0, size=50, rng=g),
+    "discrete.geometric_mechanism": lambda g: dp.geometric_mechanism(10, 1, 1.0, size=50, rng=g),
+    "gaussian.gaussian_mechanism": lambda g: dp.gaussian_mechanism(_X, 1.0, 0.5, 1e-5, rng=g),
+    "histogram.dp_histogram": lambda g: dp.dp_histogram(["A", "B", "A"], 1.0, relation="add_remove",
+                                                        categories=["A", "B", "C"], rng=g),
+    "laplace.laplace_mechanism": lambda g: dp.laplace_mechanism(_X, 1.0, 1.0, rng=g),
+    "laplace.dp_mean": lambda g: dp.dp_mean(_X, 0.0, 10.0, 1.0, rng=g),
+    "learning.dp_logistic_regression": lambda g: dp.dp_logistic_regression(
+        np.array([[0.5, 0.1], [-0.2, 0.6], [0.3, -0.4], [-0.6, -0.2]]), np.array([1, 0, 1, 0]), 1.0, 1e-5,
+        method="dpsgd", sampling_rate=1.0, steps=2, expected_batch_size=4.0, rng=g),
+    "local_dp.krr": lambda g: dp.krr([0, 3, 2], 4, 1.0, rng=g),
+    "local_dp.unary_encoding": lambda g: dp.unary_encoding([0, 3, 2], 4, 1.0, rng=g),
+    "local_dp.local_hashing": lambda g: dp.local_hashing([0, 3, 2], 4, 1.0, rng=g),
+    "optimal_noise.knorm_l2_noise": lambda g: dp.knorm_l2_noise(3, 1.0, 1.0, size=5, rng=g, secure=False),
+    "quantiles.dp_quantile": lambda g: dp.dp_quantile(_X, 0.5, 0.0, 10.0, 1.0, rng=g),
+    "quantiles.dp_median": lambda g: dp.dp_median(_X, 0.0, 10.0, 1.0, rng=g),
+    "quantiles.smooth_median": lambda g: dp.smooth_median(_X, 0.0, 10.0, 1.0, 1e-5, rng=g),
+    "quantiles.propose_test_release": lambda g: dp.propose_test_release(_X, 0.0, 10.0, 2.0, 1.0, 1e-5, rng=g),
+    "quantiles.sample_and_aggregate": lambda g: dp.sample_and_aggregate(_X, np.mean, 2, 0.0, 10.0, 1.0, rng=g),
+    "queries.penguin_sex_bits": lambda g: dpcourse.queries.penguin_sex_bits(20, rng=g),
+    "queries.random_subset_queries": lambda g: dpcourse.queries.random_subset_queries(5, 8, rng=g),
+    "queries.tracing_experiment": lambda g: dpcourse.queries.tracing_experiment(20, 50, n_reference=100, rng=g),
+    "queries.sparse_vector": lambda g: dp.sparse_vector([1.0, 5.0, 9.0], 4.0, 1.0, 2, rng=g),
+    "queries.above_threshold": lambda g: dp.above_threshold([1.0, 5.0, 9.0], 4.0, 1.0, rng=g),
+    "queries.sparse_vector_variant": lambda g: [dpcourse.queries.sparse_vector_variant(
+        [1.0, 5.0, 9.0], 4.0, 1.0, 2, variant=v, rng=g) for v in dpcourse.queries.SVT_VARIANTS],
+    "queries.smalldb": lambda g: dp.smalldb(_HIST, _QUERIES, 1.0, m=2, rng=g),
+    "queries.mwem": lambda g: dp.mwem(_HIST, _QUERIES, 1.0, iterations=2, rng=g),
+    "queries.laplace_per_query": lambda g: dpcourse.queries.laplace_per_query(_HIST, _QUERIES, 1.0, rng=g),
+    "queries.gaussian_per_query": lambda g: dpcourse.queries.gaussian_per_query(_HIST, _QUERIES, 1.0, 1e-5, rng=g),
+    "queries.error_versus_queries": lambda g: dpcourse.queries.error_versus_queries(
+        _HIST, _QUERIES, [1, 2], 1.0, iterations=2, runs=2, rng=g),
+    "rr.randomized_response": lambda g: dp.randomized_response([1, 0, 1], 1.0, rng=g),
+    "scale.bound_contributions": lambda g: dp.bound_contributions([1, 2, 2], [0, 1, 2], [1.0, 1.0, 1.0],
+                                                                  max_partitions=1, max_per_partition=1, rng=g),
+    "scale.select_partitions": lambda g: dp.select_partitions(np.arange(30), np.zeros(30, int), 1.0, 1e-5, rng=g),
+    "scale.dp_group_by": lambda g: dp.dp_group_by(np.arange(30), np.arange(30) % 2, np.ones(30), 1.0, 1e-5,
+                                                  bounds=(0.0, 1.0), max_partitions=1, max_per_partition=1, rng=g),
+    "scale.synthetic_events": lambda g: dpcourse.scale.synthetic_events(50, n_keys=10, rng=g),
+    "selection.exponential_mechanism": lambda g: dp.exponential_mechanism([0.0, 1.0, 3.0], 1.0, 1.0, size=5, rng=g),
+    "selection.report_noisy_max": lambda g: dp.report_noisy_max([0.0, 1.0, 3.0], 1.0, 1.0, size=5, rng=g),
+    "selection.permute_and_flip": lambda g: dp.permute_and_flip([0.0, 1.0, 3.0], 1.0, 1.0, size=5, rng=g),
+}
+
+
+def numbers(result):
+    """Every number in a result (arrays, tuples, dicts, dataclasses), as floats: the contract's helper."""
+    return contract._numbers(result)
+
+
+def test_every_rng_function_is_in_the_sweep():
+    found = rng_functions()
+    assert "local_dp.krr" in found and "discrete.discrete_gaussian" in found  # the discovery itself works
+    assert found == set(SWEEP), (sorted(found - set(SWEEP)), sorted(set(SWEEP) - found))
+
+
+@pytest.mark.parametrize("name", sorted(SWEEP))
+def test_sweep_every_bit_generator(name):
+    results = []
+    for i, bit_generator in enumerate(BIT_GENERATORS):
+        out = SWEEP[name](make(bit_generator, 100 + i))
+        nums = numbers(out)
+        assert not any(math.isnan(x) for x in nums), (name, bit_generator.__name__)
+        results.append(out)
+    # the same call under another bit generator has the same structure (shapes, keys)
+    shapes = {str(np.shape(r)) if isinstance(r, np.ndarray) else type(r).__name__ for r in results}
+    assert len(shapes) == 1, (name, shapes)
+
+
+def test_legacy_random_state_is_refused_by_name():
+    # The only other source of numpy randomness a user might pass: refused, never silently used.
+    for fn in (lambda r: dp.krr([0, 1], 4, 1.0, rng=r), lambda r: dp.discrete_laplace(1.0, rng=r)):
+        with pytest.raises(TypeError, match="rng"):
+            fn(np.random.RandomState(0))
