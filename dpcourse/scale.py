@@ -6,8 +6,10 @@ The chapter "From the course to production" proves what is used here:
   of the partitions (keys) the user contributed to, and in each kept partition a uniformly random set of
   at most ``max_per_partition`` of the user's rows (lemma ``scale-lem-bounding``).
 * :func:`partition_selection_probability`: the optimal keep probability of a partition with n users
-  (Desfontaines, Voss, Gipson & Mandayam 2022, theorem ``scale-thm-optimal-selection``), and
-  :func:`select_partitions`, which keeps each partition with that probability.
+  (Desfontaines, Voss, Gipson & Mandayam 2022, theorem ``scale-thm-optimal-selection``), computed in
+  floating point; :func:`partition_selection_thresholds`, the exact integer keep thresholds the releases
+  draw with (theorem ``scale-thm-exact-selection``), and :func:`select_partitions`, which keeps each
+  partition with an exact integer coin on them.
 * :func:`dp_group_by`: the course's own end-to-end release of noisy per-key counts and clamped sums,
   (epsilon, delta)-DP at the **user level** (theorem ``scale-thm-group-by``).
 * :func:`load_flights` (real data shipped with the course) and :func:`synthetic_events` (a documented
@@ -24,7 +26,9 @@ import contextlib
 import functools
 import gzip
 import math
+from fractions import Fraction
 from importlib import resources
+from typing import NamedTuple
 
 import numpy as np
 
@@ -45,6 +49,8 @@ from .laplace import laplace_mechanism
 __all__ = [
     "bound_contributions",
     "partition_selection_probability",
+    "partition_selection_thresholds",
+    "KeepThresholds",
     "select_partitions",
     "dp_group_by",
     "group_by_noise_scales",
@@ -237,6 +243,13 @@ def partition_selection_probability(n_users, epsilon, delta, *, max_partitions=1
     Viswanath 2015). This is the rule and the per-partition split of Google's differential-privacy
     library (``probability_of_keep`` of its truncated-geometric strategy, which the tests compare to 1e-9).
 
+    This function computes the real-valued rule in floating point, for plots and comparisons; **no
+    release draws with it**. A coin with these float probabilities is not (epsilon, delta)-DP at large
+    eps1: a rounding of 2**-53 in p(n) near 1 is multiplied by e^eps1 in the second constraint (at
+    eps1 = 20, delta = 1e-12 the float coin ``rng.random() < p`` meets delta = 9.3e-9 only).
+    :func:`select_partitions` and :func:`dp_group_by` draw with the exact thresholds of
+    :func:`partition_selection_thresholds`, which meet the constraints exactly and are at most p(n).
+
     Parameters
     ----------
     n_users : int or array_like of ints
@@ -270,6 +283,170 @@ def partition_selection_probability(n_users, epsilon, delta, *, max_partitions=1
     return float(p) if p.ndim == 0 else p
 
 
+# ----------------------------------------------------------------------------------------------------
+# The release's coins: integer keep thresholds that satisfy the (eps1, delta1) constraints exactly.
+
+_EXP_BITS = 256                                  # L = A / 2**256 is the rational lower bound of e^eps1
+_EPS_MARGIN = Fraction(1) - Fraction(1, 2**49)   # absorbs the float roundings of epsilon / parts / m
+_GUARD_BITS = 64                                 # the grid 1/K is at most 2**-64 delta1
+_WORD = 0xFFFF_FFFF_FFFF_FFFF
+_SEQUENCES: dict = {}                            # greedy threshold sequences, extended on demand
+
+
+class KeepThresholds(NamedTuple):
+    """The exact keep rule of a release: keep with probability ``thresholds / denominator``."""
+
+    thresholds: np.ndarray          #: Python ints T(n), 0 <= T(n) <= denominator (object array)
+    denominator: int                #: K = 2**k, k a multiple of 64
+    exp_epsilon_lower: Fraction     #: L <= e^eps1, the factor the thresholds were built with
+    delta_per_partition: Fraction   #: D / K <= delta1, the additive term they were built with
+
+
+def _exp_lower(x: Fraction) -> int:
+    """A with A / 2**_EXP_BITS <= e^x for a rational x >= 0 (every rounding goes down)."""
+    bits = _EXP_BITS
+    s = 0
+    while x > Fraction(2**s, 2):         # e^x = (e^(x / 2^s))^(2^s) with x / 2^s <= 1/2
+        s += 1
+    y = x / 2**s
+    term = total = 1 << bits
+    j = 1
+    while term:                          # Taylor terms, each rounded down; the dropped tail is positive
+        term = term * y.numerator // (y.denominator * j)
+        total += term
+        j += 1
+    for _ in range(s):
+        total = total * total >> bits
+    return max(total - (total >> (bits - 64)) - 1, 1 << bits)   # a relative 2**-192 below; e^x >= 1
+
+
+def _power_lower(num: int, k: int, m: int) -> Fraction:
+    """A lower bound of (num / 2**k)**m (fixed point with k + 64 bits, every product rounded down)."""
+    g = k + 64
+    base, result = num << 64, 1 << g
+    while m:
+        if m & 1:
+            result = result * base >> g
+        m >>= 1
+        if m:
+            base = base * base >> g
+    return Fraction(result, 1 << g)
+
+
+@functools.lru_cache(maxsize=64)
+def _certified_parameters(eps1: float, delta1: float, delta: float, m: int) -> tuple[int, int, int]:
+    """(A, D, k) with A / 2**256 <= e^(true epsilon / m) and 1 - (1 - D / 2**k)**m <= delta, exactly.
+
+    ``eps1`` is the float epsilon / m (after at most a few float divisions, each rounding by at most a
+    relative 2**-53: the margin 2**-49 covers them); ``delta1`` the float 1 - (1 - delta)**(1/m).
+    """
+    bits = math.ceil(math.log2(m) - math.log2(delta)) + _GUARD_BITS
+    k = 64 * max(1, -(-bits // 64))
+    big = 1 << k
+    a = _exp_lower(min(Fraction(eps1) * _EPS_MARGIN, Fraction(k + 64)))  # a smaller L is always safe
+    d = max(int(Fraction(delta1) * big), int(Fraction(delta) * big / m))  # rounded down; delta1 may underflow
+    for candidate in (d, d - (d >> 40) - 1):    # the float delta1 may be a few ulps too large
+        if candidate >= 0 and _power_lower(big - candidate, k, m) >= 1 - Fraction(delta):
+            return a, candidate, k              # (1 - D/K)^m >= 1 - delta, checked exactly
+    return a, int(Fraction(delta) * big / m), k  # (1 - D/K)^m >= 1 - m D / K >= 1 - delta (Bernoulli)
+
+
+def _threshold_sequence(a: int, d: int, k: int, n_max: int) -> list:
+    """T(0), ..., T(min(n_max, first n with T(n) = K)) of the greedy integer rule (never mutate it)."""
+    key = (a, d, k)
+    seq = _SEQUENCES.pop(key, None) or [0]
+    big, t = 1 << k, seq[-1]
+    while len(seq) <= n_max and t < big:
+        r = big - t - d
+        up = ((a * t) >> _EXP_BITS) + d                                  # floor(L T + D)
+        down = big - (-(-(r << _EXP_BITS) // a)) if r > 0 else big       # K - ceil((K - T - D) / L)
+        t = min(up, down, big)
+        seq.append(t)
+    _SEQUENCES[key] = seq
+    while len(_SEQUENCES) > 32:
+        _SEQUENCES.pop(next(iter(_SEQUENCES)))
+    return seq
+
+
+def _thresholds_for(counts: np.ndarray, eps1: float, delta1: float, delta: float, m: int):
+    """The thresholds T(counts) (a list aligned with ``counts.ravel()``), K, and the parameters used."""
+    a, d, k = _certified_parameters(eps1, delta1, delta, m)
+    flat = counts.ravel()
+    seq = _threshold_sequence(a, d, k, int(flat.max()) if flat.size else 0)
+    idx = np.minimum(flat, len(seq) - 1)   # past the end of the sequence T = K (it stopped there)
+    return seq, idx, a, d, k
+
+
+def _integer_coin(gen: np.random.Generator, words: np.ndarray, full: np.ndarray) -> np.ndarray:
+    """keep[i] = full[i] or U_i < T_i, U_i uniform on {0, ..., 2**(64 w) - 1}, exactly.
+
+    ``words`` (shape (n, w), uint64) holds T_i most significant word first; U_i is drawn as
+    ``gen.integers(0, 2**64, size=(n, w), dtype=np.uint64)``, same layout: exact for every numpy bit
+    generator, because ``Generator.integers`` builds its 64-bit words itself (two 32-bit outputs of MT19937).
+    """
+    u = gen.integers(0, 2**64, size=words.shape, dtype=np.uint64)
+    below = np.zeros(words.shape[0], dtype=bool)
+    decided = np.zeros(words.shape[0], dtype=bool)
+    for j in range(words.shape[1]):                 # lexicographic U < T, word by word
+        below |= ~decided & (u[:, j] < words[:, j])
+        decided |= u[:, j] != words[:, j]
+    return full | below
+
+
+def _keep_decisions(counts: np.ndarray, per_partition: tuple[float, float], delta: float, m: int,
+                    gen: np.random.Generator) -> np.ndarray:
+    """One exact keep coin per entry of ``counts``, with probability T(count) / K."""
+    seq, idx, _, _, k = _thresholds_for(counts, *per_partition, delta, m)
+    big, w = 1 << k, k // 64
+    table = np.empty((len(seq), w), dtype=np.uint64)
+    for j in range(w):
+        shift = 64 * (w - 1 - j)
+        table[:, j] = [(min(t, big - 1) >> shift) & _WORD for t in seq]
+    full = np.array([t == big for t in seq])
+    return _integer_coin(gen, table[idx], full[idx])
+
+
+def partition_selection_thresholds(n_users, epsilon, delta, *, max_partitions=1):
+    """The exact keep probabilities that :func:`select_partitions` and :func:`dp_group_by` draw with.
+
+    With ``K = 2**k`` (k a multiple of 64 with ``K delta1 >= 2**64``), a rational ``L = A / 2**256`` at or
+    below ``e^(epsilon / max_partitions)`` and an integer ``D`` with ``1 - (1 - D/K)**max_partitions <=
+    delta`` (both certified with integer arithmetic), the thresholds are the greedy integer rule
+    ``T(0) = 0``, ``T(n) = min(floor(L T(n-1) + D), K - ceil((K - T(n-1) - D) / L), K)``.
+    Each term is the largest integer meeting one constraint of theorem ``scale-thm-optimal-selection``,
+    so ``T(n)/K`` meets ``p(n) <= e^eps1 p(n-1) + delta1`` and ``1 - p(n-1) <= e^eps1 (1 - p(n)) + delta1``
+    **exactly**, and is non-decreasing; keeping each partition with probability ``T(n)/K`` is therefore
+    (epsilon, delta)-DP under add/remove one user for every accepted epsilon > 0 and delta in (0, 1)
+    (theorem ``scale-thm-exact-selection`` of the chapter "From the course to production"). ``T(n)/K`` is
+    at most the real optimum :func:`partition_selection_probability` and, on the tested settings, within
+    1e-9 of it. A tiny ``epsilon / max_partitions`` (below about 1e-58) is treated as 0, which is safe
+    and gives ``T(n) = n D``; a huge one as ``k + 64`` (a smaller L is always safe; T then reaches K in
+    three steps).
+
+    Returns
+    -------
+    KeepThresholds
+        ``thresholds`` (object array of Python ints, the shape of ``n_users``), ``denominator`` K,
+        ``exp_epsilon_lower`` L and ``delta_per_partition`` D / K, as exact ``Fraction``.
+
+    Examples
+    --------
+    >>> th = partition_selection_thresholds([0, 1, 40], 1.0, 1e-5)
+    >>> th.thresholds[0], th.thresholds[2] == th.denominator
+    (0, True)
+    >>> float(th.thresholds[1] / th.denominator)
+    1e-05
+    """
+    n = _check_user_counts(n_users)
+    eps = check_epsilon(epsilon)
+    dlt = check_delta(delta, allow_zero=False)
+    m = check_positive_int(max_partitions, "max_partitions")
+    seq, idx, a, d, k = _thresholds_for(n, *_per_partition_parameters(eps, dlt, m), dlt, m)
+    out = np.empty(idx.size, dtype=object)
+    out[:] = [seq[i] for i in idx]
+    return KeepThresholds(out.reshape(n.shape), 1 << k, Fraction(a, 1 << _EXP_BITS), Fraction(d, 1 << k))
+
+
 def _user_counts(uid: np.ndarray, kid: np.ndarray, n_keys: int) -> np.ndarray:
     """Distinct users per key code (vectorized: unique (key, user) pairs, then a bincount)."""
     pairs = np.unique(kid.astype(np.int64) * (int(uid.max()) + 1) + uid)
@@ -293,8 +470,12 @@ def select_partitions(user_ids, keys, epsilon, delta, *, max_partitions=1, rng=N
     Desfontaines et al. 2022), provided no user has more than ``max_partitions`` distinct keys: this is
     checked, and a violation raises instead of releasing (run :func:`bound_contributions` first).
     Keys with no user are never kept, so a key that only one user has is released with probability at
-    most delta1 (the "delta" of the definition at work). The coin is ``rng.random() < p``: a float
-    comparison whose error (at most 2**-53 per partition) is far below delta.
+    most delta1 (the "delta" of the definition at work). The coin is exact: a key with n users is kept
+    iff a uniform integer U on {0, ..., K - 1}, drawn as ``rng.integers(0, 2**64, size=(n_keys, k // 64),
+    dtype=np.uint64)`` (one row per sorted key, most significant word first), is below the threshold
+    T(n) of :func:`partition_selection_thresholds`; so P(keep) = T(n)/K exactly, for every numpy bit
+    generator, and the (epsilon, delta) guarantee holds exactly for every accepted epsilon > 0 and delta
+    in (0, 1) (theorem ``scale-thm-exact-selection``).
 
     Parameters
     ----------
@@ -332,8 +513,7 @@ def select_partitions(user_ids, keys, epsilon, delta, *, max_partitions=1, rng=N
     kid = kid.ravel()
     _check_partitions_per_user(uid, kid, m)
     counts = _user_counts(uid, kid, key_values.size)
-    p = _keep_probability(counts, *_per_partition_parameters(eps, dlt, m))
-    return key_values[gen.random(key_values.size) < p]
+    return key_values[_keep_decisions(counts, _per_partition_parameters(eps, dlt, m), dlt, m, gen)]
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -420,8 +600,10 @@ def dp_group_by(user_ids, keys, values, epsilon, delta, *, metrics=("count", "su
     production"; the design of Wilson et al. 2020 and of PipelineDP):
 
     1. :func:`bound_contributions` with ``max_partitions`` (m) and ``max_per_partition`` (c);
-    2. partition selection: each key is kept with :func:`partition_selection_probability` of its number
-       of distinct users, with budget (epsilon / (k + 1), delta) for k metrics, unless
+    2. partition selection: each key is kept with the exact probability T(n)/K of
+       :func:`partition_selection_thresholds` (at most :func:`partition_selection_probability`) of its
+       number n of distinct users, by the exact integer coin of :func:`select_partitions`, with budget
+       (epsilon / (k + 1), delta) for k metrics, unless
        ``public_partitions`` lists the keys to release (then every listed key is released, rows with
        other keys are dropped first, and epsilon is split between the metrics only, delta unused);
     3. "count": number of bounded rows per kept key plus exact discrete Laplace noise
@@ -500,8 +682,8 @@ def dp_group_by(user_ids, keys, values, epsilon, delta, *, metrics=("count", "su
         n_out = released.size
     else:
         counts_users = _user_counts(uid, kid, key_values.size)
-        keep = gen.random(key_values.size) < _keep_probability(
-            counts_users, *_per_partition_parameters(eps / (len(names) + 1), dlt, m))
+        keep = _keep_decisions(counts_users, _per_partition_parameters(eps / (len(names) + 1), dlt, m), dlt, m,
+                               gen)
         released = key_values[keep]
         n_out = released.size
         new_index = np.cumsum(keep) - 1

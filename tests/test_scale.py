@@ -40,11 +40,17 @@ def _greedy(n_max, eps, delta, m):
 # partition_selection_probability
 
 
-@pytest.mark.parametrize("eps,delta,m", list(itertools.product([0.5, 1.0, 2.0], [1e-8, 1e-5], [1, 4])))
-def test_keep_probability_equals_googles_library(eps, delta, m):
+def _google_keep(eps, delta, m, n_max=60):
+    """Google's probability_of_keep(n), n = 0 .. n_max (pydp's truncated geometric strategy)."""
     ps = pytest.importorskip("pydp.algorithms.partition_selection")
     strategy = ps.create_truncated_geometric_partition_strategy(eps, delta, m)
-    ref = np.array([strategy.probability_of_keep(n) for n in range(61)])
+    return np.array([strategy.probability_of_keep(n) for n in range(n_max + 1)])
+
+
+
+@pytest.mark.parametrize("eps,delta,m", list(itertools.product([0.5, 1.0, 2.0], [1e-8, 1e-5], [1, 4])))
+def test_keep_probability_equals_googles_library(eps, delta, m):
+    ref = _google_keep(eps, delta, m)
     mine = partition_selection_probability(np.arange(61), eps, delta, max_partitions=m)
     np.testing.assert_allclose(mine, ref, rtol=0, atol=1e-9)
     assert np.abs(mine - ref).max() <= 1e-9
@@ -407,3 +413,142 @@ def test_bounding_tradeoff_numbers():
     assert np.all(np.diff(res["bias"]) <= 0)                # larger bounds drop fewer flights
     assert np.allclose(res["noise"][1:] / res["noise"][:-1], [4.0, 16.0], rtol=0.05)   # noise std grows ~ m
     assert np.all(res["total"] >= np.maximum(res["bias"], res["noise"]) - 1e-12)
+
+
+# ---------------------------------------------------------------------------------------------------
+# The release's exact coins (issue 21, item 4): integer thresholds that meet (epsilon, delta) exactly.
+
+from decimal import ROUND_FLOOR, Decimal, localcontext  # noqa: E402
+from fractions import Fraction  # noqa: E402
+
+from dpcourse.scale import _integer_coin, partition_selection_thresholds  # noqa: E402
+
+BIT_GENERATORS = [np.random.PCG64, np.random.PCG64DXSM, np.random.MT19937, np.random.Philox, np.random.SFC64]
+EPS_MAX, DELTA_MIN = float(np.finfo(float).max), 5e-324   # the largest epsilon and smallest delta accepted
+
+
+def _exp_lower(eps, m):
+    """A rational lower bound of e^(eps/m), independent of dpcourse: the decimal module's exp is correctly
+    rounded (120 digits), one unit of the last place below it; exponents above 5000 are cut to 5000."""
+    with localcontext() as ctx:
+        ctx.prec, ctx.rounding = 120, ROUND_FLOOR
+        x = min(Decimal(eps) / m, Decimal(5000))
+        return Fraction(x.exp().next_minus())
+
+
+def _achieved_delta(thresholds, denominator, eps, m):
+    """Exact per-partition delta of the coins T(n)/K at e^(eps/m) (an upper bound: L <= e^(eps/m)), over
+    n = 0 .. len - 1, then the m-fold composition 1 - (1 - delta1)^m: the delta the release really meets."""
+    L = _exp_lower(eps, m)
+    a, b, big = L.numerator, L.denominator, denominator
+    t = [int(x) for x in thresholds]
+    worst = 0
+    for t0, t1 in zip(t[:-1], t[1:]):   # the four inequalities of scale-thm-optimal-selection, times K b
+        worst = max(worst, t1 * b - a * t0, (big - t0) * b - a * (big - t1), t0 * b - a * t1,
+                    (big - t1) * b - a * (big - t0))
+    delta1 = Fraction(worst, big * b)
+    return 1 - (1 - delta1) ** m, delta1
+
+
+def _float_coin_thresholds(eps, delta, m, n_max):
+    """What the float coin ``rng.random() < p`` of the old release kept with: ceil(2^53 p) / 2^53."""
+    p = partition_selection_probability(np.arange(n_max + 1), eps, delta, max_partitions=m)
+    return [math.ceil(Fraction(float(x)) * 2**53) for x in p], 2**53
+
+
+def _thresholds_to_saturation(eps, delta, m, n_cap=2000):
+    th = partition_selection_thresholds(np.arange(n_cap + 1), eps, delta, max_partitions=m)
+    t = list(th.thresholds)
+    end = t.index(th.denominator) + 1 if th.denominator in t else len(t)
+    return t[:end + 1], th
+
+
+@pytest.mark.parametrize("eps,delta,m", list(itertools.product([1e-3, 1.0, 15.0, 20.0, EPS_MAX],
+                                                                [0.5, 1e-6, 1e-12, DELTA_MIN], [1, 3])))
+def test_release_thresholds_meet_epsilon_delta_exactly(eps, delta, m):
+    """Every (epsilon, delta) accepted: from 1e-3 to the largest float, delta down to the smallest; checked
+    in integer arithmetic on n = 0 .. saturation (at most 2000), with p(0) = 0 and p non-decreasing."""
+    t, th = _thresholds_to_saturation(eps, delta, m)
+    assert t[0] == 0 and all(x <= y for x, y in zip(t[:-1], t[1:])) and t[-1] <= th.denominator
+    total, delta1 = _achieved_delta(t, th.denominator, eps, m)
+    assert total <= Fraction(delta)
+    assert delta1 >= th.delta_per_partition           # the bound used is reached (no free slack)
+    assert th.exp_epsilon_lower <= _exp_lower(eps, m)  # and L is below e^(eps/m)
+
+
+@pytest.mark.parametrize("eps,excess", [(15.0, 16), (20.0, 9000)])
+def test_the_float_coin_failed_the_same_check(eps, excess):
+    """The check above can fail: the old float coin broke delta = 1e-12 by a factor 16.5 / 9,300."""
+    t, big = _float_coin_thresholds(eps, 1e-12, 1, 60)
+    total, _ = _achieved_delta(t, big, eps, 1)
+    assert total > excess * Fraction(1e-12)
+    t, th = _thresholds_to_saturation(eps, 1e-12, 1)
+    assert _achieved_delta(t, th.denominator, eps, 1)[0] <= Fraction(1e-12)
+
+
+@pytest.mark.parametrize("eps,delta,m", list(itertools.product([0.5, 1.0, 2.0], [1e-8, 1e-5], [1, 4])))
+def test_release_thresholds_are_googles_rule_within_1e_9_and_below_it(eps, delta, m):
+    ref = _google_keep(eps, delta, m)
+    th = partition_selection_thresholds(np.arange(61), eps, delta, max_partitions=m)
+    exact = np.array([float(Fraction(int(t), th.denominator)) for t in th.thresholds])
+    assert np.abs(exact - ref).max() <= 1e-9
+    p = partition_selection_probability(np.arange(61), eps, delta, max_partitions=m)
+    assert np.all(exact <= p + 1e-15)
+
+
+def _twin(bit_generator, seed):
+    return np.random.Generator(bit_generator(seed)), np.random.Generator(bit_generator(seed))
+
+
+@pytest.mark.parametrize("bit_generator", BIT_GENERATORS)
+def test_integer_coin_is_exactly_u_below_t(bit_generator):
+    """Thresholds placed on the very integers the coin will draw: T = U must drop, T = U + 1 keep."""
+    gen, twin = _twin(bit_generator, 21)
+    u = twin.integers(0, 2**64, size=(6, 2), dtype=np.uint64)
+    u_int = [int(r[0]) << 64 | int(r[1]) for r in u]
+    targets = [u_int[0], u_int[1] + 1, u_int[2] - 1, u_int[3] + 2**64, u_int[4] - 2**64, 0]
+    words = np.array([[t >> 64, t & (2**64 - 1)] for t in targets], dtype=np.uint64)
+    full = np.array([False] * 5 + [True])
+    assert _integer_coin(gen, words, full).tolist() == [False, True, False, True, False, True]
+
+
+@pytest.mark.parametrize("bit_generator", BIT_GENERATORS)
+def test_select_partitions_draws_the_documented_coin(bit_generator):
+    """Keep iff U < T(n), U the row of rng.integers(0, 2**64, size=(n_keys, k // 64)) of the sorted key."""
+    sizes = np.arange(1, 400) % 9 + 1
+    users, keys = _keys_with_users(sizes)
+    gen, twin = _twin(bit_generator, 22)
+    kept = select_partitions(users, keys, 3.0, 1e-3, rng=gen)
+    th = partition_selection_thresholds(sizes, 3.0, 1e-3)
+    w = th.denominator.bit_length() // 64
+    u = twin.integers(0, 2**64, size=(sizes.size, w), dtype=np.uint64)
+    u_int = [sum(int(x) << (64 * (w - 1 - j)) for j, x in enumerate(r)) for r in u]
+    expected = [k for k, x, t in zip(range(sizes.size), u_int, th.thresholds) if x < t]
+    assert kept.tolist() == expected and 0 < len(expected) < sizes.size
+
+
+@pytest.mark.parametrize("bit_generator", BIT_GENERATORS)
+def test_keep_rate_matches_the_threshold_for_every_bit_generator(bit_generator):
+    sizes = [4] * 4000
+    users, keys = _keys_with_users(sizes)
+    th = partition_selection_thresholds(4, 1.0, 1e-2)
+    p = float(Fraction(int(th.thresholds), th.denominator))
+    assert 0.05 < p < 0.95
+    kept = select_partitions(users, keys, 1.0, 1e-2, rng=np.random.Generator(bit_generator(23))).size
+    assert stats.binomtest(kept, len(sizes), p).pvalue > ALPHA
+    out = dp_group_by(users, keys, None, 2.0, 1e-2, metrics=("count",), max_partitions=1, max_per_partition=1,
+                      rng=np.random.Generator(bit_generator(24)))
+    assert stats.binomtest(out["keys"].size, len(sizes), p).pvalue > ALPHA
+
+
+@pytest.mark.parametrize("delta,m", [(1e-6, 3), (0.3, 7), (DELTA_MIN, 3), (1e-12, 1000)])
+def test_delta_split_is_certified_whatever_the_float_delta1(delta, m):
+    """The per-partition D / K composes to at most delta exactly, even from a wrong or underflowed float
+    delta1 (too large: the whole delta; too small: 0)."""
+    from dpcourse.scale import _certified_parameters
+
+    good = -math.expm1(math.log1p(-delta) / m)
+    for delta1 in (good, delta, 0.0, good * (1 + 1e-12)):
+        _, d, k = _certified_parameters(0.5, delta1, delta, m)
+        assert 1 - (1 - Fraction(d, 2**k)) ** m <= Fraction(delta)
+        assert Fraction(d, 2**k) >= Fraction(delta) / m * (1 - Fraction(1, 2**30))   # and nothing is wasted

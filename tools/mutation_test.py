@@ -408,6 +408,24 @@ MUTANTS = [
            "    for _ in range(max(steps, n // 10)):", ("tests/test_learning.py",)),
     Mutant("quantiles_sa_only_some_exceptions_caught", "clamp", QNT, "        except Exception:  # any failure",
            "        except (TypeError, ValueError):  # any failure", T_QNT),
+    # ---- scale (issue 21, item 4): the exact keep coins of partition selection
+    Mutant("scale_coin_threshold_off_by_one", "exact-coin", "dpcourse/scale.py",
+           "up = ((a * t) >> _EXP_BITS) + d ", "up = ((a * t) >> _EXP_BITS) + d + 1 ", ("tests/test_scale.py",)),
+    Mutant("scale_coin_rounding_flipped", "exact-coin", "dpcourse/scale.py",
+           "down = big - (-(-(r << _EXP_BITS) // a))", "down = big - ((r << _EXP_BITS) // a)", ("tests/test_scale.py",)),
+    Mutant("scale_coin_float_comparison", "exact-coin", "dpcourse/scale.py",
+           "return _integer_coin(gen, table[idx], full[idx])",
+           "return gen.random(idx.size) < np.array([float(Fraction(seq[i], big)) for i in idx])",
+           ("tests/test_scale.py",)),
+    Mutant("scale_coin_less_or_equal", "exact-coin", "dpcourse/scale.py",
+           "below |= ~decided & (u[:, j] < words[:, j])", "below |= ~decided & (u[:, j] <= words[:, j])",
+           ("tests/test_scale.py",)),
+    Mutant("scale_coin_no_epsilon_margin", "exact-coin", "dpcourse/scale.py",
+           "a = _exp_lower(min(Fraction(eps1) * _EPS_MARGIN,", "a = _exp_lower(min(Fraction(eps1) * 1,",
+           ("tests/test_scale.py",)),
+    Mutant("scale_coin_delta_fallback_not_split", "exact-coin", "dpcourse/scale.py",
+           "return a, int(Fraction(delta) * big / m), k", "return a, int(Fraction(delta) * big), k",
+           ("tests/test_scale.py",)),
 ]
 
 
