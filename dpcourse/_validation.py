@@ -140,7 +140,8 @@ def check_real_array(x, name: str = "x", *, allow_empty: bool = False, ndim=None
     """Return ``x`` as a float64 array after checking every entry is a finite real number.
 
     Bool arrays, object arrays, strings and complex numbers raise :class:`TypeError`; NaN or +-inf
-    anywhere raises :class:`ValueError` with the index of the first offending entry.
+    anywhere raises :class:`ValueError`. Arrays are usually private data, so that message holds nothing
+    computed from the entries (no index, no value): it names the argument and the rule (CONTRIBUTING.md).
     """
     if isinstance(x, (str, bytes)):
         raise TypeError(f"{name} must be numeric, got {type(x).__name__} {x!r}")
@@ -156,8 +157,8 @@ def check_real_array(x, name: str = "x", *, allow_empty: bool = False, ndim=None
     arr = arr.astype(np.float64, copy=False)
     finite = np.isfinite(arr)
     if not finite.all():
-        bad = tuple(int(i) for i in np.unravel_index(int(np.argmin(finite)), arr.shape))
-        raise ValueError(f"{name} must be finite everywhere, got {arr[bad]} at index {bad}")
+        raise ValueError(f"{name} must be finite everywhere (no NaN or +-inf entry): remove or impute such "
+                         f"entries before the call")
     return arr
 
 
@@ -226,13 +227,12 @@ def check_binary_array(x, name: str = "bits", *, allow_empty: bool = False, ndim
 
     Ints and floats equal to 0 or 1 are accepted (``1.0`` is the bit 1); bool arrays raise
     :class:`TypeError` as in :func:`check_real_array` (convert them with ``.astype(int)``), and any other
-    value (2, -1, 0.5, NaN, a string) raises with the index of the first offending entry.
+    value (2, -1, 0.5, NaN, a string) raises; the message holds no index or value of the entries.
     """
     arr = check_real_array(x, name, allow_empty=allow_empty, ndim=ndim)
     ok = (arr == 0.0) | (arr == 1.0)
     if not ok.all():
-        bad = tuple(int(i) for i in np.unravel_index(int(np.argmin(ok)), arr.shape))
-        raise ValueError(f"{name} must contain only 0 and 1, got {float(arr[bad])!r} at index {bad}")
+        raise ValueError(f"{name} must contain only 0 and 1 (another value was found): recode it before the call")
     return arr.astype(np.int64)
 
 

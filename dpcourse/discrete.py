@@ -17,12 +17,13 @@ Public names:
   :func:`dpcourse.laplace_mechanism` and :func:`dpcourse.gaussian_mechanism` use with ``secure=True``,
   and :func:`lattice_release`, which adds it.
 
-Representation limits (they raise ``ValueError`` rather than sample something else): the exact rational
-value of a scale must have numerator and denominator below 2**62, and every noise draw must fit an int64
-(an ``OverflowError`` otherwise, a rare random event only for scales near 2**60). Known gap (review of
-issue 9, ``tests/test_discrete_review.py``): the int64 sum of a value and its noise in
-:func:`geometric_mechanism` and :func:`lattice_release` is not checked, and wraps around for scales near
-2**60 and values near 2**61.
+Representation limits. They concern public parameters only, and refuse with ``ValueError`` rather
+than sample something else: the exact rational value of a scale must have numerator and denominator
+below 2**62, and a release's noise scale must be at most 2**50 steps. Private values are never refused
+for their size: integer answers (of any size, Python ints beyond 64 bits included) and lattice steps
+are clamped to +-2**61 before any cast, and the int64 sum of a value and its noise is checked
+(``OverflowError`` instead of a wrap-around, an event of probability below e^-2048 at the scales
+accepted; ``tests/test_discrete_review.py`` and ``tests/test_extreme_magnitudes.py``).
 """
 
 from __future__ import annotations
@@ -483,12 +484,23 @@ def _check_int_values(value, name: str = "value") -> np.ndarray:
     arr = np.asarray(value)
     if arr.dtype == bool:
         raise TypeError(f"{name} must hold integers, got booleans (convert them with .astype(int) if meant)")
+    if arr.dtype.kind == "f" and arr.size and not isinstance(value, np.ndarray):
+        # numpy stores a list such as [2**64 - 1, 3] as float64: look at the Python ints themselves.
+        arr = np.asarray(value, dtype=object)
+    # Clamp to +-2**61 *before* any cast: an unsigned 2**63 must not wrap to -2**63, and a Python int
+    # beyond the 64-bit range (numpy stores it as an object) is clamped like any other. Clamping is
+    # 1-Lipschitz, so it keeps the sensitivity and the guarantee; refusing instead would make the error
+    # itself depend on the private value (2**64 - 1 released, 2**64 refused).
+    if arr.dtype == object:
+        flat = arr.ravel().tolist()
+        if not all(isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)) for v in flat):
+            raise TypeError(f"{name} must hold integers only, no bools, floats or other objects (round a "
+                            f"real-valued query yourself, or use laplace_mechanism)")
+        return np.array([min(max(int(v), -VALUE_LIMIT), VALUE_LIMIT) for v in flat],
+                        dtype=np.int64).reshape(arr.shape)
     if arr.dtype.kind not in "iu":
         raise TypeError(f"{name} must hold integers, got dtype {arr.dtype} (round a real-valued query yourself, or "
                         f"use laplace_mechanism)")
-    # Clamp to +-2**61 *before* the cast (an unsigned 2**63 must not wrap to -2**63). Clamping is
-    # 1-Lipschitz, so it keeps the sensitivity and the guarantee; refusing instead would make the error
-    # itself depend on the private value.
     if arr.dtype.kind == "u":
         arr = np.minimum(arr, np.uint64(VALUE_LIMIT))
     return np.clip(arr.astype(np.int64), -VALUE_LIMIT, VALUE_LIMIT)
@@ -533,14 +545,16 @@ def geometric_mechanism(value, sensitivity, epsilon, *, rng=None, size=None):
     at any output is at most exp(|m| epsilon / sensitivity) <= e^epsilon for a shift |m| <= sensitivity.
     The scale is used exactly when its rational value fits the sampler; otherwise it is rounded *up*
     to the next dyadic rational with a 60-bit numerator (more noise, so epsilon still holds exactly).
-    Limits: ``value + noise`` is computed in int64 without an overflow check (it can wrap around for
-    scales near 2**60 and values near 2**61), and a Python int of 2**63 or more, which numpy stores as
-    uint64, is currently cast to int64 before the range check (see ``tests/test_discrete_review.py``).
+    Values of any size are released: each is clamped to +-2**61 before any cast (a uint64 or a Python
+    int beyond 64 bits included), a 1-Lipschitz map that keeps the sensitivity, so no value is refused
+    for its size. Scales above 2**50 are refused (a public choice); below that ``value + noise`` stays
+    in int64 except with probability below e^-2048, and the sum is checked (``OverflowError``, never a
+    wrap-around).
 
     Parameters
     ----------
     value : int or array_like of ints
-        Exact integer answer(s), within +-2**61.
+        Exact integer answer(s); values beyond +-2**61 are clamped there.
     sensitivity : int
         l1 sensitivity, a positive integer.
     epsilon : float
@@ -768,9 +782,21 @@ def lattice_release(values: np.ndarray, exponent: int, noise: np.ndarray) -> np.
     1-Lipschitz, so the guarantee holds, whereas refusing would make the error itself depend on the
     private value. The int64 sum raises OverflowError rather than wrapping around.
     """
-    scaled = np.clip(np.ldexp(values, -exponent), -float(VALUE_LIMIT), float(VALUE_LIMIT))
-    steps = _checked_sum(np.rint(scaled).astype(np.int64), np.asarray(noise, dtype=np.int64))
+    steps = _checked_sum(_lattice_steps(values, exponent), np.asarray(noise, dtype=np.int64))
     return np.ldexp(steps.astype(np.float64), exponent)
+
+
+def _lattice_steps(values, exponent: int) -> np.ndarray:
+    """``round(values / 2**exponent)`` as int64, clamped to +-VALUE_LIMIT steps (a finite value of any size).
+
+    The clamp is 1-Lipschitz, so neighbours whose values differ by at most s differ by at most
+    ``floor(s / 2**exponent) + 1`` steps after it, as before it (lemma ``lem-lattice-rounding``); a value
+    whose quotient overflows to +-inf is clamped too. Shared by :func:`lattice_release` and
+    :func:`dpcourse.sparse_vector`.
+    """
+    with np.errstate(over="ignore"):
+        scaled = np.ldexp(np.asarray(values, dtype=np.float64), -exponent)
+    return np.rint(np.clip(scaled, -float(VALUE_LIMIT), float(VALUE_LIMIT))).astype(np.int64)
 
 
 def secure_laplace(values: np.ndarray, sensitivity: float, epsilon: float, gen) -> np.ndarray:

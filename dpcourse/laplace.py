@@ -142,7 +142,7 @@ def dp_mean(x, lower, upper, epsilon, *, rng=None, secure=True, size=None):
     >>> dp_mean([1.0, float("nan")], 0.0, 10.0, 1.0)
     Traceback (most recent call last):
     ...
-    ValueError: x must be finite everywhere, got nan at index (1,)
+    ValueError: x must be finite everywhere (no NaN or +-inf entry): remove or impute such entries before the call
     """
     values = check_real_array(x, "x", ndim=1)
     lo, hi = check_bounds(lower, upper)

@@ -53,14 +53,14 @@ def _check_xy(X, y, *, unit_ball: bool):
     if values <= {0.0, 1.0}:
         yv = 2.0 * yv - 1.0
     elif not values <= {-1.0, 1.0}:
-        bad = sorted(values - {0.0, 1.0, -1.0})[:3] or sorted(values)
-        raise ValueError(f"y must hold labels in {{0, 1}} or in {{-1, +1}}, got the values {bad}")
+        raise ValueError("y must hold labels in {0, 1} or in {-1, +1} (the same coding for every row): "
+                         "recode the labels before the call")
     if unit_ball:
         norms = np.sqrt(np.einsum("ij,ij->i", X, X))
         if np.any(norms > 1.0 + 1e-12):
-            i = int(np.argmax(norms))
-            raise ValueError(f"every row of X must have Euclidean norm <= 1 for this method (the sensitivity "
-                             f"assumes it): row {i} has norm {norms[i]:.6g}; rescale by a public bound first")
+            raise ValueError("every row of X must have Euclidean norm <= 1 for this method (the sensitivity "
+                             "assumes it): rescale the rows by a public bound, or clip each row to norm 1, "
+                             "before the call")
     return X, yv
 
 
@@ -177,6 +177,29 @@ def _objective(X, yv, eps, lam, gen):
     return _newton(X, yv, lam + extra, linear=b / n)
 
 
+def _clipped_gradient_sum(Xb, yb, w, clip_norm):
+    """Sum over the rows of the per-example logistic gradients, each clipped to norm <= clip_norm.
+
+    A row of any finite size is clipped, never turned into NaN: when a squared row norm overflows, the
+    row is divided by its largest |entry| t first (x = t u), and the clipped gradient
+    ``coef x min(1, C / (|coef| ||x||))`` is computed as ``coef u min(t, C / (|coef| ||u||))``.
+    """
+    with np.errstate(over="ignore"):
+        sq = np.einsum("ij,ij->i", Xb, Xb)
+    if np.isfinite(sq).all():
+        coef = -yb * special.expit(-yb * (Xb @ w))  # d/dm log(1+e^-m) times y: per-example gradient = coef x
+        norms = np.abs(coef) * np.sqrt(sq)
+        scale = np.minimum(1.0, clip_norm / np.maximum(norms, 1e-300))  # clip each gradient to norm <= C
+        return (coef * scale) @ Xb
+    top = np.max(np.abs(Xb), axis=1)
+    t = np.where(top > 0, top, 1.0)
+    U = Xb / t[:, None]
+    with np.errstate(over="ignore"):
+        coef = -yb * special.expit(-yb * (t * (U @ w)))  # the margin may be +-inf, never NaN
+    row = np.minimum(t, clip_norm / np.maximum(np.abs(coef) * np.sqrt(np.einsum("ij,ij->i", U, U)), 1e-300))
+    return (coef * row) @ U
+
+
 def _dpsgd(X, yv, eps, delta, lam, gen, *, clip_norm, sampling_rate, steps, expected_batch_size, learning_rate):
     n, d = X.shape
     q = sampling_rate
@@ -186,10 +209,7 @@ def _dpsgd(X, yv, eps, delta, lam, gen, *, clip_norm, sampling_rate, steps, expe
     for _ in range(steps):
         mask = gen.random(n) < q  # Poisson sampling: each record kept independently with probability q
         Xb, yb = X[mask], yv[mask]
-        coef = -yb * special.expit(-yb * (Xb @ w))  # d/dm log(1+e^-m) times y: per-example gradient = coef x
-        norms = np.abs(coef) * np.sqrt(np.einsum("ij,ij->i", Xb, Xb))
-        scale = np.minimum(1.0, clip_norm / np.maximum(norms, 1e-300))  # clip each gradient to norm <= C
-        g = (coef * scale) @ Xb
+        g = _clipped_gradient_sum(Xb, yb, w, clip_norm)
         g += gen.normal(0.0, sigma * clip_norm, size=d)  # float Gaussian: see the chapter's remark
         w -= learning_rate * (g / expected + lam * w)
     return w

@@ -40,7 +40,7 @@ from ._validation import (
     check_real_array,
     check_sensitivity,
 )
-from .discrete import _check_terms, _dlap, _power_of_two_at_most, _round_up
+from .discrete import _check_terms, _dlap, _lattice_steps, _power_of_two_at_most, _round_up
 from .laplace import laplace_mechanism
 from .selection import exponential_mechanism
 
@@ -93,14 +93,13 @@ def _check_queries(queries, n_cells=None, name="queries") -> np.ndarray:
 def _check_histogram(histogram, name="histogram") -> np.ndarray:
     """A 1-d array of non-negative whole counts with a positive total, returned as float64."""
     h = check_real_array(histogram, name, ndim=1)
+    # The histogram is private: these messages name the rule, never an index, a count or a total.
     if (h < 0).any():
-        i = int(np.argmax(h < 0))
-        raise ValueError(f"{name} must hold counts >= 0, got {h[i]} at index {i}")
+        raise ValueError(f"{name} must hold counts >= 0")
     if (h != np.round(h)).any():
-        i = int(np.argmax(h != np.round(h)))
-        raise ValueError(f"{name} must hold whole counts, got {h[i]} at index {i}")
+        raise ValueError(f"{name} must hold whole counts")
     if h.sum() <= 0:
-        raise ValueError(f"{name} must contain at least one record, got total {h.sum()}")
+        raise ValueError(f"{name} must contain at least one record")
     return h
 
 
@@ -308,12 +307,25 @@ def _svt_lattice(sensitivity: float):
     return e, math.floor(Fraction(sensitivity) / g) + 1
 
 
-def _to_steps(x: np.ndarray, e: int, name: str) -> np.ndarray:
-    scaled = np.ldexp(x, -e)
-    if scaled.size and float(np.abs(scaled).max()) >= 2.0**60:
-        raise ValueError(f"{name} is too large for the lattice of the sensitivity: |{name}| must stay below "
-                         f"2**40 times the sensitivity")
-    return np.rint(scaled).astype(np.int64)
+_SVT_THRESHOLD_STEPS = 2**60   # a (public) threshold must lie within +-2**60 lattice steps
+_SVT_EXACT_NOISE = 2**61       # below this, value (<= 2**61 steps) + noise fits int64
+
+
+def _threshold_steps(t: float, e: int, sensitivity: float) -> int:
+    """The public threshold in lattice steps; refused (it is public) beyond +-2**60 steps."""
+    limit = math.ldexp(float(_SVT_THRESHOLD_STEPS), e)
+    if not abs(t) < limit:
+        raise ValueError(f"threshold must lie in (-{limit!r}, {limit!r}) (2**60 lattice steps of the sensitivity "
+                         f"{sensitivity!r}), got {t!r}")
+    return int(np.rint(math.ldexp(t, -e)))
+
+
+def _svt_above(q_steps: np.ndarray, t_steps: int, rho: np.ndarray, nu: np.ndarray) -> np.ndarray:
+    """``q_i + nu_i >= T + rho``, exactly: in int64, or in Python ints when a noise draw is huge."""
+    if max(int(np.abs(nu).max(initial=0)), int(np.abs(rho).max(initial=0))) < _SVT_EXACT_NOISE:
+        return (q_steps[None, :] + nu) >= (t_steps + rho)[:, None]
+    lhs = q_steps.astype(object)[None, :] + nu.astype(object)
+    return (lhs >= (t_steps + rho.astype(object))[:, None]).astype(bool)
 
 
 def sparse_vector(values, threshold, epsilon, c, *, sensitivity=1.0, rng=None, size=None):
@@ -335,14 +347,19 @@ def sparse_vector(values, threshold, epsilon, c, *, sensitivity=1.0, rng=None, s
     g = 2**floor(log2(sensitivity * 2**-20)), and rho and nu are g times exact discrete Laplace draws
     (:func:`dpcourse.discrete_laplace`'s sampler) with scales computed for the rounded sensitivity
     ``floor(sensitivity / g) + 1`` steps, rounded up; the proof of ``thm-svt-privacy`` holds verbatim for
-    these integer noises, so the claimed epsilon holds exactly. Only comparisons are released.
+    these integer noises, so the claimed epsilon holds exactly. Only comparisons are released. A value
+    of any finite size is answered: the rounded values are clamped to +-2**61 lattice steps (about
+    2**41 times the sensitivity), a 1-Lipschitz map that keeps the sensitivity, and the comparisons
+    are exact integer arithmetic however large a noise draw is. Only the public threshold is refused
+    beyond +-2**60 steps.
 
     Parameters
     ----------
     values : array_like of float, shape (k,)
-        The true answers q_1(x), ..., q_k(x), in the order asked; finite.
+        The true answers q_1(x), ..., q_k(x), in the order asked; finite (NaN and +-inf are refused with
+        a message that holds nothing computed from them), of any size.
     threshold : float
-        Public threshold T, finite.
+        Public threshold T, finite, within +-2**60 lattice steps (about 2**40 times the sensitivity).
     epsilon : float
         Total privacy parameter, > 0.
     c : int
@@ -375,15 +392,15 @@ def sparse_vector(values, threshold, epsilon, c, *, sensitivity=1.0, rng=None, s
     gen = as_rng(rng)
     runs = 1 if size_ is None else size_
     e, steps = _svt_lattice(sens)
-    q_steps = _to_steps(q, e, "values")
-    t_steps = int(_to_steps(np.array([t]), e, "threshold")[0])
+    q_steps = _lattice_steps(q, e)   # clamped to +-2**61 steps: a value of any size is answered
+    t_steps = _threshold_steps(t, e, sens)
     eps1 = Fraction(eps) / 2
     eps2 = Fraction(eps) - eps1
     b_rho = _round_up(Fraction(steps) / eps1)
     b_nu = _round_up(Fraction(2 * c * steps) / eps2)
     rho = _dlap(*_check_terms(b_rho, "the threshold noise scale", float(b_rho)), runs, gen)
     nu = _dlap(*_check_terms(b_nu, "the query noise scale", float(b_nu)), runs * q.size, gen).reshape(runs, q.size)
-    above = (q_steps[None, :] + nu) >= (t_steps + rho)[:, None]
+    above = _svt_above(q_steps, t_steps, rho, nu)
     out = _svt_indices(above, c)
     return out[0] if size_ is None else out
 
@@ -692,6 +709,9 @@ def smalldb(histogram, queries, epsilon, *, m, rng=None) -> np.ndarray:
     eps = check_epsilon(epsilon)
     m = check_positive_int(m, "m")
     n = float(h.sum())
+    if not n <= 2.0**53:  # n is public under replace-one: neighbours are both refused or both released
+        raise ValueError(f"the number of records n = sum(histogram), public under replace-one, must be at most "
+                         f"2**53 (exact counting in float64), got {n!r}")
     count = math.comb(h.size + m - 1, m)
     if count * q.shape[0] > SMALLDB_MAX_WORK:
         raise ValueError(f"{count} candidates x {q.shape[0]} queries exceeds {SMALLDB_MAX_WORK}: smalldb is exact "

@@ -223,8 +223,7 @@ def _keep_probability(n: np.ndarray, eps: float, delta: float) -> np.ndarray:
 def _check_user_counts(n_users) -> np.ndarray:
     arr = check_real_array(n_users, "n_users", allow_empty=True)
     if arr.size and (np.any(arr < 0) or np.any(arr != np.floor(arr))):
-        bad = int(np.argmax((arr < 0) | (arr != np.floor(arr))))
-        raise ValueError(f"n_users must hold whole numbers >= 0, got {arr.ravel()[bad]!r} at index {bad}")
+        raise ValueError("n_users must hold whole numbers >= 0 (user counts)")
     return arr.astype(np.int64)
 
 
@@ -457,8 +456,8 @@ def _check_partitions_per_user(uid: np.ndarray, kid: np.ndarray, m: int) -> None
     pairs = np.unique(uid.astype(np.int64) * (int(kid.max()) + 1) + kid)
     per_user = np.bincount(pairs // (int(kid.max()) + 1))
     if per_user.max() > m:
-        raise ValueError(f"a user contributes to {int(per_user.max())} partitions > max_partitions={m}: "
-                         f"bound the contributions first (bound_contributions)")
+        raise ValueError(f"every user must contribute to at most max_partitions={m} partitions: bound the "
+                         f"contributions first (bound_contributions)")
 
 
 def select_partitions(user_ids, keys, epsilon, delta, *, max_partitions=1, rng=None):

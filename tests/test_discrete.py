@@ -361,3 +361,24 @@ def test_secure_gaussian_noise_distribution():
 def test_bad_input_is_refused_by_name(call, exc, word):
     with pytest.raises(exc, match=word):
         call()
+
+
+# ---------------------------------------------------------------- values of any size (issue 21)
+
+
+@pytest.mark.parametrize("value, clamped", [
+    (2**64 - 1, 2**61), (2**64, 2**61), (10**400, 2**61), (-(2**63) - 1, -(2**61)), (-(10**400), -(2**61)),
+])
+def test_geometric_mechanism_clamps_python_ints_of_any_size(value, clamped):
+    # 2**64 - 1 (stored as uint64) and 2**64 (a Python object) are neighbours: both are released, and
+    # exactly as the clamped value is (same seed, same noise), never refused with a TypeError.
+    got = dpcourse.geometric_mechanism(value, 1, 0.5, rng=11, size=50)
+    assert np.array_equal(got, dpcourse.geometric_mechanism(clamped, 1, 0.5, rng=11, size=50))
+    mixed = dpcourse.geometric_mechanism([value, 3], 1, 0.5, rng=12)
+    assert np.array_equal(mixed, dpcourse.geometric_mechanism([clamped, 3], 1, 0.5, rng=12))
+
+
+def test_geometric_mechanism_object_arrays_must_hold_integers():
+    for bad in ([2**64, 1.5], [2**64, True], [2**64, "7"]):
+        with pytest.raises(TypeError, match="value must hold integers only"):
+            dpcourse.geometric_mechanism(bad, 1, 1.0, rng=0)

@@ -203,8 +203,41 @@ def test_sparse_vector_validation():
         above_threshold([1.0], 0.0, 1.0, sensitivity=-1.0)
     with pytest.raises(ValueError, match="variant must be one of"):
         sparse_vector_variant([1.0], 0.0, 1.0, 1, variant="roth")
-    with pytest.raises(ValueError, match="too large for the lattice"):
-        above_threshold([1e30], 0.0, 1.0)
+    # The threshold is public: refused beyond 2**60 lattice steps, naming the value and the range.
+    with pytest.raises(ValueError, match=r"threshold must lie in .*got 1e\+30"):
+        above_threshold([1.0], 1e30, 1.0)
+
+
+# ---------------------------------------------------------------- sparse vector: values of any size (issue 21)
+
+
+@pytest.mark.parametrize("big", [2.0**40, 2.0**41, 2.0**53, 2.0**64, 1e30, 1e308])
+def test_sparse_vector_answers_values_of_any_size(big):
+    # A value far above (below) the threshold is "above" ("below") in every run, however large: the
+    # value is clamped to 2**61 lattice steps, not refused, and never wraps around to the other sign.
+    assert (above_threshold([big], 0.0, 1.0, rng=0, size=2000) == 0).all()
+    assert (above_threshold([-big, -big], 0.0, 1.0, rng=0, size=2000) == -1).all()
+    assert sparse_vector([0.0, big, -big, big], 0.5, 10.0, 2, rng=1).tolist()[1:] == [3]
+
+
+def test_sparse_vector_neighbours_across_the_old_limit_release_the_same_way():
+    # values[0] = 2**40 - 1 and 2**40 were told apart (a release against a ValueError); now both are
+    # clamped or answered, and far above the threshold they give the same transcript for the same seed.
+    below, above = [2.0**40 - 1.0, 0.0], [2.0**40, 0.0]
+    assert np.array_equal(sparse_vector(below, 0.5, 1.0, 1, rng=3, size=500),
+                          sparse_vector(above, 0.5, 1.0, 1, rng=3, size=500))
+
+
+def test_sparse_vector_exact_comparison_for_huge_noise(monkeypatch):
+    # The int64 comparison is used only while every noise draw is below 2**61 in magnitude; beyond it
+    # the comparison runs on Python ints. Forcing that path must give the same transcripts.
+    import dpcourse.queries as qmod
+
+    vals = [0.0, 1.0, -1.0, 2.0, 0.5]
+    fast = sparse_vector(vals, 0.5, 1.0, 2, rng=7, size=3000)
+    monkeypatch.setattr(qmod, "_SVT_EXACT_NOISE", 0)
+    assert np.array_equal(fast, sparse_vector(vals, 0.5, 1.0, 2, rng=7, size=3000))
+    assert np.array_equal(sparse_vector([1e308, -1e308], 0.0, 1.0, 1, rng=2, size=200)[:, 0], np.zeros(200))
 
 
 # ---------------------------------------------------------------- sparse vector: audits
@@ -373,14 +406,20 @@ def test_mwem_passes_and_output_options():
 
 def test_svt_lattice_charges_the_rounding():
     # rounded neighbours (values Delta apart) must differ by at most the charged number of lattice steps
-    from dpcourse.queries import _svt_lattice, _to_steps
+    # (also across the clamp at 2**61 steps, and for values whose quotient overflows to inf)
+    from dpcourse.discrete import _lattice_steps
+    from dpcourse.queries import _svt_lattice
 
     for sens in (1.0, 1.3, 0.7, 5.0):
         e, steps = _svt_lattice(sens)
         g = 2.0**e
         a = np.random.default_rng(SEED).uniform(0, 1000, size=20_000)
         a = np.r_[a, np.arange(200) * g * 0.4]  # points near the lattice, where rounding moves most
-        gap = np.abs(_to_steps(a + sens, e, "v") - _to_steps(a, e, "v"))
+        a = np.r_[a, 2.0**61 * g - sens * np.arange(-3, 4), -(2.0**61 * g) - sens * np.arange(-3, 4), 1e308 - sens]
+        b = a + sens
+        b = np.where(b - a <= sens, b, np.nextafter(b, -np.inf))  # b - a is exact (Sterbenz): true neighbours
+        assert (b - a <= sens).all()
+        gap = np.abs(_lattice_steps(b, e) - _lattice_steps(a, e))
         assert gap.max() <= steps
         assert steps - 1 <= sens / g  # and no more than one extra step is charged
 

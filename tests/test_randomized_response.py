@@ -227,9 +227,9 @@ def test_unbiasedness_test_has_power():
 # ---------------------------------------------------------------- validation
 
 BAD_BITS = [
-    ([0, 1, 2], ValueError, "only 0 and 1, got 2.0 at index"),
+    ([0, 1, 2], ValueError, "only 0 and 1"),
     ([0, -1], ValueError, "only 0 and 1"),
-    ([0.5, 1], ValueError, "only 0 and 1, got 0.5"),
+    ([0.5, 1], ValueError, "only 0 and 1"),
     ([0, np.nan], ValueError, "finite"),
     ([1, np.inf], ValueError, "finite"),
     (np.array([True, False]), TypeError, "booleans"),
@@ -302,7 +302,7 @@ def test_other_arguments_are_validated():
 def test_check_binary_array():
     assert check_binary_array([0, 1.0, 1]).tolist() == [0, 1, 1]
     assert check_binary_array([0, 1]).dtype == np.int64
-    with pytest.raises(ValueError, match=r"x must contain only 0 and 1, got 3.0 at index \(1, 0\)"):
+    with pytest.raises(ValueError, match=r"x must contain only 0 and 1"):
         check_binary_array([[0, 1], [3, 0]], "x")
     with pytest.raises(ValueError, match="1 dimension"):
         check_binary_array([[0, 1]], ndim=1)

@@ -303,8 +303,8 @@ SAMPLERS = [exponential_mechanism, report_noisy_max, permute_and_flip]
 
 @pytest.mark.parametrize("f", ALL)
 @pytest.mark.parametrize("scores, exc, match", [
-    ([1.0, np.nan], ValueError, "finite everywhere, got nan at index"),
-    ([np.inf, 1.0], ValueError, "finite everywhere, got inf"),
+    ([1.0, np.nan], ValueError, "finite everywhere"),
+    ([np.inf, 1.0], ValueError, "finite everywhere"),
     ([1.0, -np.inf], ValueError, "finite everywhere"),
     ([True, False], TypeError, "booleans"),
     ([], ValueError, "not be empty"),

@@ -74,7 +74,7 @@ def test_positive_int():
 def test_real_array():
     out = v.check_real_array([1, 2, 3])
     assert out.dtype == np.float64 and out.tolist() == [1.0, 2.0, 3.0]
-    with pytest.raises(ValueError, match=r"x must be finite everywhere, got nan at index \(1,\)"):
+    with pytest.raises(ValueError, match=r"x must be finite everywhere"):
         v.check_real_array([1.0, np.nan, 2.0])
     with pytest.raises(ValueError, match="inf"):
         v.check_real_array(np.array([[1.0, 2.0], [np.inf, 0.0]]))
@@ -145,10 +145,11 @@ def test_flag_and_callable():
 def test_binary_array():
     out = v.check_binary_array([0, 1.0, 1])
     assert out.dtype == np.int64 and out.tolist() == [0, 1, 1]
-    with pytest.raises(ValueError, match=r"bits must contain only 0 and 1, got 2.0 at index \(1,\)"):
+    with pytest.raises(ValueError, match=r"bits must contain only 0 and 1"):
         v.check_binary_array([0, 2, 1])
-    with pytest.raises(ValueError, match="0.5"):
+    with pytest.raises(ValueError, match="only 0 and 1") as err:
         v.check_binary_array([[0, 1], [0.5, 1]])
+    assert "0.5" not in str(err.value)  # the entries are private data: no value, no index
     with pytest.raises(TypeError, match="booleans"):
         v.check_binary_array([True, False])
     with pytest.raises(ValueError, match="finite"):
