@@ -5,6 +5,7 @@ k-RR and OLH in < 2 s. Each randomizer is timed (best of a few repeats) beside a
 same run: ``Generator.random`` drawing as many float variates as the oracle needs coins (k-RR: 2 per user,
 a coin and an other value; unary encoding: d per user; OLH: 4 per user, a, b, a coin and an other value).
 The estimators are timed too (OLH's counts the support of every one of the d values: O(n d) work).
+Last, the coins' 64-bit words under each numpy bit generator, against the raw words they replaced.
 Run with ``python benchmarks/bench_local_dp.py``.
 """
 
@@ -50,5 +51,19 @@ def main():
         print(f"{name:6s} {n:9,d} {t_o * 1e3:9.1f}ms {t_n * 1e3:11.1f}ms {t_o / t_n:6.2f} {t_e * 1e3:8.1f}ms")
 
 
+def coin_words(size=4_000_000):
+    """The coins' 64-bit words: Generator.integers(0, 2**64, uint64) (exact for every bit generator) against the
+    bit generator's random_raw (what the coins used before issue 21: 32-bit words under MT19937)."""
+    print(f"\n64-bit coin words, {size:,} draws (best of {REPEATS}); ratio = integers / random_raw")
+    for bit_generator in (np.random.PCG64, np.random.PCG64DXSM, np.random.MT19937, np.random.Philox, np.random.SFC64):
+        gen = np.random.Generator(bit_generator(0))
+        t_int = best(lambda: gen.integers(0, 2**64, size=size, dtype=np.uint64))
+        t_raw = best(lambda: gen.bit_generator.random_raw(size))
+        t_krr = best(lambda: dpcourse.krr(np.zeros(size // 4, dtype=np.int64), D, EPS, rng=gen))
+        print(f"{bit_generator.__name__:10s} integers {t_int * 1e3:7.1f}ms  random_raw {t_raw * 1e3:7.1f}ms  "
+              f"ratio {t_int / t_raw:5.2f}   k-RR of {size // 4:,} users {t_krr * 1e3:7.1f}ms")
+
+
 if __name__ == "__main__":
     main()
+    coin_words()

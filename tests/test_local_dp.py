@@ -506,6 +506,7 @@ def printed_closed_form(eps0, n, delta):
 def test_shuffle_closed_form_uses_the_larger_constant():
     got = L.shuffle_amplification_epsilon(4.0, 100_000, 1e-6, method="closed_form")
     assert round(got, 4) == 0.5378                       # the authors' program prints 0.5378
+    assert round(printed_closed_form(4.0, 100_000, 1e-6), 4) == 0.5346   # the factor printed in the theorem
     assert got == pytest.approx(authors_closed_form(4.0, 100_000, 1e-6), rel=1e-12)
     for eps0, n, delta in [(4.0, 10**5, 1e-6), (1.0, 10**4, 1e-8), (0.5, 10**6, 1e-5), (2.0, 10**9, 1e-10)]:
         safe = L.shuffle_amplification_epsilon(eps0, n, delta, method="closed_form")

@@ -426,6 +426,17 @@ MUTANTS = [
     Mutant("scale_coin_delta_fallback_not_split", "exact-coin", "dpcourse/scale.py",
            "return a, int(Fraction(delta) * big / m), k", "return a, int(Fraction(delta) * big), k",
            ("tests/test_scale.py",)),
+    # ---- local_dp (issue 21, item 1): the exact 64-bit coins of the local oracles
+    Mutant("ldp_coin_less_or_equal", "exact-coin", "dpcourse/local_dp.py",
+           "return raw < np.uint64(threshold)", "return raw <= np.uint64(threshold)", T_LDP),
+    Mutant("ldp_coin_threshold_minus_one", "exact-coin", "dpcourse/local_dp.py",
+           "return raw < np.uint64(threshold)", "return raw < np.uint64(threshold - 1)", T_LDP),
+    Mutant("ldp_coin_float_comparison", "exact-coin", "dpcourse/local_dp.py",
+           "    raw = gen.integers(0, _TWO64, size=shape, dtype=np.uint64)\n    return raw < np.uint64(threshold)\n",
+           "    return gen.random(shape) < threshold / 2**64\n", T_LDP),
+    Mutant("ldp_coin_raw_32bit_words", "exact-coin", "dpcourse/local_dp.py",
+           "raw = gen.integers(0, _TWO64, size=shape, dtype=np.uint64)", "raw = gen.bit_generator.random_raw(shape)",
+           ("tests/test_bit_generators.py",)),
 ]
 
 
