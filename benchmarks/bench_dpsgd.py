@@ -15,7 +15,15 @@ delta = 1e-5; at q = 1 the reference is the exact Gaussian composition (dp_accou
 ever below the reference by more than 1%, whether RDP is ever below PLD, and the total time of each
 accountant. Takes several minutes (measured: the 144 settings with q < 1 agree within [-0.14%, +0.16%]).
 
-Run with ``python benchmarks/bench_dpsgd.py`` (both parts) or ``--part epoch`` / ``--part grid``.
+Part 3 (``--part smallq``): where users calibrate for long training, q = 0.001, 10^5 steps,
+delta in {1e-5, 1e-9}, sigma in {0.5, 0.6, 0.65, 0.75, 0.8, 1.0}: ``dpsgd_epsilon`` ("pld" and "rdp")
+against dp_accounting 0.6.0's PLD accountant (add/remove, grid 1e-4). Prints each epsilon, the ratio
+ours / reference, whether ours is monotone in sigma, and the calibrated sigma of
+``dpsgd_noise_multiplier(0.001, 10**5, 8.0, 1e-9)`` with its epsilon and that of sigma (1 - 1e-3).
+The reference values stored in ``tests/test_subsampling.py`` (``SMALL_Q_REFERENCE``) are the ones this
+part prints (recompute them with it after upgrading dp_accounting). Takes about two minutes.
+
+Run with ``python benchmarks/bench_dpsgd.py`` (all parts) or ``--part epoch`` / ``--part grid`` / ``--part smallq``.
 """
 
 import argparse
@@ -111,15 +119,50 @@ def part_grid(qs=(0.004, 0.01, 0.05, 0.1, 1.0)):
           f"dpcourse rdp {t_rdp:.1f} s")
 
 
+SMALL_Q_SIGMAS = (0.5, 0.6, 0.65, 0.75, 0.8, 1.0)
+
+
+def part_smallq(q=0.001, k=10**5):
+    import dp_accounting as dpa
+
+    for delta in (1e-5, 1e-9):
+        print(f"q = {q}, steps = {k}, delta = {delta:g}")
+        print("  sigma   dp_accounting        pld   pld/ref          rdp   rdp/pld   time ref / pld (s)")
+        previous = math.inf
+        monotone = True
+        for s in SMALL_Q_SIGMAS:
+            t0 = time.perf_counter()
+            acc = dpa.pld.PLDAccountant(dpa.NeighboringRelation.ADD_OR_REMOVE_ONE, value_discretization_interval=1e-4)
+            acc.compose(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(s)), k)
+            ref = acc.get_epsilon(delta)
+            t_ref = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            ours = dpsgd_epsilon(q, s, k, delta)
+            t_pld = time.perf_counter() - t0
+            rdp = dpsgd_epsilon(q, s, k, delta, method="rdp")
+            monotone &= ours <= previous
+            previous = ours
+            print(f"  {s:5.2f}  {ref:14.6f} {ours:10.6f}  {ours / ref:8.5f} {rdp:12.6f}  {rdp / ours:8.4f}"
+                  f"   {t_ref:5.1f} / {t_pld:4.1f}", flush=True)
+        print(f"  pld non-increasing in sigma on this grid: {monotone}")
+    t0 = time.perf_counter()
+    sigma = dpsgd_noise_multiplier(q, k, 8.0, 1e-9)
+    t_cal = time.perf_counter() - t0
+    print(f"dpsgd_noise_multiplier({q}, {k}, 8.0, 1e-9) = {sigma:.5f} ({t_cal:.0f} s): epsilon "
+          f"{dpsgd_epsilon(q, sigma, k, 1e-9):.5f}, at sigma (1 - 1e-3) {dpsgd_epsilon(q, sigma * (1 - 1e-3), k, 1e-9):.5f}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--part", choices=("epoch", "grid", "both"), default="both")
+    parser.add_argument("--part", choices=("epoch", "grid", "smallq", "both"), default="both")
     parser.add_argument("--q", type=float, nargs="+", default=[0.004, 0.01, 0.05, 0.1, 1.0])
     args = parser.parse_args()
     if args.part in ("epoch", "both"):
         part_epoch()
     if args.part in ("grid", "both"):
         part_grid(tuple(args.q))
+    if args.part in ("smallq", "both"):
+        part_smallq()
 
 
 if __name__ == "__main__":
