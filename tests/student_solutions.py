@@ -30,3 +30,41 @@ def optimal_delta(epsilon, k, epsilon_total):
     keep = x < 0
     log_terms = log_c[keep] + (k - j[keep]) * epsilon + np.log(-np.expm1(x[keep])) - k * np.logaddexp(0.0, epsilon)
     return float(np.exp(special.logsumexp(log_terms))) if keep.any() else 0.0
+
+
+def _counts_by_hand(data, categories):
+    """The exact count of each category, in the order given; a record outside the categories raises."""
+    categories = np.asarray(categories)
+    order = np.argsort(categories)
+    pos = np.searchsorted(categories[order], data)
+    pos = np.minimum(pos, categories.size - 1)
+    if not np.array_equal(categories[order][pos], np.asarray(data)):
+        raise ValueError("a record is outside the declared categories")
+    return np.bincount(order[pos], minlength=categories.size).astype(float)
+
+
+def float_laplace_histogram(source):
+    """A plausible but insecure answer to the histogram-by-hand exercise of chapter 04 (issue 21, item 12).
+
+    Right counts, right order, right scale (sensitivity 1 under add/remove, 2 under replace-one, over
+    epsilon), but the noise comes from numpy's floating-point Laplace sampler, which the course shows to
+    leak: ``source`` is "global" (``np.random.laplace``, the rng ignored), "rng" (``rng.laplace``), "fresh"
+    (an unseeded generator of its own), "fixed" (a generator of its own with a fixed seed) or "inverse_cdf"
+    (the textbook inverse CDF applied to ``rng.random()``).
+    """
+    def my_dp_histogram(data, categories, epsilon, relation, rng):
+        counts = _counts_by_hand(data, categories)
+        scale = (1.0 if relation == "add_remove" else 2.0) / epsilon
+        if source == "global":
+            noise = np.random.laplace(0.0, scale, size=counts.size)
+        elif source == "rng":
+            noise = rng.laplace(0.0, scale, size=counts.size)
+        elif source == "fresh":
+            noise = np.random.default_rng().laplace(0.0, scale, size=counts.size)
+        elif source == "fixed":
+            noise = np.random.default_rng(12345).laplace(0.0, scale, size=counts.size)
+        else:
+            u = rng.random(counts.size) - 0.5
+            noise = -scale * np.sign(u) * np.log1p(-2 * np.abs(u))
+        return counts + noise
+    return my_dp_histogram

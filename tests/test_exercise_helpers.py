@@ -94,8 +94,8 @@ SAMPLE_BOUND = 10 * math.log(10 / 0.05) / (0.01 * 1.0)  # 5298.3, the corollary'
 CHAPTER_CHECKERS = {  # name: (checker of one answer, exact answer, answers that are named slips)
     "mixture": (lambda a: check_mixture_epsilon(a, n=10), math.log(12),
                 [math.log10(12), math.log2(12), math.log(11), math.log(2)]),
-    "sample_size": (lambda a: check_sample_size(a, k=10, alpha=0.01, beta=0.05, epsilon=1.0), SAMPLE_BOUND,
-                    [5298, SAMPLE_BOUND / 10, math.log(200) / 0.01, 10 * math.log(20) / 0.01,
+    "sample_size": (lambda a: check_sample_size(a, k=10, alpha=0.01, beta=0.05, epsilon=1.0), math.ceil(SAMPLE_BOUND),
+                    [5298, 5298.3, SAMPLE_BOUND, 5300, SAMPLE_BOUND / 10, math.log(200) / 0.01, 10 * math.log(20) / 0.01,
                      SAMPLE_BOUND * math.log10(math.e), SAMPLE_BOUND / math.log(2)]),
     "pumpkin": (check_pumpkin_epsilon, math.log(99) / 20,
                 [math.log(100) / 20, math.log(99) / 40, math.log(99) / 80]),
@@ -115,6 +115,8 @@ def test_chapter_checkers_give_no_direction(name):
     check, truth, slips = CHAPTER_CHECKERS[name]
     grid = [v for v in np.geomspace(truth / 50, truth * 50, 400)
             if abs(v / truth - 1) > 3e-3 and all(abs(v / s - 1) > 2e-3 for s in slips) and abs(v - 5298) > 1]
+    if name == "sample_size":  # a whole number is asked: a fraction gets its own message (tested below)
+        grid = [float(round(v)) for v in grid]
     results = [check(v) for v in grid]
     assert not any(results)
     messages = {r.message for r in results}
@@ -140,12 +142,32 @@ def test_chapter_checkers_accept_the_stated_precision():
     assert not check_mixture_epsilon(2.49, n=10)      # 0.2% off: outside the stated 0.1%
     assert check_pumpkin_epsilon(0.23) and check_pumpkin_epsilon(0.2298)   # three and four significant digits
     assert "1/99" in check_pumpkin_epsilon(0.2303).message                # ln(100)/20 to four digits: the slip
-    assert check_sample_size(5299, k=10, alpha=0.01, beta=0.05, epsilon=1.0)
-    assert check_sample_size(5303, k=10, alpha=0.01, beta=0.05, epsilon=1.0)      # within 0.1% above the bound
-    assert not check_sample_size(5310, k=10, alpha=0.01, beta=0.05, epsilon=1.0)
-    for below in (5298, 5298.3, SAMPLE_BOUND * (1 - 1e-6)):  # the bound rounded down: named, never accepted
-        res = check_sample_size(below, k=10, alpha=0.01, beta=0.05, epsilon=1.0)
-        assert not res and "round up" in res.message
+    assert check_sample_size(5299, k=10, alpha=0.01, beta=0.05, epsilon=1.0)       # the smallest whole n
+    assert check_sample_size(5299.0, k=10, alpha=0.01, beta=0.05, epsilon=1.0)
+    for above in (5300, 5303):  # meet the bound but are not the smallest: named
+        res = check_sample_size(above, k=10, alpha=0.01, beta=0.05, epsilon=1.0)
+        assert not res and "smallest whole number" in res.message
+    res = check_sample_size(5298, k=10, alpha=0.01, beta=0.05, epsilon=1.0)        # rounded down: named
+    assert not res and "safe direction" in res.message and "falls short" in res.message
+    for fraction in (5298.3, SAMPLE_BOUND, SAMPLE_BOUND * (1 - 1e-6), 5299.5):  # not a sample size: named
+        res = check_sample_size(fraction, k=10, alpha=0.01, beta=0.05, epsilon=1.0)
+        assert not res and res.message == "the sample size is a whole number: round in the safe direction"
+
+
+def test_sample_size_solution_and_checker_agree():
+    # the number the chapter's solution gives as the answer is the one its checker accepts (issue 21, item 11)
+    import json
+    import os
+    import re
+    path = os.path.join(os.path.dirname(__file__), os.pardir, "chapters", "03_laplace.ipynb")
+    cells = ["".join(c["source"]) for c in json.load(open(path, encoding="utf-8"))["cells"]]
+    (sol,) = [c.split("```{solution} ex-laplace-sample-size")[1].split("```")[0] for c in cells
+              if "```{solution} ex-laplace-sample-size" in c]
+    stated = re.findall(r"the answer is n = (\d+)", sol)
+    assert len(stated) == 1, sol
+    assert check_sample_size(int(stated[0]), k=10, alpha=0.01, beta=0.05, epsilon=1.0)
+    for shown in re.findall(r"\d+\.\d+", sol):  # any decimal the solution prints is refused, with the reason
+        assert "whole number" in check_sample_size(float(shown), k=10, alpha=0.01, beta=0.05, epsilon=1.0).message
 
 
 def test_em_checker_detects_the_forbidden_function():

@@ -1,6 +1,7 @@
 """Checkers of chapters 03-05 (issue 11): each accepts the reference answer and refuses the near misses.
 
-* ``check_sample_size`` refuses every n below the bound of corollary ``cor-laplace-counting``, however close.
+* ``check_sample_size`` accepts only the smallest whole n meeting corollary ``cor-laplace-counting`` and names a
+  fraction (issue 21).
 * ``check_pumpkin_epsilon`` accepts the answer to three significant digits (0.23, as the solution prints it),
   and still refuses ln(100)/20.
 * ``check_my_dp_histogram`` refuses a Laplace scale 0.75x the right one under add/remove and 0.8x under
@@ -21,19 +22,28 @@ K, ALPHA, BETA, EPS = 10, 0.01, 0.05, 1.0
 BOUND = K * math.log(K / BETA) / (ALPHA * EPS)  # 5298.317..., computed by hand from the corollary
 
 
-@pytest.mark.parametrize("n", [BOUND, 5298.32, 5299, 5300])
-def test_sample_size_accepts_the_bound_and_its_ceiling(n):
+def test_sample_size_accepts_the_smallest_whole_number():
+    for n in (5299, 5299.0):
+        result = check_sample_size(n, k=K, alpha=ALPHA, beta=BETA, epsilon=EPS)
+        assert result.passed, result.message
+
+
+@pytest.mark.parametrize("n", [BOUND, 5298.32, 5298.3, BOUND * (1 - 1e-6), 5299.5])
+def test_sample_size_names_a_fraction(n):
+    # the bound itself, or the number the solution prints before rounding, is not a sample size (issue 21)
     result = check_sample_size(n, k=K, alpha=ALPHA, beta=BETA, epsilon=EPS)
-    assert result.passed, result.message
+    assert not result.passed
+    assert result.message == "the sample size is a whole number: round in the safe direction"
 
 
-@pytest.mark.parametrize("n", [5294, 5298, 5298.3, BOUND * (1 - 1e-6)])
-def test_sample_size_refuses_anything_below_the_bound(n):
+@pytest.mark.parametrize("n", [5294, 5298, 5300])
+def test_sample_size_refuses_other_whole_numbers(n):
     result = check_sample_size(n, k=K, alpha=ALPHA, beta=BETA, epsilon=EPS)
     assert not result.passed, result.message
     assert "5299" not in result.message and "5298" not in result.message
-    # the bound rounded down is a named slip; further below, no direction is given
-    assert ("round up" in result.message) == (n >= 5298)
+    # the bound rounded down and the next whole number are named slips; further away, no direction is given
+    assert ("falls short" in result.message) == (n == 5298)
+    assert ("smallest whole number" in result.message) == (n == 5300)
 
 
 @pytest.mark.parametrize("n", [5310, 6000])
@@ -86,6 +96,32 @@ REFERENCE = _histogram({"add_remove": 1.0, "replace_one": 1.0})
 
 def test_histogram_reference_passes():
     result = check_my_dp_histogram(REFERENCE)
+    assert result.passed, result.message
+
+
+@pytest.mark.parametrize("source, words", [
+    ("global", "numpy.random.laplace"),      # np.random.laplace, the rng ignored (the issue's case)
+    ("rng", "rng.laplace"),                  # the float sampler of the rng it is given
+    ("fresh", "identically seeded"),         # a generator of its own: not reproducible from rng
+    ("fixed", "different rng seeds"),        # a fixed seed of its own: the rng is ignored
+    ("inverse_cdf", "not on the lattice"),   # the textbook inverse CDF on rng.random(): float noise
+])
+def test_histogram_refuses_the_float_laplace_sampler(source, words):
+    from student_solutions import float_laplace_histogram
+
+    result = check_my_dp_histogram(float_laplace_histogram(source))
+    assert not result.passed, result.message
+    assert words in result.message, result.message
+    assert ("secure release" in result.message) == (source in ("global", "rng", "inverse_cdf")), result.message
+
+
+def test_histogram_by_hand_with_the_secure_release_passes():
+    from student_solutions import _counts_by_hand
+
+    def secure(data, categories, epsilon, relation, rng):
+        return laplace_mechanism(_counts_by_hand(data, categories), 1.0 if relation == "add_remove" else 2.0,
+                                 epsilon, rng=rng)
+    result = check_my_dp_histogram(secure)
     assert result.passed, result.message
 
 

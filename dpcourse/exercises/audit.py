@@ -61,10 +61,10 @@ def check_clamped_mean(student_fn, *, seed: int = 2026) -> CheckResult:
     included), centred on the clamped mean, and neither much noisier than needed nor less noisy than
     possible. The checker audits it with :func:`dpcourse.audit_epsilon` at confidence 0.999 on three pairs
     of neighbours, at epsilon 0.5 and 2; the first pair moves one record from ``lower`` to ``upper`` and so
-    realises the sensitivity ``(upper - lower) / n``. On that pair it then measures the release: its mean
+    realises the largest change of the clamped mean. On that pair it then measures the release: its mean
     must follow the clamped mean, and its standard deviation must lie between 0.9 times the smallest that
     any such epsilon-DP release can have (:func:`smallest_unbiased_sd`) and twice that of Laplace noise
-    calibrated to ``(upper - lower) / n``. The message names what is wrong, never the fix.
+    calibrated to that largest change. The message names what is wrong, never the fix.
     """
     rng = np.random.default_rng(seed)
     _, failure = call_student(student_fn, (np.full(_N, 0.5), _LOWER, _UPPER, 0.5, rng),

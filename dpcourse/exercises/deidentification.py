@@ -22,8 +22,8 @@ def check_posterior_bound(student_fn) -> CheckResult:
     """Check ``student_fn(prior, epsilon) -> float``: the largest posterior after an epsilon-DP release.
 
     The function must be written, not borrowed: a function that uses ``dpcourse.posterior_bound`` is
-    refused. The messages name the usual slips (multiplying the probability instead of the odds by
-    e^epsilon, which can exceed 1; using e^(epsilon/2)) without giving the formula.
+    refused. The messages name the usual slips (a posterior that can exceed 1; a halved epsilon) without
+    giving the formula.
     """
     for prior, eps in _POSTERIOR_CASES:
         where = f"on prior={prior}, epsilon={eps}"

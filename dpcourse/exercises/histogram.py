@@ -8,6 +8,7 @@ from scipy import stats
 import dpcourse
 
 from .. import histogram
+from ..discrete import laplace_lattice
 from ..histogram import exact_histogram, histogram_sensitivity
 from . import CheckResult, call_student
 
@@ -29,6 +30,79 @@ def _case():
     return categories, data
 
 
+class _FloatLaplaceUsed(Exception):
+    pass
+
+
+_FLOAT_SAMPLERS = ("laplace", "exponential", "standard_exponential")
+
+
+class _SecureOnlyGenerator(np.random.Generator):
+    """The rng handed to the student: a numpy Generator whose floating-point Laplace samplers raise.
+
+    The secure release (:func:`dpcourse.laplace_mechanism`) draws only exact integers, so it never notices.
+    """
+
+    def __getattribute__(self, name):
+        if name in _FLOAT_SAMPLERS:
+            raise _FloatLaplaceUsed(f"rng.{name}")
+        return super().__getattribute__(name)
+
+
+def _blocked_global_laplace(*args, **kwargs):
+    raise _FloatLaplaceUsed("numpy.random.laplace")
+
+
+_FLOAT_MESSAGE = ("your function draws {} from numpy's floating-point sampler, which the chapter \"Noise on a "
+                  "real computer\" shows to leak (some outputs are impossible under a neighbour); this exercise asks "
+                  "for the secure release")
+
+
+def _run(student_fn, data, categories, relation, seed, shape):
+    """One call of the student's function with a fresh seeded rng, numpy's global float Laplace blocked."""
+    saved = np.random.laplace
+    np.random.laplace = _blocked_global_laplace
+    try:
+        out, failure = call_student(student_fn, (data.copy(), categories.copy(), _EPSILON, relation,
+                                                 _SecureOnlyGenerator(np.random.PCG64(seed))),
+                                    f"relation={relation!r}; one noisy count per category", shape=shape,
+                                    forbidden=_FORBIDDEN)
+    finally:
+        np.random.laplace = saved
+    if failure is not None and "_FloatLaplaceUsed" in failure.message:
+        sampler = failure.message.split("_FloatLaplaceUsed: ")[1].split(" ")[0]
+        return None, CheckResult(False, _FLOAT_MESSAGE.format(f"its noise ({sampler})"))
+    return out, failure
+
+
+def _secure_release_checks(student_fn, data, categories, relation, seed, out, exact) -> CheckResult | None:
+    """Refuse noise that ignores ``rng`` or is not on the lattice of the secure release."""
+    again, failure = _run(student_fn, data, categories, relation, seed, exact.shape)
+    if failure is not None:
+        return failure
+    if not np.array_equal(again, out):
+        return CheckResult(False, "two calls with identically seeded rng gave different counts: draw every random "
+                                  "number from the rng argument (never from np.random or a generator of your own), "
+                                  "so that a release can be reproduced and audited")
+    other, failure = _run(student_fn, data, categories, relation, seed + 1000, exact.shape)
+    if failure is not None:
+        return failure
+    if np.array_equal(other, out):
+        return CheckResult(False, "different rng seeds gave the same counts: your noise does not come from the rng "
+                                  "argument")
+    # The secure release rounds to a power-of-two lattice g Z and adds g times exact integer noise: every output
+    # is a multiple of g, and g is a power of two at least the spacing for the whole vector (released one
+    # coordinate at a time, g is larger). The check uses a lattice 2**10 times finer still, so a release
+    # with a wrong scale reaches the scale tests below; a float Laplace draw of a count lands on it with
+    # probability at most about 2**-6 per category (its last 6 or more mantissa bits would all be 0).
+    g = laplace_lattice(histogram_sensitivity(relation), _EPSILON, dim=exact.size).spacing * 2.0**-10
+    if not np.all(np.mod(out, g) == 0):
+        return CheckResult(False, "your noisy counts are not on the lattice of the secure release, so the noise comes "
+                                  "from a floating-point sampler, which the chapter \"Noise on a real computer\" shows "
+                                  "to leak; this exercise asks for the secure release")
+    return None
+
+
 def _too_little_noise(relation, ratio) -> CheckResult:
     return CheckResult(False, f"too little noise for relation={relation!r}: your noise is about {ratio:.2f} times "
                               "the right size. How many counts can change, and by how much, between neighbours "
@@ -45,16 +119,19 @@ def check_my_dp_histogram(student_fn) -> CheckResult:
     refuses a scale 0.8 times the right one or less (a 1.25 epsilon guarantee), then with a two-sided
     Kolmogorov-Smirnov test on the shape. The message says what looks wrong, never the scale. A function
     that calls :func:`dpcourse.dp_histogram` or :func:`dpcourse.histogram_sensitivity` is refused.
+
+    The exercise asks for the *secure* release, so a function is also refused if it calls numpy's
+    floating-point Laplace sampler (``np.random.laplace``, or ``laplace``/``exponential`` of the rng it is
+    given), if its output is not reproducible from ``rng`` (two calls with identically seeded generators differ,
+    or two seeds give the same output: the rng is ignored), or if an output is not on the power-of-two
+    lattice of the secure release (a float Laplace draw almost never is).
     """
     if not callable(student_fn):
         return CheckResult(False, "pass the function itself, e.g. check_my_dp_histogram(my_dp_histogram)")
     categories, data = _case()
     exact = exact_histogram(data, categories=categories)
     for seed, relation in enumerate(("add_remove", "replace_one")):
-        out, failure = call_student(student_fn, (data.copy(), categories.copy(), _EPSILON, relation,
-                                                 np.random.default_rng(seed)),
-                                    f"relation={relation!r}; one noisy count per category", shape=exact.shape,
-                                    forbidden=_FORBIDDEN)
+        out, failure = _run(student_fn, data, categories, relation, seed, exact.shape)
         if failure is not None:
             return failure
         if not np.isfinite(out).all():
@@ -69,6 +146,9 @@ def check_my_dp_histogram(student_fn) -> CheckResult:
             return CheckResult(False, "your noisy counts are all whole numbers: this exercise asks for the Laplace "
                                       "noise of dpcourse.laplace_mechanism, released as it is (rounding is "
                                       "post-processing the reader may do later)")
+        refusal = _secure_release_checks(student_fn, data, categories, relation, seed, out, exact)
+        if refusal is not None:
+            return refusal
         if np.corrcoef(out, exact)[0, 1] < 0.5:
             return CheckResult(False, "your noisy counts are not centred on the exact counts: is the i-th output the "
                                       "count of categories[i] (in the given order, not sorted)?")

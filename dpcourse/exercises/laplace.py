@@ -47,7 +47,8 @@ def check_inverse_cdf_sampler(student_fn) -> CheckResult:
             return CheckResult(False, f"with scale={b} your function is not increasing in u; an inverse CDF must be")
         ratio = got[[0, 1, 2, 8, 9, 10]] / want[[0, 1, 2, 8, 9, 10]]
         if np.allclose(ratio, ratio[0], rtol=1e-7) and not math.isclose(ratio[0], 1.0, rel_tol=1e-7):
-            return CheckResult(False, f"right shape, wrong scale: your values are {ratio[0]:.4g} times the right ones")
+            return CheckResult(False, f"right shape, wrong scale: with scale={b} your values are a constant multiple "
+                                      "of the right ones; check where the scale enters")
         good = np.isclose(got, want, rtol=1e-7, atol=1e-9)
         if good[_U < 0.5].all() != good[_U > 0.5].all():
             side = "below" if not good[_U < 0.5].all() else "above"
@@ -59,35 +60,39 @@ def check_inverse_cdf_sampler(student_fn) -> CheckResult:
 
 
 def check_sample_size(answer, k, alpha, beta, epsilon) -> CheckResult:
-    """Check the smallest n (a number, need not be whole) for k normalised counting queries within ``alpha``.
+    """Check the number of records asked by exercise ``ex-laplace-sample-size``.
 
-    The guarantee asked for (corollary ``cor-laplace-counting``): with probability at least ``1 - beta``
-    *all* k answers of the Laplace mechanism are within ``alpha`` of the truth, under replace-one with n
-    public. Accepted: any n from the bound ``k ln(k/beta)/(alpha epsilon)`` itself up to the next whole
-    number (or 0.1% above the bound, if that is larger); an n below the bound, even by 0.1%, is refused.
-    Invalid answers come first; recognised slips (the bound rounded down, a missing factor k, no union
-    bound, another logarithm) are named; any other value gets no direction.
+    The answer is a whole number: the smallest n that meets the condition of corollary
+    ``cor-laplace-counting`` for these ``k``, ``alpha``, ``beta`` and ``epsilon`` (with probability at
+    least ``1 - beta`` all k answers within ``alpha``, replace-one, n public). Invalid answers come first.
+    A number with a fractional part is refused with a message that says why; the usual slips (rounding in
+    the unsafe direction, a missing factor k, no union bound, another logarithm) are named; any other
+    value gets the same message whichever side it is on.
     """
     a, refusal = parse_number(answer, what="n", low=0.0, low_open=True)
     if refusal is not None:
         return refusal
-    truth = counting_queries_sample_size(k, alpha, beta, epsilon)
-    # n is a lower bound: accept the bound itself (up to floating-point error) and anything up to the next whole
-    # number, but nothing below the bound, however close (5294 < 5298.3 does not meet it).
-    top = max(math.ceil(truth), truth * (1 + 1e-3))
-    if truth * (1 - 1e-9) <= a <= top:
-        return CheckResult(True, f"n of at least {math.ceil(truth)} records suffices.")
-    if math.floor(truth) <= a < truth:  # the bound rounded down (to a whole number or fewer decimals)
-        return CheckResult(False, "the corollary needs n at least the bound: round up, never to the nearest")
-    slips = ((truth / k, "the noise scale comes from the sensitivity of the whole vector of k answers, not of one "
+    bound = counting_queries_sample_size(k, alpha, beta, epsilon)
+    truth = math.ceil(bound)  # the smallest whole n with n >= bound
+    if a == truth:
+        return CheckResult(True, "that is the smallest whole number of records that meets the corollary.")
+    slips = ((bound / k, "the noise scale comes from the sensitivity of the whole vector of k answers, not of one "
                          "answer"),
              (math.log(k / beta) / (alpha * epsilon), "the noise scale comes from the sensitivity of the whole "
                                                       "vector of k answers, not of one answer"),
              (k * math.log(1 / beta) / (alpha * epsilon), "the failure probability must cover all k answers at once: "
                                                           "apply the union bound"),
-             (truth * math.log10(math.e), "use the natural logarithm"),
-             (truth / math.log(2), "use the natural logarithm"))
-    slip = match_slip(a, truth, slips, 1e-3)
+             (bound * math.log10(math.e), "use the natural logarithm"),
+             (bound / math.log(2), "use the natural logarithm"))
+    slip = match_slip(a, bound, slips, 1e-3)
     if slip is not None:
         return slip
-    return not_yet("n", "between the bound and the next whole number")
+    if a != math.floor(a):
+        return CheckResult(False, "the sample size is a whole number: round in the safe direction")
+    if truth - 1 <= a < truth:  # the bound rounded down or to the nearest
+        return CheckResult(False, "this n falls short of the bound: the corollary needs n at least the bound, so "
+                                  "round in the safe direction, never to the nearest")
+    if truth < a <= bound * (1 + 1e-3):
+        return CheckResult(False, "this n meets the bound, but the question asks for the smallest whole number "
+                                  "that does")
+    return not_yet("n", "the whole number the corollary asks for")

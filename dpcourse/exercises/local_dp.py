@@ -27,7 +27,7 @@ def check_crossover_domain(answer, epsilon=2.0) -> CheckResult:
     """Check the smallest domain size d at which OUE estimates a count with smaller variance than k-RR.
 
     The truth comes from the exact variance formulas of :mod:`dpcourse.local_dp` (theorem
-    ``thm-ldp-variance``). Recognised slips: the crossing of ``e^eps + 2`` (OUE's variance without its
+    ``thm-ldp-variance``). Recognised slips: the crossing computed with OUE's variance without its
     factor 4) and the threshold rounded down (where k-RR is still better). Whole numbers only.
     """
     eps = float(epsilon)

@@ -73,7 +73,7 @@ def check_mixture_epsilon(answer, n: int) -> CheckResult:
     """Check the exact epsilon of the 'true count with probability 1/2, else uniform on {0..n}' mechanism.
 
     ``answer`` is the student's epsilon (in nats) for a class of ``n`` students under replace-one,
-    accepted within 0.1% (so ln 12 typed as 2.4849 passes). Invalid answers (strings, NaN, inf, a
+    accepted within 0.1% (so the answer typed to five significant digits passes). Invalid answers (strings, NaN, inf, a
     negative number) are refused before any feedback; recognised slips are named; otherwise the
     message gives no direction.
     """

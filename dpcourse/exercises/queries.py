@@ -54,8 +54,8 @@ _SIZE_CASES = [(1, 0.5), (10, 0.1), (1000, 0.05), (7, 0.3), (100_000, 0.01)]
 def check_sample_size(student_fn) -> CheckResult:
     """Check ``student_fn(n_queries, alpha) -> m``: the smallest m that lemma ``lem-smalldb-sampling`` guarantees.
 
-    The message recognises the usual slips (the 2 ln(2k)/alpha^2 of a weaker Chernoff exponent, a
-    missing factor 2 inside the logarithm, forgetting to round up) without giving the formula.
+    The message recognises the usual slips (a weaker concentration exponent, one tail instead of two,
+    the rounding) without giving the formula.
     """
     if not callable(student_fn):
         return CheckResult(False, "pass the function itself, e.g. check_sample_size(my_sample_size)")

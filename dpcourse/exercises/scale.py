@@ -20,7 +20,7 @@ def check_sum_scale(answer) -> CheckResult:
 
     Total epsilon 1 split in three (selection, count, sum); sum of delays clamped to [-60, 240] with at
     most 4 destinations and 2 flights per destination and aircraft. Recognised slips: no budget split,
-    the width of the interval or its lower end instead of the largest absolute value, a forgotten m or c.
+    and the other usual slips, named in the messages without the formula.
     """
     eps, m, c, (lo, hi) = SUM_SCALE_QUESTION
     share = eps / 3
@@ -44,7 +44,7 @@ def check_user_level_epsilon(answer) -> CheckResult:
 
     The limit is enforced by contribution bounding before the mechanism (not merely observed in the
     data: an observed maximum says nothing about a neighbouring dataset with a heavier user), so every
-    user-level neighbour is at most 20 event-level steps away and group privacy gives 20 x 0.1.
+    user-level neighbour is a bounded number of event-level steps away (group privacy).
     Recognised slips: the event-level value itself, and the square-root growth of advanced composition
     (which concerns independent mechanisms, not one mechanism on a group of records).
     """

@@ -75,9 +75,9 @@ def check_pumpkin_epsilon(answer) -> CheckResult:
 
     The auction: 90 bids of $1 and 10 bids of $2, prices {$1, $2}, revenue utility with sensitivity 2.
     The answer is accepted to three significant digits: a relative error below ``PUMPKIN_REL_TOL``
-    (0.2%), so the rounded value printed in the solution passes. The one wrong answer closer than that,
-    ln(100)/20 (0.22% too large), is recognised only within 0.03% of its own value, so a rounded right
-    answer is never mistaken for it. Invalid answers (strings, NaN, inf, epsilon <= 0) come first; the
+    (0.2%), so the rounded value printed in the solution passes. The one recognised wrong answer closer
+    than that is recognised only within 0.03% of its own value, so a rounded right answer is never
+    mistaken for it. Invalid answers (strings, NaN, inf, epsilon <= 0) come first; the
     other slips are named; any other value gets no direction.
     """
     gap = 100.0 - 20.0  # revenue at $1 minus revenue at $2
