@@ -225,8 +225,8 @@ def generalize(values, edges) -> np.ndarray:
         raise ValueError("edges must be strictly increasing")
     outside = (x < e[0]) | (x > e[-1])
     if outside.any():
-        i = int(np.argmax(outside))
-        raise ValueError(f"values[{i}] = {x[i]} lies outside [edges[0], edges[-1]] = [{e[0]}, {e[-1]}]")
+        raise ValueError(f"values must lie in [edges[0], edges[-1]] = [{e[0]}, {e[-1]}] (the values are private: "
+                         f"this message quotes none of them); widen the edges or clamp the values first")
     idx = np.minimum(np.searchsorted(e, x, side="right") - 1, e.size - 2)
     return e[idx]
 

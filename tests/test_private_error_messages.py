@@ -160,3 +160,11 @@ NON_FINITE = {
 def test_non_finite_private_values(release, bad):
     msg = _message(lambda: NON_FINITE[release](_with(bad)))
     _assert_quotes_nothing(msg)
+
+
+def test_generalize_values_outside_the_edges():
+    from dpcourse.deidentification import generalize
+
+    msg = _message(lambda: generalize(_with(123.456, 20.0), [0.0, 50.0, 100.0]))
+    assert "[0.0, 100.0]" in msg                    # the public edges may be named
+    _assert_quotes_nothing(msg, "123.456")
