@@ -11,6 +11,8 @@ k-RR then never reported the true value (epsilon = infinity). Two families of te
 (b) a sweep over every public function of the package that takes ``rng`` (found by introspection: a
     parameter named ``rng``) runs with each bit generator and returns a valid output. A new function
     with an ``rng`` parameter fails ``test_every_rng_function_is_in_the_sweep`` until it is added here.
+    The simulations behind the figures (``dpcourse.plots``, every rng function not named ``plot_*``; the
+    ``plot_*`` functions draw them) run once under MT19937.
 """
 
 from __future__ import annotations
@@ -311,6 +313,59 @@ def test_sweep_every_bit_generator(name):
     # the same call under another bit generator has the same structure (shapes, keys)
     shapes = {str(np.shape(r)) if isinstance(r, np.ndarray) else type(r).__name__ for r in results}
     assert len(shapes) == 1, (name, shapes)
+
+
+# dpcourse.plots: the simulations behind the figures run under MT19937 (the bit generator whose raw words
+# differ); the plot_* functions draw those simulations and are left out of the sweep.
+def plot_rng_functions():
+    import dpcourse.plots
+    import dpcourse.exercises
+    found = set()
+    for pkg in (dpcourse.plots, dpcourse.exercises):
+        for info in pkgutil.iter_modules(pkg.__path__):
+            mod = importlib.import_module(f"{pkg.__name__}.{info.name}")
+            for name, obj in vars(mod).items():
+                if (inspect.isfunction(obj) and not name.startswith(("_", "plot_"))
+                        and obj.__module__ == mod.__name__ and "rng" in inspect.signature(obj).parameters):
+                    found.add(f"{pkg.__name__.split('.')[-1]}.{info.name}.{name}")
+    return found
+
+
+def _figs(module):
+    return importlib.import_module(f"dpcourse.plots.{module}")
+
+
+PLOT_SWEEP = {
+    "plots.composition_basics.composed_laplace_losses":
+        lambda g: _figs("composition_basics").composed_laplace_losses(0.5, 3, n_samples=500, rng=g),
+    "plots.histogram.max_error_quantiles":
+        lambda g: _figs("histogram").max_error_quantiles([1, 4], 1.0, "add_remove", n_trials=50, rng=g),
+    "plots.laplace.mean_rmse": lambda g: _figs("laplace").mean_rmse(np.linspace(3000, 5000, 20), 2000, 7000, [10],
+                                                                     [1.0], n_trials=10, rng=g),
+    "plots.local_dp.simulated_standard_errors":
+        lambda g: _figs("local_dp").simulated_standard_errors(200, 8, 1.0, runs=10, rng=g),
+    "plots.quantiles.method_errors": lambda g: _figs("quantiles").method_errors(
+        np.linspace(3000, 5000, 60), 2000.0, 7000.0, [30], [1.0], runs=2, rng=g),
+    "plots.queries.reconstruction_curve":
+        lambda g: _figs("queries").reconstruction_curve(16, 64, [0.0, 10.0], epsilon=1.0, runs=1, rng=g),
+    "plots.queries.svt_versus_laplace": lambda g: _figs("queries").svt_versus_laplace([1, 10], 1.0, runs=20, rng=g),
+    "plots.randomized_response.simulate_estimates":
+        lambda g: _figs("randomized_response").simulate_estimates(np.arange(200) % 2, 1.0, 3, rng=g),
+    "plots.randomized_response.rmse_vs_n":
+        lambda g: _figs("randomized_response").rmse_vs_n([100, 400], 1.0, reps=20, rng=g),
+    "plots.scale.bounding_tradeoff":
+        lambda g: _figs("scale").bounding_tradeoff((1, 4), epsilon=1.0, max_per_partition=1, rng=g),
+}
+
+
+def test_every_plot_simulation_is_in_the_sweep():
+    assert plot_rng_functions() == set(PLOT_SWEEP)
+
+
+@pytest.mark.parametrize("name", sorted(PLOT_SWEEP))
+def test_plot_simulations_run_under_mt19937(name):
+    out = PLOT_SWEEP[name](make(np.random.MT19937, 7))
+    assert not any(math.isnan(x) for x in numbers(out)), name
 
 
 def test_legacy_random_state_is_refused_by_name():
