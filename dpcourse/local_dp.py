@@ -287,7 +287,7 @@ def krr(values, domain_size, epsilon, *, rng=None) -> np.ndarray:
     domain_size : int
         d, in [2, 2**24].
     epsilon : float
-        Privacy parameter of each report, > 0.
+        Privacy parameter of each report, >= MIN_EPSILON = 1e-9 (for every domain size).
     rng : None, int or numpy.random.Generator, optional
         Source of randomness.
 
@@ -331,7 +331,7 @@ def krr_estimate(reports, domain_size, epsilon) -> np.ndarray:
     domain_size : int
         d, as used by :func:`krr`.
     epsilon : float
-        The epsilon the reports were made with, > 0.
+        The epsilon the reports were made with, >= MIN_EPSILON.
 
     Returns
     -------
@@ -369,7 +369,7 @@ def krr_variance(n, domain_size, epsilon, *, count=0) -> float:
     domain_size : int
         d, in [2, 2**24].
     epsilon : float
-        > 0.
+        >= MIN_EPSILON = 1e-9.
     count : float, optional
         The true number c of users holding the value, in [0, n].
 
@@ -426,7 +426,7 @@ def unary_encoding(values, domain_size, epsilon, *, optimized=True, rng=None) ->
     domain_size : int
         d, in [2, 2**24] (memory: n * ceil(d/8) bytes).
     epsilon : float
-        Privacy parameter of each report, > 0.
+        Privacy parameter of each report, >= MIN_EPSILON = 1e-9 (for every domain size).
     optimized : bool, optional
         OUE (True, default) or SUE (False).
     rng : None, int or numpy.random.Generator, optional
@@ -491,7 +491,7 @@ def unary_encoding_estimate(reports, domain_size, epsilon, *, optimized=True) ->
     domain_size : int
         d.
     epsilon : float
-        The epsilon of the reports, > 0.
+        The epsilon of the reports, >= MIN_EPSILON.
     optimized : bool, optional
         Whether the reports are OUE (True) or SUE (False).
 
@@ -532,7 +532,7 @@ def unary_encoding_variance(n, domain_size, epsilon, *, optimized=True, count=0)
     domain_size : int
         d, in [2, 2**24] (checked; the variance does not depend on it).
     epsilon : float
-        > 0.
+        >= MIN_EPSILON = 1e-9.
     optimized : bool, optional
         OUE (True) or SUE (False).
     count : float, optional
@@ -574,7 +574,7 @@ def local_hashing(values, domain_size, epsilon, *, rng=None) -> np.ndarray:
     domain_size : int
         d, in [2, 2**24].
     epsilon : float
-        Privacy parameter of each report, > 0.
+        Privacy parameter of each report, >= MIN_EPSILON = 1e-9 (for every domain size).
     rng : None, int or numpy.random.Generator, optional
         Source of randomness.
 
@@ -632,7 +632,7 @@ def local_hashing_estimate(reports, domain_size, epsilon) -> np.ndarray:
     domain_size : int
         d.
     epsilon : float
-        The epsilon of the reports, > 0.
+        The epsilon of the reports, >= MIN_EPSILON.
 
     Returns
     -------
@@ -679,7 +679,7 @@ def local_hashing_variance(n, domain_size, epsilon, *, count=0) -> float:
     domain_size : int
         d, in [2, 2**24] (checked; the variance does not depend on it).
     epsilon : float
-        > 0.
+        >= MIN_EPSILON = 1e-9.
     count : float, optional
         The true count c, in [0, n].
 

@@ -145,10 +145,10 @@ def test_local_coin_is_exact_at_a_threshold_above_two_to_the_32(bit_generator):
 @pytest.mark.parametrize("bit_generator", BIT_GENERATORS, ids=BG_IDS)
 def test_discrete_laplace_and_geometric_exact_law(bit_generator):
     scale = Fraction(5, 2)
-    x = dp.discrete_laplace(scale, size=40_000, rng=make(bit_generator, 6))
+    x = dp.discrete_laplace(scale, size=20_000, rng=make(bit_generator, 6))
     ok, stat = chi2_ok(*integer_law(x, lambda k: dp.discrete_laplace_pmf(k, scale), -15, 15))
     assert ok, stat
-    y = dp.geometric_mechanism(7, 1, 0.4, size=40_000, rng=make(bit_generator, 7))
+    y = dp.geometric_mechanism(7, 1, 0.4, size=20_000, rng=make(bit_generator, 7))
     ok, stat = chi2_ok(*integer_law(np.asarray(y) - 7, lambda k: dp.discrete_laplace_pmf(k, 2.5), -15, 15))
     assert ok, stat
 
