@@ -17,6 +17,12 @@ pipeline; one run per cell (the Beam runs are long). The table is written to
 ``benchmarks/scale_runtime.csv`` with the date, the machine (CPU count, platform) and the
 versions, and the chapter "From the course to production" displays that file.
 Run with ``python benchmarks/bench_scale.py`` (about 5 minutes on 2 cores; ``--quick`` stops at 10**5).
+
+Part 3 (issue 21, exact keep coins): the keep decision of partition selection on 10**6 keys, the exact
+integer coin on certified thresholds (``_keep_decisions``) against the float coin it replaced
+(``rng.random(n) < p`` with the float closed form), timed in the same run (best of 3; first call with the
+threshold sequence not yet cached, then cached), and ``select_partitions`` / ``dp_group_by`` end to end on
+10**6 rows. ``--coin`` runs part 3 only.
 """
 
 from __future__ import annotations
@@ -86,8 +92,44 @@ def runtime_table(sizes):
     print(f"wrote benchmarks/{OUT.name}")
 
 
+def selection_coin():
+    from dpcourse.scale import (_SEQUENCES, _keep_decisions, _keep_probability, _per_partition_parameters,
+                                select_partitions)
+
+    gen = np.random.default_rng(3)
+    counts = np.minimum(gen.zipf(1.6, 10**6), 10**4).astype(np.int64)   # users per key, heavy-tailed
+    for eps, delta, m in [(1.0 / 3, 1e-6, 4), (15.0, 1e-12, 1), (0.01, 1e-9, 1)]:
+        params = _per_partition_parameters(eps, delta, m)
+
+        def exact():
+            return _keep_decisions(counts, params, delta, m, np.random.default_rng(1))
+
+        def old_float():
+            return np.random.default_rng(1).random(counts.size) < _keep_probability(counts, *params)
+
+        _SEQUENCES.clear()
+        t0 = time.perf_counter()
+        exact()
+        t_first = time.perf_counter() - t0
+        t_new = min(timeit.repeat(exact, number=1, repeat=3))
+        t_old = min(timeit.repeat(old_float, number=1, repeat=3))
+        print(f"keep coins for 10^6 keys (eps1 = {eps / m:.3g}, delta = {delta:g}, m = {m}): exact {t_new * 1e3:.1f} ms "
+              f"(first call {t_first * 1e3:.1f} ms), float coin {t_old * 1e3:.1f} ms -> ratio {t_new / t_old:.2f}")
+    d = synthetic_events(10**6, rng=0)
+    u, k, v = bound_contributions(d["user_id"], d["key"], d["value"], rng=1, **PARAMS)
+    t_sel = min(timeit.repeat(lambda: select_partitions(u, k, 1.0, 1e-6, max_partitions=4, rng=1), number=1,
+                              repeat=3))
+    t_gb = min(timeit.repeat(lambda: dp_group_by(d["user_id"], d["key"], d["value"], 1.0, 1e-6, bounds=(0.0, 50.0),
+                                                 rng=1, **PARAMS), number=1, repeat=3))
+    print(f"select_partitions, 10^6 bounded rows: {t_sel:.3f} s; dp_group_by, 10^6 rows: {t_gb:.3f} s")
+
+
 def main():
+    if "--coin" in sys.argv:
+        selection_coin()
+        return
     bounding()
+    selection_coin()
     quick = "--quick" in sys.argv
     runtime_table([10**4, 10**5] if quick else [10**4, 10**5, 10**6])
 

@@ -50,6 +50,7 @@ __all__ = [
     "bound_contributions",
     "partition_selection_probability",
     "partition_selection_thresholds",
+    "achieved_selection_delta",
     "KeepThresholds",
     "select_partitions",
     "dp_group_by",
@@ -446,6 +447,31 @@ def partition_selection_thresholds(n_users, epsilon, delta, *, max_partitions=1)
     return KeepThresholds(out.reshape(n.shape), 1 << k, Fraction(a, 1 << _EXP_BITS), Fraction(d, 1 << k))
 
 
+def achieved_selection_delta(thresholds, denominator, exp_epsilon, *, max_partitions=1) -> Fraction:
+    """The delta that keep probabilities ``T(n) / K``, n = 0, 1, ..., len - 1, meet, exactly (a Fraction).
+
+    delta1 is the largest violation of the four inequalities of theorem ``scale-thm-optimal-selection``
+    (``p(n) <= e p(n-1) + delta1``, ``1 - p(n-1) <= e (1 - p(n)) + delta1`` and the two exchanged ones)
+    over consecutive n with ``e = exp_epsilon`` (a rational), computed in integers; the result is the
+    m-fold composition ``1 - (1 - delta1)**m``. With ``exp_epsilon`` at or below e^(epsilon/m) it is an
+    upper bound of the delta the rule meets on those n (it checks the coins, not the float formula).
+
+    Examples
+    --------
+    >>> th = partition_selection_thresholds(range(40), 15.0, 1e-12)
+    >>> achieved_selection_delta(th.thresholds, th.denominator, th.exp_epsilon_lower) <= Fraction(1e-12)
+    True
+    """
+    e = Fraction(exp_epsilon)
+    a, b, big = e.numerator, e.denominator, int(denominator)
+    t = [int(x) for x in np.ravel(np.asarray(thresholds, dtype=object))]
+    worst = 0
+    for t0, t1 in zip(t[:-1], t[1:]):
+        worst = max(worst, t1 * b - a * t0, (big - t0) * b - a * (big - t1), t0 * b - a * t1,
+                    (big - t1) * b - a * (big - t0))
+    return 1 - (1 - Fraction(worst, big * b)) ** check_positive_int(max_partitions, "max_partitions")
+
+
 def _user_counts(uid: np.ndarray, kid: np.ndarray, n_keys: int) -> np.ndarray:
     """Distinct users per key code (vectorized: unique (key, user) pairs, then a bincount)."""
     pairs = np.unique(kid.astype(np.int64) * (int(uid.max()) + 1) + uid)
@@ -567,7 +593,10 @@ def group_by_noise_scales(epsilon, *, metrics=("count", "sum"), bounds=None, max
     share = eps / parts
     out = {"epsilon_selection": 0.0 if public_partitions else share}
     if "count" in names:
-        b = m * c / share
+        b = m * c / share if share > 0.0 else math.inf
+        if not b <= 2.0**50:   # the exact sampler's largest scale (discrete.SCALE_LIMIT); beyond, 1 - q is 0
+            raise ValueError(f"the count noise scale max_partitions * max_per_partition / (epsilon / {parts}) must be "
+                             f"at most 2**50, got max_partitions={m}, max_per_partition={c}, epsilon={epsilon!r}")
         q = math.exp(-1.0 / b)
         out.update(epsilon_count=share, count_scale=b, count_std=math.sqrt(2 * q) / (1 - q))
     if "sum" in names:
