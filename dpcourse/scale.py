@@ -526,7 +526,7 @@ def select_partitions(user_ids, keys, epsilon, delta, *, max_partitions=1, rng=N
     >>> select_partitions(users, keys, 1.0, 1e-6, max_partitions=1, rng=0)
     Traceback (most recent call last):
     ...
-    ValueError: a user contributes to 2 partitions > max_partitions=1: bound the contributions first (bound_contributions)
+    ValueError: every user must contribute to at most max_partitions=1 partitions: bound the contributions first (bound_contributions)
     """
     users, ks, _ = _columns(user_ids, keys, None, need_values=False)
     eps = check_epsilon(epsilon)
