@@ -156,10 +156,27 @@ def reconstruction_attack(queries, answers) -> np.ndarray:
     LP-decoding form of Dwork, McSherry & Talwar 2007) with ``scipy.optimize.linprog`` (HiGHS) and
     rounds each coordinate at 1/2.
 
-    Guarantee: with *all* 2^n subset queries, any x consistent with answers of error at most E differs
-    from the secret in at most 4E coordinates (theorem ``thm-reconstruction``); with m = O(n) random
-    subset queries, LP decoding still recovers all but a small fraction of the bits when E is well below
-    sqrt(n) (Dinur & Nissim 2003; Dwork, McSherry & Talwar 2007), which the chapter measures.
+    What this algorithm guarantees (chapter "Too many answers", remark after theorem
+    ``thm-reconstruction``). Write ``e = a - A s`` for the errors of the answers and ``x*`` for the LP's
+    minimiser, ``d = x* - s``.
+
+    * For any query matrix: ``||A d||_1 <= 2 ||e||_1``. (``s`` is feasible, so
+      ``||A x* - a||_1 <= ||A s - a||_1 = ||e||_1``, and ``||A d||_1 <= ||A x* - a||_1 + ||a - A s||_1``.)
+    * With *all* 2^n subset queries and mean absolute error ``e_bar = ||e||_1 / 2^n`` (at most E when every
+      error is at most E): the output differs from ``s`` in at most ``128 e_bar^2`` bits. Sketch: a wrong
+      bit has ``|d_i| >= 1/2``, so t wrong bits give ``||d||_2 >= sqrt(t) / 2``. For a uniform subset S,
+      ``sum_{i in S} d_i = (sum_i d_i + sum_i r_i d_i) / 2`` with independent random signs ``r_i``, and
+      ``E|c + Z| >= E|Z|`` for a symmetric Z; Szarek's sharp Khintchine inequality
+      ``E|sum_i r_i d_i| >= ||d||_2 / sqrt(2)`` then gives ``||A d||_1 / 2^n >= sqrt(t) / (4 sqrt(2))``,
+      and the first point bounds it by ``2 e_bar``.
+
+    Theorem ``thm-reconstruction`` (at most 4E wrong bits, or fewer than 8E after rounding a fractional
+    x) is about an x that fits *every* answer within E; this function minimises the *sum* of the errors
+    instead (which tolerates a few wildly wrong answers, Dwork, McSherry & Talwar 2007), and its
+    minimiser need not fit every answer within E, so that theorem does not apply to it.
+    ``tests/test_queries.py`` checks the second point on random and adversarial instances. With m = O(n) random
+    subset queries LP decoding still recovers all but a small fraction of the bits when E is well below
+    sqrt(n) (Dinur & Nissim 2003; Dwork, McSherry & Talwar 2007): not proved here, measured in the chapter.
 
     Parameters
     ----------

@@ -83,6 +83,74 @@ def test_reconstruction_with_laplace_at_total_epsilon_one_fails():
     assert np.mean(fractions) <= majority + 0.1
 
 
+def _reconstruction_instances():
+    """(A, s, e): all 2^n subset queries, n in 5..8, errors bounded (uniform, +-E) or adversarial: clipped to
+    [-E, E] from the answers of a dataset that flips some bits of s, so that the flipped dataset fits them better."""
+    import itertools
+
+    gen = np.random.default_rng(2121)
+    for trial in range(9):
+        n = 5 + trial % 4
+        a = np.array(list(itertools.product([0, 1], repeat=n)), dtype=np.int64)
+        s = gen.integers(0, 2, n)
+        bound = float(gen.choice([0.5, 1.0, 2.0]))
+        if trial % 3 == 0:
+            e = gen.uniform(-bound, bound, a.shape[0])
+        elif trial % 3 == 1:
+            e = bound * gen.choice([-1.0, 1.0], a.shape[0])
+        else:
+            flip = gen.permutation(n)[: int(gen.integers(1, n + 1))]
+            d = np.zeros(n)
+            d[flip] = 1 - 2 * s[flip]
+            e = np.clip(a @ d, -bound, bound)
+        yield a, s, e
+
+
+def test_reconstruction_sum_fit_guarantee_with_all_subsets():
+    # the docstring's guarantee for the LP that minimises the SUM of errors: at most 128 e_bar^2 wrong bits,
+    # e_bar the mean absolute error (issue 21: the 4E theorem is about an x within E of every answer)
+    for a, s, e in _reconstruction_instances():
+        wrong = int(np.sum(reconstruction_attack(a, a @ s + e) != s))
+        assert wrong <= 128 * np.mean(np.abs(e)) ** 2
+    n = 6
+    a = np.array([[(k >> i) & 1 for i in range(n)] for k in range(2**n)], dtype=np.int64)
+    s = np.array([1, 0, 1, 1, 0, 0])
+    assert np.array_equal(reconstruction_attack(a, a @ s), s)  # e_bar = 0: no wrong bit allowed
+
+
+@pytest.mark.parametrize("k, epsilon, beta, sensitivity", [
+    (1, 1.0, 0.05, 1.0), (1000, 1.0, 0.05, 1.0), (10**6, 0.1, 1e-6, 3.0), (1, 100.0, 0.5, 1.0),
+    (5, 1e4, 0.9, 0.7), (100, 1e-3, 0.01, 1e-9), (2, 2.5, 0.2, 1e12), (3, 2.0**22, 0.3, 1.0),
+])
+def test_above_threshold_lattice_accuracy_bound(k, epsilon, beta, sensitivity):
+    # chapter 11 (issue 21, item 9): on the lattice the accuracy of thm-svt-accuracy holds with
+    # alpha_g = alpha (1 + 2^-20)(1 + 2^-58) + 2g, 2g <= 2^-19 sensitivity (an additive term, not a factor)
+    from fractions import Fraction
+
+    from dpcourse.discrete import _round_up
+    from dpcourse.queries import _svt_lattice, above_threshold_accuracy
+
+    e, steps = _svt_lattice(sensitivity)
+    g = math.ldexp(1.0, e)
+    assert 2.0**-21 * sensitivity < g <= 2.0**-20 * sensitivity
+    eps1 = Fraction(epsilon) / 2
+    b_rho = _round_up(Fraction(steps) / eps1)                       # the scales sparse_vector uses (c = 1)
+    b_nu = _round_up(Fraction(2 * steps) / (Fraction(epsilon) - eps1))
+    inflate = (1 + 2.0**-20) * (1 + 2.0**-58)
+    assert g * b_rho <= 2 * sensitivity * inflate / epsilon and g * b_nu <= 4 * sensitivity * inflate / epsilon
+    alpha = above_threshold_accuracy(k, epsilon, beta, sensitivity=sensitivity)
+    alpha_g = alpha * inflate + 2 * g
+    # rounding q_i and T costs g; |rho| and every |nu_i| must stay below (alpha_g - g) / 2, each event with
+    # probability at most beta / 2 as in the proof. Exact discrete Laplace tails, P[|D| >= t] =
+    # 2 r^ceil(t) / (1 + r) with r = e^(-1/b), in logs. (The old "factor 1 + 2^-19" fails the nu half at
+    # epsilon = 1e4 and 2^22; alpha (1 + 2^-20) + 2^-20 sensitivity fails it at epsilon = 1 and 2^22.)
+    t = (alpha_g - g) / 2 / g                                          # in lattice steps
+
+    def tail(b):
+        return math.exp(math.log(2.0) - math.ceil(t) / float(b) - math.log1p(math.exp(-1.0 / float(b))))
+    assert tail(b_rho) <= beta / 2 and k * tail(b_nu) <= beta / 2
+
+
 def test_reconstruction_by_hand_and_validation():
     assert reconstruction_attack([[1, 1], [1, 0]], [1.0, 0.0]).tolist() == [0, 1]
     with pytest.raises(ValueError, match="queries must contain only 0 and 1"):
