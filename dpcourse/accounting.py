@@ -360,6 +360,10 @@ def _rdp(counts, delta):
     return max(0.0, float(values[i])), f"improved conversion at integer orders, best order alpha = {a[i]:.0f}"
 
 
+#: The largest number of Poisson-sampled Gaussian runs method "pld" accounts for (refused at once above it).
+PLD_MAX_RUNS = 10**6
+
+
 def _pld(counts, delta):
     """Privacy-loss distributions (theorem learn-thm-pld): the connect-the-dots discretisation of each
     direction (remove, add) of a Poisson-sampled Gaussian, composed by FFT; the larger epsilon of the two
@@ -375,6 +379,10 @@ def _pld(counts, delta):
                                  f"(one sampling rate and one mu); these events have {len({(q, mu) for q, mu, _ in runs})}")
     q, mu = runs[0][0], runs[0][1]
     k = sum(n for _, _, n in runs)
+    if k > PLD_MAX_RUNS and q < 1.0:  # a cap, not a wait: the grid and the window grow with k
+        raise NotApplicableError(f"method 'pld' accounts for at most PLD_MAX_RUNS = {PLD_MAX_RUNS} subsampled runs "
+                                 f"(about a minute at the cap), got {k}: use method 'rdp' (its cost does not grow "
+                                 "with the number of runs)")
     if delta < 1e-200:  # far below any meaningful delta and below the PLD's floating-point reach
         return _rdp(counts, delta)[0], "delta below the PLD's floating-point reach: the RDP bound"
     if q == 1.0:  # no subsampling: k Gaussians compose exactly into one with mu sqrt(k) (thm-comp-gaussian-exact)
@@ -925,7 +933,8 @@ def dpsgd_epsilon(sampling_rate, noise_multiplier, steps, delta, *, method="pld"
     noise_multiplier : float
         sigma > 0 (the noise standard deviation over the clipping norm).
     steps : int
-        Number of steps k >= 1.
+        Number of steps k >= 1; at most ``PLD_MAX_RUNS`` = 10**6 for ``method="pld"`` when q < 1 (refused
+        with :class:`NotApplicableError` above it; ``"rdp"`` takes any number).
     delta : float
         Target delta in (0, 1).
     method : {"pld", "rdp"}
@@ -980,13 +989,15 @@ def _calibrate(q, k, eps, d, method, tol):
     while eps_of(hi) > eps:  # epsilon decreases in sigma: double until the budget is met
         hi *= 2.0
         if hi > 1e6:
-            raise ValueError(f"no noise multiplier up to 1e6 reaches epsilon={eps!r} at delta={d!r}")
+            raise ValueError(f"no noise multiplier up to 1e6 reaches epsilon={eps!r} at delta={d!r} "
+                             f"(sampling_rate={q!r}, steps={k})")
     lo = hi / 2.0
     while eps_of(lo) <= eps:  # halve until it is not
         hi, lo = lo, lo / 2.0
         if lo < 0.05:
-            raise ValueError(f"epsilon={eps!r} at delta={d!r} is reached with a noise multiplier below 0.05; "
-                             "dpcourse does not calibrate below 0.05 (the PLD grid becomes very large)")
+            raise ValueError(f"epsilon={eps!r} at delta={d!r} (sampling_rate={q!r}, steps={k}) is reached with a "
+                             "noise multiplier below 0.05; dpcourse does not calibrate below 0.05 (the PLD grid "
+                             "becomes very large)")
     while hi / lo > 1.0 + tol:
         mid = math.sqrt(lo * hi)
         lo, hi = (lo, mid) if eps_of(mid) <= eps else (mid, hi)

@@ -34,6 +34,13 @@ from .gaussian import gaussian_mechanism
 
 __all__ = ["logistic_regression", "dp_logistic_regression", "logistic_loss", "load_fair_features"]
 
+#: Ranges of DP-SGD's public parameters in :func:`dp_logistic_regression`. With them (and
+#: learning_rate * regularization <= 1, steps <= 10**6) every iterate stays far below the float range for
+#: any finite data, so the weights are finite for every dataset: no data can make the release fail or NaN.
+MIN_CLIP_NORM, MAX_CLIP_NORM = 1e-12, 1e6
+MIN_EXPECTED_BATCH, MAX_EXPECTED_BATCH = 1e-3, 1e12
+MAX_LEARNING_RATE = 1e6
+
 #: Newton's method stops when ||grad J|| <= GRAD_TOL; output perturbation charges the remaining distance
 #: ||w - w*|| <= GRAD_TOL / lambda (strong convexity) to the sensitivity, on both neighbours.
 GRAD_TOL = 1e-8
@@ -257,15 +264,16 @@ def dp_logistic_regression(X, y, epsilon, delta, *, method="dpsgd", regularizati
     regularization : float
         lambda > 0 of J(w).
     clip_norm : float
-        C > 0, per-example gradient clipping norm (dpsgd only).
+        C in [1e-12, 1e6], per-example gradient clipping norm (dpsgd only).
     sampling_rate : float
         Poisson sampling rate q in (0, 1]; required for "dpsgd" (public, chosen without the data).
     steps : int
-        Number of DP-SGD steps, >= 1; required for "dpsgd" (public).
+        Number of DP-SGD steps, in [1, 10**6] (a cap: more is refused at once); required for "dpsgd" (public).
     expected_batch_size : float
-        Public normaliser of the noisy gradient sum, > 0; required for "dpsgd" (e.g. q times a public n).
+        Public normaliser of the noisy gradient sum, in [1e-3, 1e12]; required for "dpsgd" (e.g. q times a
+        public n).
     learning_rate : float
-        Step size (dpsgd only).
+        Step size in (0, 1e6] with ``learning_rate * regularization <= 1`` (dpsgd only).
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -293,7 +301,7 @@ def dp_logistic_regression(X, y, epsilon, delta, *, method="dpsgd", regularizati
         return _objective(X, yv, eps, lam, gen)
     if d == 0:
         raise ValueError("delta must be > 0 for method='dpsgd' (a Gaussian mechanism is never (epsilon, 0)-DP)")
-    C = check_real(clip_norm, "clip_norm", low=0.0, low_open=True)
+    C = check_real(clip_norm, "clip_norm", low=MIN_CLIP_NORM, high=MAX_CLIP_NORM)
     for name, value in (("sampling_rate", sampling_rate), ("steps", steps),
                         ("expected_batch_size", expected_batch_size)):
         if value is None:
@@ -303,8 +311,11 @@ def dp_logistic_regression(X, y, epsilon, delta, *, method="dpsgd", regularizati
     k = check_positive_int(steps, "steps")
     if k > 10**6:
         raise ValueError(f"steps must be <= 1e6, got {k!r}")
-    b = check_real(expected_batch_size, "expected_batch_size", low=0.0, low_open=True)
-    lr = check_real(learning_rate, "learning_rate", low=0.0, low_open=True)
+    b = check_real(expected_batch_size, "expected_batch_size", low=MIN_EXPECTED_BATCH, high=MAX_EXPECTED_BATCH)
+    lr = check_real(learning_rate, "learning_rate", low=0.0, low_open=True, high=MAX_LEARNING_RATE)
+    if lr * lam > 1.0:
+        raise ValueError(f"learning_rate * regularization must be <= 1 (the weight decay factor 1 - learning_rate * "
+                         f"regularization must stay in [0, 1)), got {lr!r} * {lam!r} = {lr * lam!r}")
     return _dpsgd(X, yv, eps, d, lam, gen, clip_norm=C, sampling_rate=q, steps=k, expected_batch_size=b,
                   learning_rate=lr)
 

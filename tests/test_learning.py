@@ -241,6 +241,16 @@ def test_dpsgd_at_epsilon_one_is_within_five_points_on_the_shipped_data():
     (dict(expected_batch_size=0.0), ValueError, "expected_batch_size"),
     (dict(expected_batch_size=float("nan")), ValueError, "expected_batch_size"),
     (dict(rng=1.5), TypeError, "rng"),
+    # the fuzzer's NaN weights: a subnormal normaliser, a clip norm whose noise overflows, no learning-rate range
+    (dict(expected_batch_size=5e-324), ValueError, r"expected_batch_size must lie in \[0.001, 1000000000000.0\]"),
+    (dict(clip_norm=1e308), ValueError, r"clip_norm must lie in \[1e-12, 1000000.0\], got 1e\+308"),
+    (dict(clip_norm=5e-324), ValueError, "clip_norm must lie in"),
+    (dict(learning_rate=1e308), ValueError, r"learning_rate must lie in \(0.0, 1000000.0\]"),
+    (dict(learning_rate=0.0), ValueError, "learning_rate"),
+    (dict(learning_rate=float("nan")), ValueError, "learning_rate"),
+    (dict(learning_rate=True), TypeError, "learning_rate"),
+    (dict(learning_rate=2000.0, regularization=1e-3), ValueError, r"learning_rate \* regularization must be <= 1"),
+    (dict(steps=10**6 + 1), ValueError, "steps must be <= 1e6"),
 ])
 def test_bad_input_is_refused_by_name(kwargs, exc, match):
     args = dict(X=[[0.5, 0.0], [0.0, 0.5]], y=[0, 1], epsilon=1.0, delta=1e-5, method="dpsgd",
@@ -282,3 +292,14 @@ def test_steps_exercise_basic_composition_numbers():
     assert round(dpsgd_epsilon_by_composition(0.01, 1.0, 6, 1e-5), 3) == 1.937
     assert round(dpsgd_epsilon_by_composition(0.01, 1.0, 7, 1e-5), 3) == 2.345
     assert round(math.log1p(0.3 * math.expm1(1.0)), 3) == 0.416  # the solution of learn-ex-amplification
+
+
+def test_dpsgd_weights_are_finite_at_the_extremes_of_every_range():
+    """The largest clip norm and learning rate with the smallest normaliser, on a dataset with a row of
+    +-1e308 entries: the weights stay finite (the ranges are what keeps them so, for any finite data)."""
+    X, y = small_data(n=40)
+    X = X.copy()
+    X[0] = [1e308, -1e308][: X.shape[1]] + [0.0] * (X.shape[1] - 2)
+    w = dp_logistic_regression(X, y, 1.0, 1e-5, method="dpsgd", sampling_rate=0.5, steps=50, clip_norm=1e6,
+                               learning_rate=1e3, expected_batch_size=1e-3, regularization=1e-3, rng=0)
+    assert np.all(np.isfinite(w))

@@ -338,3 +338,16 @@ def test_pld_refuses_what_it_cannot_account():
 def test_bad_input_is_refused_by_name(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+def test_pld_refuses_more_runs_than_its_cap_at_once():
+    """A cap, not a wait: above PLD_MAX_RUNS subsampled runs method "pld" says so (RDP takes any number)."""
+    with pytest.raises(NotApplicableError, match="PLD_MAX_RUNS = 1000000"):
+        dpsgd_epsilon(0.01, 1.0, acc.PLD_MAX_RUNS + 1, DELTA)
+    with pytest.raises(NotApplicableError, match="PLD_MAX_RUNS"):
+        dpsgd_noise_multiplier(0.01, 10**12, 1.0, DELTA)
+    table = PrivacyAccountant().compose(PoissonSampledEvent(0.01, GaussianEvent(1.0)), 10**12).compare(DELTA)
+    assert table["pld"].epsilon == math.inf and "PLD_MAX_RUNS" in table["pld"].note
+    assert math.isfinite(table["rdp"].epsilon)
+    # at q = 1 the runs compose in closed form, with no cap
+    assert dpsgd_epsilon(1.0, 10.0, 10**12, DELTA) == pytest.approx(gaussian_epsilon(DELTA, 10**6 / 10.0), rel=1e-12)
