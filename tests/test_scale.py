@@ -474,6 +474,8 @@ def test_release_thresholds_meet_epsilon_delta_exactly(eps, delta, m):
     assert total <= Fraction(delta)
     assert delta1 >= th.delta_per_partition           # the bound used is reached (no free slack)
     assert th.exp_epsilon_lower <= _exp_lower(eps, m)  # and L is below e^(eps/m)
+    if eps == EPS_MAX:                                  # a huge epsilon: T reaches K in three steps
+        assert t.index(th.denominator) <= 3
 
 
 @pytest.mark.parametrize("eps,excess", [(15.0, 16), (20.0, 9000)])
@@ -552,3 +554,13 @@ def test_delta_split_is_certified_whatever_the_float_delta1(delta, m):
         _, d, k = _certified_parameters(0.5, delta1, delta, m)
         assert 1 - (1 - Fraction(d, 2**k)) ** m <= Fraction(delta)
         assert Fraction(d, 2**k) >= Fraction(delta) / m * (1 - Fraction(1, 2**30))   # and nothing is wasted
+
+
+def test_threshold_sequence_length_stated_in_the_docstring():
+    """219 steps to T = K at eps1 = 0.1, delta = 1e-6 (the cost the docstring of
+    partition_selection_thresholds states)."""
+    from dpcourse.scale import _certified_parameters, _per_partition_parameters, _threshold_sequence
+
+    a, d, k = _certified_parameters(*_per_partition_parameters(0.1, 1e-6, 1), 1e-6, 1)
+    seq = _threshold_sequence(a, d, k, 10**6)
+    assert len(seq) == 219 and seq[-1] == 2**k and seq[-2] < 2**k
