@@ -783,7 +783,9 @@ def mwem(histogram, queries, epsilon, *, iterations, passes=0, output="average",
 
     Start from the uniform histogram A_0 with the n records of the data (n public). In round
     t = 1..T (``T = iterations``): pick the query worst answered by A_{t-1} with the exponential
-    mechanism (score ``|q . A_{t-1} - q . x|``, sensitivity 1, budget ``epsilon / (2T)``), measure it
+    mechanism (score ``|q . A_{t-1} - q . x|``, sensitivity 1, budget ``epsilon / (2T)``; the score is not
+    monotone in the data, since a replaced record can raise one query's score and lower another's, so the
+    weights are ``exp(epsilon u / (4T))``, never the monotone ``exp(epsilon u / (2T))``), measure it
     with :func:`dpcourse.laplace_mechanism` (sensitivity 1, budget ``epsilon / (2T)``: the exact lattice
     sampler), and update multiplicatively
     ``A_t(i) ∝ A_{t-1}(i) exp(q(i) (m_t - q . A_{t-1}) / (2 n))``, renormalised to n records. With

@@ -423,6 +423,32 @@ def test_mwem_one_round_measurement_is_laplace_with_budget_over_two_t():
     assert stats.kstest(measured - 30.0, stats.laplace(scale=1.0 / eps).cdf).pvalue < ALPHA
 
 
+def test_mwem_selection_is_the_non_monotone_exponential_mechanism(monkeypatch):
+    # The selection score |q . A - q . x| is not monotone in the data (a replaced record can raise one score and
+    # lower another), so each round's selection must weigh exp((epsilon / 2T) u / 2). Declaring it monotone
+    # (exp((epsilon / 2T) u)) doubles its budget. Record the distribution each round asks for and compare it
+    # with an independent computation (issue 21).
+    import dpcourse.queries as queries_module
+    from dpcourse.selection import exponential_probabilities
+
+    real = queries_module.exponential_mechanism
+    asked = []
+
+    def spy(utilities, sensitivity, epsilon, **kwargs):
+        u = np.asarray(utilities, dtype=float)
+        asked.append((u, exponential_probabilities(u, sensitivity, epsilon, monotone=kwargs.get("monotone", False))))
+        return real(utilities, sensitivity, epsilon, **kwargs)
+
+    monkeypatch.setattr(queries_module, "exponential_mechanism", spy)
+    h, q, eps, rounds = np.array([30, 10, 5, 15]), np.array([[1, 0, 0, 0], [1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0]]), 2.0, 3
+    mwem(h, q, eps, iterations=rounds, rng=SEED)
+    assert len(asked) == rounds
+    assert np.allclose(asked[0][0], np.abs(q @ np.full(4, h.sum() / 4) - q @ h))  # round 1 scores, by hand
+    for u, p in asked:
+        w = np.exp(eps / (2 * rounds) * (u - u.max()) / 2)
+        assert np.allclose(p, w / w.sum(), rtol=1e-12, atol=0)
+
+
 def test_mwem_preserves_total_and_converges_with_large_epsilon():
     h = affairs_histogram()
     q = product_queries(AFFAIRS_SHAPE)[:200]
