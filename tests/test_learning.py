@@ -303,3 +303,28 @@ def test_dpsgd_weights_are_finite_at_the_extremes_of_every_range():
     w = dp_logistic_regression(X, y, 1.0, 1e-5, method="dpsgd", sampling_rate=0.5, steps=50, clip_norm=1e6,
                                learning_rate=1e3, expected_batch_size=1e-3, regularization=1e-3, rng=0)
     assert np.all(np.isfinite(w))
+
+
+def test_steps_exercise_rdp_number():
+    """The solution of learn-ex-steps: 879 steps by RDP (1,201 by the PLD, checked by the exercise test)."""
+    from dpcourse import GaussianEvent, PoissonSampledEvent, max_compositions
+
+    assert max_compositions(PoissonSampledEvent(0.01, GaussianEvent(1.0)), 2.0, 1e-5, "rdp") == 879
+
+
+def test_accuracy_figure_says_which_columns_carry_a_proven_guarantee():
+    """Objective perturbation returns an approximate minimiser, for which nothing is proved: the legend of
+    the chapter's comparison says so, next to the two proven columns."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    from dpcourse.plots import learning as figs
+
+    table = {m: np.full(4, 0.7) for m in figs.METHODS}
+    fig = figs.plot_accuracy_versus_epsilon(table, 0.73, 0.68)
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    plt.close(fig)
+    assert "objective: NOT proven: approximate minimiser" in labels
+    assert sum("proven" in t and "NOT" not in t for t in labels) == 2

@@ -264,9 +264,6 @@ MUTANTS = [
     Mutant("mwem_measurement_sensitivity_halved", "scale", QRY,
            "measured = laplace_mechanism(true[i], 1.0, eps_round, rng=gen)",
            "measured = laplace_mechanism(true[i], 0.5, eps_round, rng=gen)", T_QRY),
-    Mutant("mwem_selection_declared_monotone", "factor-2", QRY,
-           "i = exponential_mechanism(np.abs(est - true), 1.0, eps_round, rng=gen)",
-           "i = exponential_mechanism(np.abs(est - true), 1.0, eps_round, monotone=True, rng=gen)", T_QRY),
     Mutant("laplace_per_query_add_remove_sensitivity", "scale", QRY,
            "hamming = col[:, None] + col[None, :] - 2.0 * gram", "hamming = col[:, None] + 0.0 * gram", T_QRY),
     Mutant("gaussian_per_query_sensitivity_halved", "scale", QRY,
@@ -440,6 +437,17 @@ MUTANTS = [
     Mutant("ldp_coin_raw_32bit_words", "exact-coin", "dpcourse/local_dp.py",
            "raw = gen.integers(0, _TWO64, size=shape, dtype=np.uint64)", "raw = gen.bit_generator.random_raw(shape)",
            ("tests/test_bit_generators.py",)),
+    # the PLD accountant (issue 21): the tail and truncation mass it charges, and the tilt of its FFT
+    Mutant("learn_pld_tail_mass_not_charged", "delta-split", "dpcourse/accounting.py",
+           "p_inf_k = -math.expm1(k * math.log1p(-p_inf)) if p_inf < 1 else 1.0", "p_inf_k = 0.0",
+           ("tests/test_subsampling.py",)),
+    Mutant("learn_pld_step_drops_mass_above_grid", "clamp", "dpcourse/accounting.py",
+           "    w[0] += float(below)\n    return i0, w, float(above)", "    w[0] += float(below)\n    return i0, w, 0.0",
+           ("tests/test_subsampling.py",)),
+    Mutant("learn_pld_step_drops_mass_below_grid", "clamp", "dpcourse/accounting.py",
+           "    w[0] += float(below)\n", "    w[0] += 0.0\n", ("tests/test_subsampling.py",)),
+    Mutant("learn_pld_fft_without_tilt", "scale", "dpcourse/accounting.py", "        lt = float(lam[i_t])\n",
+           "        lt = 0.0\n", ("tests/test_subsampling.py",)),
 ]
 
 
