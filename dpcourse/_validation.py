@@ -6,6 +6,14 @@ range (NaN, +-inf, epsilon <= 0, delta outside [0, 1), ...). Each message names 
 received and the range allowed, so that a student sees at once what to fix.
 
 No public function re-implements one of these checks; a new kind of argument gets a new function here.
+
+Caps, not hangs: a public count that sets how much memory a call allocates or how long it loops (``size=`` of
+every sampler, ``n_samples``, ``dim``, ``c``, ``iterations=``) is checked by :func:`check_size` or
+:func:`check_shape` against :data:`MAX_SIZE` (10**7 values) or :data:`MAX_ITERATIONS` (10**4 rounds), and a
+larger value (10**12, 2**64) is refused at once by name. Where an extreme epsilon would make the arithmetic
+overflow, the function either handles it or refuses it by name (:data:`MAX_EPSILON` = 1e300 for the zCDP
+conversion; the documented range of each function otherwise). Private data is never refused for its size:
+only public parameters are capped.
 """
 
 from __future__ import annotations
@@ -32,7 +40,24 @@ __all__ = [
     "check_choice",
     "check_labels",
     "check_callable",
+    "check_size",
+    "check_shape",
+    "MAX_SIZE",
+    "MAX_ITERATIONS",
+    "MAX_EPSILON",
 ]
+
+#: Cap on the number of values one call may draw or allocate (``size=``, a shape's product, ``n`` or ``dim``
+#: where it sets an array's length): ten million. A larger request is refused at once, by name, instead of
+#: running for minutes or exhausting memory; draw in several calls for more.
+MAX_SIZE = 10**7
+#: Largest epsilon accepted where the arithmetic would overflow beyond it (the zCDP conversion of
+#: :func:`dpcourse.gaussian_lattice` multiplies epsilon by orders up to 1e8): 1e300. Any epsilon above a few dozen
+#: already promises no privacy; the cap only keeps the computation finite, and is refused by name.
+MAX_EPSILON = 1e300
+#: Cap on an iteration count that runs a Python loop (``iterations=`` of :func:`dpcourse.mwem`, whose round
+#: costs about 2 ms with its two exact samplers): ten thousand rounds.
+MAX_ITERATIONS = 10**4
 
 
 def _as_array(x, name: str) -> np.ndarray:
@@ -134,6 +159,47 @@ def check_positive_int(k, name: str = "k", *, minimum: int = 1) -> int:
     if k_int < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {k_int}")
     return int(k_int)
+
+
+def check_size(size, name: str = "size", *, cap: int = MAX_SIZE, minimum: int = 1, allow_none: bool = False):
+    """Check a public count that drives an allocation or a loop: an integer in [``minimum``, ``cap``].
+
+    ``cap`` is :data:`MAX_SIZE` for a number of draws or cells and :data:`MAX_ITERATIONS` for a number of
+    rounds of a loop; a larger value (10**12, 2**64) is refused at once with a :class:`ValueError` that
+    names the argument and the cap. With ``allow_none``, None is returned as is.
+    """
+    if size is None and allow_none:
+        return None
+    k = check_positive_int(size, name, minimum=minimum)
+    if k > cap:
+        raise ValueError(f"{name} must be an integer in [{minimum}, {cap}] (the cap on one call's work), got {k}")
+    return k
+
+
+def check_shape(size, name: str = "size", *, cap: int = MAX_SIZE) -> tuple:
+    """Check ``size`` of a sampler: None (one draw, shape ``()``), an int >= 0, or a tuple of them.
+
+    Returns the shape as a tuple; a shape with more than ``cap`` entries (:data:`MAX_SIZE`) is refused.
+    """
+    if size is None:
+        return ()
+    if isinstance(size, (bool, np.bool_)):
+        raise TypeError(f"{name} must be None, an int >= 0 or a tuple of them, got the bool {size!r}")
+    if isinstance(size, numbers.Integral):
+        size = (size,)
+    if not isinstance(size, tuple) or not all(isinstance(s, numbers.Integral) and not isinstance(s, (bool, np.bool_))
+                                              for s in size):
+        raise TypeError(f"{name} must be None, an int >= 0 or a tuple of them, got {_describe(size)}")
+    if any(s < 0 for s in size):
+        raise ValueError(f"{name} must not be negative, got {size!r}")
+    shape = tuple(int(s) for s in size)
+    total = 1
+    for s in shape:
+        total *= s
+    if total > cap:
+        raise ValueError(f"{name} {shape!r} asks for {total} values; at most {cap} per call (the cap on one "
+                         "call's work)")
+    return shape
 
 
 def check_real_array(x, name: str = "x", *, allow_empty: bool = False, ndim=None) -> np.ndarray:

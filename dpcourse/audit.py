@@ -18,6 +18,7 @@ from scipy import stats
 
 from ._validation import (
     as_rng,
+    check_size,
     check_callable,
     check_delta,
     check_epsilon,
@@ -243,7 +244,8 @@ def audit_epsilon(mechanism, x, x_prime, n_samples, *, rng=None, confidence=0.95
     x, x_prime : object
         The two neighbouring inputs, passed to ``mechanism`` unchanged.
     n_samples : int
-        Draws per input, >= 100 (half select the event, half bound it).
+        Draws per input, in [100, MAX_SIZE] (half select the event, half bound it; ``MAX_SIZE`` = 10**7 is
+        the cap on one call's work, :data:`dpcourse._validation.MAX_SIZE`).
     rng : None, int or numpy.random.Generator, optional
         Source of randomness for the draws.
     confidence : float
@@ -269,7 +271,7 @@ def audit_epsilon(mechanism, x, x_prime, n_samples, *, rng=None, confidence=0.95
     True
     """
     mechanism = check_callable(mechanism, "mechanism")
-    n = check_positive_int(n_samples, "n_samples", minimum=MIN_SAMPLES)
+    n = check_size(n_samples, "n_samples", minimum=MIN_SAMPLES)
     conf = check_probability(confidence, "confidence", open_low=True, open_high=True)
     delta = check_delta(delta)
     if not isinstance(events, str) or events not in _EVENT_FAMILIES:

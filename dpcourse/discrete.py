@@ -36,8 +36,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validation import (as_rng, check_delta, check_epsilon, check_positive_int, check_real, check_real_array,
-                          check_sensitivity)
+from ._validation import (MAX_EPSILON, as_rng, check_delta, check_epsilon, check_positive_int, check_real,
+                          check_real_array, check_sensitivity, check_shape)
 
 __all__ = [
     "discrete_laplace",
@@ -109,18 +109,7 @@ def _round_up(frac: Fraction, bits: int = 60) -> Fraction:
 
 
 def _shape(size) -> tuple[int, ...]:
-    if size is None:
-        return ()
-    if isinstance(size, (bool, np.bool_)):
-        raise TypeError(f"size must be None, an int >= 0 or a tuple of them, got the bool {size!r}")
-    if isinstance(size, numbers.Integral):
-        size = (size,)
-    if not isinstance(size, tuple) or not all(isinstance(s, numbers.Integral) and not isinstance(s, (bool, np.bool_))
-                                              for s in size):
-        raise TypeError(f"size must be None, an int >= 0 or a tuple of them, got {size!r}")
-    if any(s < 0 for s in size):
-        raise ValueError(f"size must not be negative, got {size!r}")
-    return tuple(int(s) for s in size)
+    return check_shape(size)  # None, an int or a tuple; at most MAX_SIZE values
 
 
 def _finish(samples: np.ndarray, shape: tuple[int, ...]):
@@ -466,6 +455,8 @@ def discrete_gaussian_delta(epsilon, sigma, sensitivity=1) -> float:
     best = 0.0
     width = int(40 * s) + 2
     for m in range(1, delta_max + 1):
+        if eps * s * s / m - m / 2 > 45 * s + 2:  # every term is below e^-1000 (0 in floating point), or eps is huge
+            continue
         top = math.ceil(m / 2 - eps * s * s / m) - 1          # largest y with loss(y) > eps
         y = np.arange(top - width - m, top + 1, dtype=float)
         loss = (m * m - 2 * m * y) / (2 * s * s)
@@ -513,7 +504,9 @@ def _check_release_scale(scale: Fraction, what: str) -> None:
     |noise| > 2**62, an event of probability below e^-2048; :func:`_checked_sum` raises then.
     """
     if scale > SCALE_LIMIT:
-        raise ValueError(f"{what} = {float(scale):.3g} steps exceeds 2**50: the noise would swamp any answer and "
+        approx = f"{float(scale):.3g}" if scale < 2**1000 else \
+            f"about 2**{scale.numerator.bit_length() - scale.denominator.bit_length()}"  # beyond float
+        raise ValueError(f"{what} = {approx} steps exceeds 2**50: the noise would swamp any answer and "
                          f"could leave the 64-bit range; use a larger epsilon or a coarser unit")
 
 
@@ -577,9 +570,10 @@ def geometric_mechanism(value, sensitivity, epsilon, *, rng=None, size=None):
     values = _check_int_values(value)
     delta = check_positive_int(sensitivity, "sensitivity")
     eps = check_epsilon(epsilon)
+    _check_release_scale(Fraction(delta) / Fraction(eps), "sensitivity / epsilon")  # before any float division
     scale = _round_up(Fraction(delta) / Fraction(eps))
     _check_release_scale(scale, "sensitivity / epsilon")
-    t, s = _check_terms(scale, "sensitivity / epsilon", delta / eps)
+    t, s = _check_terms(scale, "sensitivity / epsilon", float(scale))
     gen = as_rng(rng)
     out = _noise_on_values(values, size, gen, lambda n: _dlap(t, s, n, gen))
     return int(out) if out.ndim == 0 else out
@@ -682,12 +676,14 @@ def laplace_lattice(sensitivity, epsilon, *, dim=1, spacing=None) -> LaplaceLatt
         k = _power_of_two_at_most(max(min(b, sens / d) * 2.0**-20, b * 2.0**-40))
     else:
         k = _check_spacing(spacing, -1000)
-    k = _lattice_exponent(k)
+    params = f"sensitivity={sensitivity!r}, epsilon={epsilon!r}, dim={d}"
+    k = _lattice_exponent(k, params)
     g = Fraction(2) ** k
     steps = math.floor(Fraction(sens) / g) + d
+    _check_release_scale(Fraction(steps) / Fraction(eps), f"the lattice noise scale ({params})")
     scale = _round_up(Fraction(steps) / Fraction(eps))
-    _check_release_scale(scale, "the lattice noise scale")
-    _check_terms(scale, "the lattice noise scale", float(scale))
+    _check_release_scale(scale, f"the lattice noise scale ({params})")
+    _check_terms(scale, f"the lattice noise scale ({params})", float(scale))
     return LaplaceLattice(math.ldexp(1.0, k), k, steps, scale, float(scale * g))
 
 
@@ -741,6 +737,8 @@ def gaussian_lattice(l2_sensitivity, epsilon, delta, *, dim=1, spacing=None) -> 
     costs noise against the analytic calibration of the continuous Gaussian: 3-30 % for
     0.01 <= epsilon <= 10 and 1e-12 <= delta <= 1e-3 (most for large delta and small epsilon; 8.5 % at
     epsilon = 1, delta = 1e-5), the price of a bound that covers every shift and every dimension.
+    ``epsilon`` must lie in (0, 1e300] (``MAX_EPSILON`` of :mod:`dpcourse._validation`: beyond, the conversion
+    overflows); an epsilon so small that the zCDP parameter underflows (5e-324) is refused by name too.
 
     Examples
     --------
@@ -749,10 +747,13 @@ def gaussian_lattice(l2_sensitivity, epsilon, delta, *, dim=1, spacing=None) -> 
     True
     """
     sens = check_sensitivity(l2_sensitivity, "l2_sensitivity")
-    eps = check_epsilon(epsilon)
+    eps = check_real(epsilon, "epsilon", low=0.0, low_open=True, high=MAX_EPSILON)  # beyond, the conversion overflows
     dl = check_delta(delta, allow_zero=False)
     d = check_positive_int(dim, "dim")
     rho_target = _zcdp_rho_for(eps, dl)
+    if not rho_target > 0.0:
+        raise ValueError(f"epsilon={epsilon!r} is too small for the zCDP conversion at delta={delta!r} (the zCDP "
+                         "parameter underflows to 0); use a larger epsilon")
     sigma_ref = sens / math.sqrt(2 * rho_target)           # continuous sigma for that rho, no rounding
     if spacing is None:
         k = _power_of_two_at_most(min(sigma_ref * 2.0**-12, sens / math.sqrt(d) * 2.0**-10))

@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from ._validation import check_flag, check_real, check_real_array, check_epsilon, check_sensitivity
+from ._validation import check_epsilon, check_flag, check_real, check_real_array, check_sensitivity, check_size
 from .discrete import laplace_lattice
 from .laplace import laplace_mechanism
 
@@ -123,6 +123,9 @@ def textbook_reachable(outputs, value, sensitivity, epsilon):
     o = check_real_array(outputs, "outputs", allow_empty=True)
     a = check_real(value, "value")
     b = check_sensitivity(sensitivity) / check_epsilon(epsilon)
+    if not 0.0 < b < math.inf:
+        raise ValueError(f"sensitivity / epsilon must be a positive finite float (the mechanism's scale), got "
+                         f"sensitivity={sensitivity!r}, epsilon={epsilon!r}")
     flat = o.ravel()
 
     def release(j):
@@ -229,7 +232,7 @@ def impossible_output_mechanism(neighbour, sensitivity, epsilon, *, secure):
     safe = check_flag(secure, "secure")
 
     def mech(count, rng, size=None):
-        n = 1 if size is None else size
+        n = 1 if size is None else check_size(size)
         out = laplace_mechanism(np.full(n, float(count)), sens, eps, rng=rng, secure=safe)
         if safe:
             impossible = ~lattice_reachable(out, laplace_lattice(sens, eps, dim=n).spacing)

@@ -378,6 +378,9 @@ def analytic_gaussian_sigma(epsilon, delta, l2_sensitivity=1.0) -> float:
             hi, lo = lo, lo - step
     t = optimize.brentq(g, lo, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=500)
     root = sens / float(np.exp(t))
+    if not np.isfinite(root):
+        raise ValueError(f"sigma overflows for l2_sensitivity={l2_sensitivity!r} at epsilon={epsilon!r}, "
+                         f"delta={delta!r} (it exceeds the largest float); rescale the query")
     sigma, bump = root, 4 * np.finfo(float).eps
     for _ in range(60):  # rounding guard: never return a sigma whose computed delta exceeds the target
         if gaussian_delta(eps, sens / sigma) <= d:

@@ -116,7 +116,7 @@ def dp_mean(x, lower, upper, epsilon, *, rng=None, secure=True, size=None):
     x : array_like of floats, shape (n,)
         The private values, n >= 1; finite (NaN or +-inf raise: drop missing values first, knowingly).
     lower, upper : float
-        Public clamping bounds, finite, ``lower < upper``, in the units of ``x``.
+        Public clamping bounds, finite, ``lower < upper``, ``upper - lower <= 2**1000``, in the units of ``x``.
     epsilon : float
         Privacy parameter, > 0.
     rng : None, int or numpy.random.Generator, optional
@@ -128,6 +128,7 @@ def dp_mean(x, lower, upper, epsilon, *, rng=None, secure=True, size=None):
         the same mean, each drawn exactly as a single call would draw it (same lattice, same noise
         scale): for experiments that need many draws of the mechanism. Each entry is epsilon-DP; all
         of them together are only ``k * epsilon``-DP for ``k`` entries (sequential composition).
+        At most ``MAX_SIZE`` = 10**7 entries per call (:data:`dpcourse._validation.MAX_SIZE`).
 
     Returns
     -------
@@ -146,6 +147,9 @@ def dp_mean(x, lower, upper, epsilon, *, rng=None, secure=True, size=None):
     """
     values = check_real_array(x, "x", ndim=1)
     lo, hi = check_bounds(lower, upper)
+    if not hi - lo <= 2.0**1000:  # beyond, the secure lattice (spacing about 2**-20 of the scale) overflows
+        raise ValueError(f"upper - lower must be at most 2**1000 (about 1.07e301), got lower={lower!r}, "
+                         f"upper={upper!r}")
     eps = check_epsilon(epsilon)
     value, sensitivity = _clamped_mean_query(values, lo, hi)
     if size is None:

@@ -17,8 +17,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validation import (as_rng, check_delta, check_epsilon, check_flag, check_positive_int, check_real_array,
-                          check_sensitivity)
+from ._validation import (as_rng, check_delta, check_epsilon, check_flag, check_positive_int, check_real,
+                          check_real_array, check_sensitivity, check_size, MAX_SIZE)
 from .gaussian import analytic_gaussian_sigma
 
 __all__ = [
@@ -43,10 +43,17 @@ class CountMechanism(NamedTuple):
     expected_loss: float
 
 
-def _check_n(n) -> int:
+#: Largest count of :func:`optimal_count_mechanism` (its linear program has (n+1)^2 variables: 0.2 s at n = 30).
+LP_MAX_N = 30
+#: Largest epsilon of :func:`optimal_count_mechanism`: the constraints carry the coefficient e^epsilon, and beyond
+#: e^20 (about 5e8) HiGHS reports the program unbounded or fails at its tolerances.
+LP_MAX_EPSILON = 20.0
+
+
+def _check_n(n, cap: int = 60) -> int:
     n = check_positive_int(n, "n")
-    if n > 60:
-        raise ValueError(f"n must be at most 60 (the linear program has (n+1)^2 variables), got {n}")
+    if n > cap:
+        raise ValueError(f"n must be at most {cap} (the computation has (n+1)^2 unknowns or more), got {n}")
     return n
 
 
@@ -164,9 +171,9 @@ def optimal_count_mechanism(n, epsilon, *, prior=None, loss="absolute", require_
     Parameters
     ----------
     n : int
-        Largest count, 1 <= n <= 60.
+        Largest count, 1 <= n <= 30 (``LP_MAX_N``).
     epsilon : float
-        > 0.
+        In (0, 20] (``LP_MAX_EPSILON``: beyond it the solver fails on the coefficient e^epsilon).
     prior : array_like, optional
         Prior on the true count, n + 1 non-negative entries summing to 1 (default uniform).
     loss : str or array_like
@@ -182,8 +189,8 @@ def optimal_count_mechanism(n, epsilon, *, prior=None, loss="absolute", require_
     """
     from scipy.optimize import linprog
 
-    n = _check_n(n)
-    eps = check_epsilon(epsilon)
+    n = _check_n(n, LP_MAX_N)
+    eps = check_real(epsilon, "epsilon", low=0.0, low_open=True, high=LP_MAX_EPSILON)
     p = _check_prior(prior, n)
     L = count_loss_matrix(n, loss, require_monotone=check_flag(require_monotone, "require_monotone"))
     m = n + 1
@@ -261,13 +268,14 @@ def knorm_l2_noise(dim, l2_sensitivity, epsilon, *, size=None, rng=None, secure=
     Parameters
     ----------
     dim : int
-        Dimension d >= 1.
+        Dimension d, 1 <= d <= ``MAX_SIZE`` (:data:`dpcourse._validation.MAX_SIZE`).
     l2_sensitivity : float
         Delta > 0.
     epsilon : float
-        > 0.
+        > 0, with (dim + 1) Delta / epsilon below 1e300 (larger scales could overflow to inf; refused by name).
     size : None or int
-        Number of noise vectors; None for one vector of shape (dim,), else shape (size, dim).
+        Number of noise vectors; None for one vector of shape (dim,), else shape (size, dim), with
+        ``size * dim <= MAX_SIZE``.
     rng : None, int or numpy.random.Generator
     secure : bool
         Must be ``False``.
@@ -285,9 +293,13 @@ def knorm_l2_noise(dim, l2_sensitivity, epsilon, *, size=None, rng=None, secure=
         raise ValueError("knorm_l2_noise is a float sampler for teaching (not floating-point safe): pass "
                          "secure=False to acknowledge it; see the chapter \"Noise on a real computer\" for "
                          "secure releases")
-    d = check_positive_int(dim, "dim")
-    scale = check_sensitivity(l2_sensitivity, "l2_sensitivity") / check_epsilon(epsilon)
-    n = 1 if size is None else check_positive_int(size, "size")
+    d = check_size(dim, "dim")
+    sens, eps = check_sensitivity(l2_sensitivity, "l2_sensitivity"), check_epsilon(epsilon)
+    scale = sens / eps
+    if not (0.0 < scale and scale * (d + 1) < 1e300):   # E||Z|| = dim * scale; beyond, the noise could be +-inf
+        raise ValueError(f"(dim + 1) * l2_sensitivity / epsilon must lie in (0, 1e300) for finite noise, got "
+                         f"dim={d}, l2_sensitivity={l2_sensitivity!r}, epsilon={epsilon!r}")
+    n = 1 if size is None else check_size(size, cap=MAX_SIZE // d)
     gen = as_rng(rng)
     radius = gen.gamma(d + 1, scale, size=n)
     out = radius[:, None] * _uniform_in_l2_ball(d, n, gen)

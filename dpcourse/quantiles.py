@@ -22,11 +22,13 @@ add/remove (see its docstring).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from ._validation import (
     as_rng,
+    check_size,
     check_bounds,
     check_callable,
     check_choice,
@@ -37,7 +39,7 @@ from ._validation import (
     check_real,
     check_real_array,
 )
-from .discrete import discrete_laplace, lattice_release
+from .discrete import _round_up, discrete_laplace, laplace_lattice, lattice_release
 from .laplace import laplace_mechanism
 
 __all__ = [
@@ -72,7 +74,7 @@ def _check_resolution(resolution) -> int:
 
 
 def _check_size(size):
-    return None if size is None else check_positive_int(size, "size")
+    return check_size(size, allow_none=True)  # None or an int in [1, MAX_SIZE]
 
 
 def _grid(lo: float, hi: float, resolution: int) -> np.ndarray:
@@ -532,7 +534,9 @@ def smooth_median(x, lower, upper, epsilon, delta, *, rng=None):
         raise ValueError(f"epsilon must be >= 2**-17 for smooth_median (noise scale in lattice steps), got {epsilon!r}")
     s = max(_smooth_sensitivity(z, m, max(0.0, beta - _SMOOTH_SLACK)), 1024.0 * g)
     steps = s / (alpha * g)
-    noise = np.asarray(discrete_laplace(steps, rng=gen), dtype=np.int64)
+    # rounded up to a dyadic that fits the exact sampler (exact when it already fits; more noise is safe): a
+    # huge epsilon gives a tiny scale whose float value has too long a denominator
+    noise = np.asarray(discrete_laplace(_round_up(Fraction(steps)), rng=gen), dtype=np.int64)
     return float(lattice_release(np.asarray(z[m]), exponent, noise))
 
 
@@ -648,8 +652,13 @@ def propose_test_release(x, lower, upper, bound, epsilon, delta, *, rng=None):
     t = ptr_threshold(eps, delta)
     gen = as_rng(rng)
     b = float(bound)
+    try:   # the release's lattice depends only on public parameters: refuse them before looking at the data
+        laplace_lattice(b, eps / 2.0)
+    except ValueError as exc:
+        raise ValueError(f"bound={bound!r} with epsilon={epsilon!r} cannot be released: {exc}") from None
     if d != math.inf:
-        noise = int(discrete_laplace(2.0 / eps, rng=gen))
+        # scale 2 / epsilon, rounded up to a dyadic the exact sampler takes (exact when it fits; more noise is safe)
+        noise = int(discrete_laplace(_round_up(Fraction(2) / Fraction(eps)), rng=gen))
         if d + noise <= t:
             return None
     return laplace_mechanism(float(z[m]), b, eps / 2.0, rng=gen)

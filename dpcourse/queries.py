@@ -29,7 +29,10 @@ import numpy as np
 from scipy import optimize, sparse
 
 from ._validation import (
+    MAX_ITERATIONS,
+    MAX_SIZE,
     as_rng,
+    check_size,
     check_binary_array,
     check_choice,
     check_delta,
@@ -104,7 +107,7 @@ def _check_histogram(histogram, name="histogram") -> np.ndarray:
 
 
 def _check_size(size):
-    return None if size is None else check_positive_int(size, "size")
+    return check_size(size, allow_none=True)  # None or an int in [1, MAX_SIZE]
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -201,6 +204,10 @@ def reconstruction_attack(queries, answers) -> np.ndarray:
     m, n = a.shape
     if b.shape[0] != m:
         raise ValueError(f"answers must have one entry per query row: expected {m}, got {b.shape[0]}")
+    # (A x)_i lies in [0, r_i] (r_i the row sum) for x in [0, 1]^n, so |(A x)_i - b_i| and |(A x)_i - clip(b_i)|
+    # differ by a constant in x: clipping leaves the minimisers unchanged, and keeps huge answers (1e308)
+    # from breaking the solver.
+    b = np.clip(b, 0.0, a.sum(axis=1))
     # variables (x_1..x_n, t_1..t_m): minimise sum t subject to -t <= A x - b <= t
     a_sp = sparse.csr_matrix(a)
     eye = sparse.identity(m, format="csr")
@@ -311,7 +318,7 @@ def _svt_indices(above: np.ndarray, c: int) -> np.ndarray:
     """(size, c) indices of the first c True entries of each row of ``above`` (-1 where there are fewer)."""
     cum = np.cumsum(above, axis=1)
     out = np.full((above.shape[0], c), -1, dtype=np.int64)
-    for j in range(c):
+    for j in range(min(c, above.shape[1])):   # columns beyond the number of queries stay -1
         hit = cum >= j + 1
         out[:, j] = np.where(hit[:, -1], np.argmax(hit, axis=1), -1)
     return out
@@ -330,7 +337,7 @@ _SVT_EXACT_NOISE = 2**61       # below this, value (<= 2**61 steps) + noise fits
 
 def _threshold_steps(t: float, e: int, sensitivity: float) -> int:
     """The public threshold in lattice steps; refused (it is public) beyond +-2**60 steps."""
-    limit = math.ldexp(float(_SVT_THRESHOLD_STEPS), e)
+    limit = math.ldexp(float(_SVT_THRESHOLD_STEPS), e) if e < 964 else math.inf  # 2**(60 + e) beyond the floats
     if not abs(t) < limit:
         raise ValueError(f"threshold must lie in (-{limit!r}, {limit!r}) (2**60 lattice steps of the sensitivity "
                          f"{sensitivity!r}), got {t!r}")
@@ -403,16 +410,22 @@ def sparse_vector(values, threshold, epsilon, c, *, sensitivity=1.0, rng=None, s
     q = check_real_array(values, "values", ndim=1)
     t = check_real(threshold, "threshold")
     eps = check_epsilon(epsilon)
-    c = check_positive_int(c, "c")
+    c = check_size(c, "c")
     sens = check_sensitivity(sensitivity)
     size_ = _check_size(size)
     gen = as_rng(rng)
     runs = 1 if size_ is None else size_
+    if runs * c > MAX_SIZE:
+        raise ValueError(f"size * c must be at most MAX_SIZE = {MAX_SIZE} (the output has that many entries), got "
+                         f"size={size!r}, c={c}")
     e, steps = _svt_lattice(sens)
     q_steps = _lattice_steps(q, e)   # clamped to +-2**61 steps: a value of any size is answered
     t_steps = _threshold_steps(t, e, sens)
     eps1 = Fraction(eps) / 2
     eps2 = Fraction(eps) - eps1
+    if Fraction(2 * c * steps) / eps2 >= 2**59:   # the larger of the two scales, before any float division
+        raise ValueError(f"the query noise scale 2 c / (epsilon / 2), in lattice steps of the sensitivity, must stay "
+                         f"below 2**59 for the exact sampler; got epsilon={epsilon!r}, c={c}")
     b_rho = _round_up(Fraction(steps) / eps1)
     b_nu = _round_up(Fraction(2 * c * steps) / eps2)
     rho = _dlap(*_check_terms(b_rho, "the threshold noise scale", float(b_rho)), runs, gen)
@@ -806,9 +819,10 @@ def mwem(histogram, queries, epsilon, *, iterations, passes=0, output="average",
     epsilon : float
         > 0.
     iterations : int
-        T >= 1.
+        T, 1 <= T <= ``MAX_ITERATIONS`` = 10**4 (:data:`dpcourse._validation.MAX_ITERATIONS`).
     passes : int
-        Extra sweeps over past measurements per round, >= 0.
+        Extra sweeps over past measurements per round, >= 0, with ``T (T + 1) / 2 * passes`` extra
+        updates at most ``MAX_ITERATIONS``.
     output : {"average", "last"}
     rng : None, int or numpy.random.Generator, optional
 
@@ -826,8 +840,11 @@ def mwem(histogram, queries, epsilon, *, iterations, passes=0, output="average",
     h = _check_histogram(histogram)
     q = _check_queries(queries, h.size)
     eps = check_epsilon(epsilon)
-    T = check_positive_int(iterations, "iterations")
-    passes = check_positive_int(passes, "passes", minimum=0)
+    T = check_size(iterations, "iterations", cap=MAX_ITERATIONS)
+    passes = check_size(passes, "passes", minimum=0, cap=MAX_ITERATIONS)
+    if T * (T + 1) // 2 * passes > MAX_ITERATIONS:   # the extra sweeps make T (T + 1) / 2 * passes updates
+        raise ValueError(f"iterations={T} with passes={passes} makes {T * (T + 1) // 2 * passes} extra updates; at "
+                         f"most MAX_ITERATIONS = {MAX_ITERATIONS} per call")
     output = check_choice(output, "output", ("average", "last"))
     gen = as_rng(rng)
     n = float(h.sum())

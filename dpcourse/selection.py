@@ -13,11 +13,14 @@ the chapter "Private selection" (labels ``thm-sel-rnm-privacy``, ``thm-sel-em-pr
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy import integrate
 
 from ._validation import (
     as_rng,
+    check_size,
     check_choice,
     check_epsilon,
     check_flag,
@@ -61,7 +64,7 @@ def _scaled(utilities, sensitivity, epsilon, monotone, name):
 
 
 def _check_size(size):
-    return None if size is None else check_positive_int(size, "size")
+    return check_size(size, allow_none=True)  # None or an int in [1, MAX_SIZE]
 
 
 def exponential_probabilities(utilities, sensitivity, epsilon, *, monotone=False):
@@ -176,11 +179,11 @@ def exponential_accuracy_gap(n_candidates, sensitivity, epsilon, t, *, monotone=
     eps = check_epsilon(epsilon)
     k = 1.0 if check_flag(monotone, "monotone") else 2.0
     if np.ndim(t) == 0:
-        return float(k * delta / eps * (np.log(n) + check_real(t, "t", low=0.0)))
+        return float(k * delta / eps * (math.log(n) + check_real(t, "t", low=0.0)))
     tt = check_real_array(t, "t")
     if (tt < 0).any():
         raise ValueError(f"t must lie in [0.0, +inf), got {tt[np.argmax(tt < 0)]} at index {int(np.argmax(tt < 0))}")
-    return k * delta / eps * (np.log(n) + tt)
+    return k * delta / eps * (math.log(n) + tt)  # math.log: n may exceed int64
 
 
 def _draw_noise(gen, noise, shape):

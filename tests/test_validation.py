@@ -192,3 +192,58 @@ def test_unseeded_generators_are_fresh():
     assert len({tuple(d) for d in draws}) == 20
     fixed = {tuple(np.random.default_rng(s).integers(0, 2**63, size=4).tolist()) for s in range(1000)}
     assert not fixed & {tuple(d) for d in draws}
+
+
+# ---- caps on sizes and iterations (issue 21): refused by name, in one step, before any allocation or loop
+@pytest.mark.parametrize("huge", [v.MAX_SIZE + 1, 10**12, 2**64, np.int64(2**62)])
+def test_check_size_refuses_beyond_the_cap_by_name(huge):
+    with pytest.raises(ValueError, match=rf"n_draws must be an integer in \[1, {v.MAX_SIZE}\].*got {int(huge)}"):
+        v.check_size(huge, "n_draws")
+
+
+def test_check_size_accepts_up_to_the_cap_and_other_caps():
+    assert v.check_size(v.MAX_SIZE) == v.MAX_SIZE and isinstance(v.check_size(np.int64(3)), int)
+    assert v.check_size(None, allow_none=True) is None
+    assert v.check_size(0, "passes", minimum=0, cap=v.MAX_ITERATIONS) == 0
+    with pytest.raises(ValueError, match=rf"iterations must be an integer in \[1, {v.MAX_ITERATIONS}\]"):
+        v.check_size(v.MAX_ITERATIONS + 1, "iterations", cap=v.MAX_ITERATIONS)
+    for bad, err in ((None, TypeError), (True, TypeError), (2.5, TypeError), ("3", TypeError), (0, ValueError)):
+        with pytest.raises(err, match="size"):
+            v.check_size(bad)
+
+
+def test_check_shape_caps_the_number_of_values_not_each_axis():
+    assert v.check_shape(None) == () and v.check_shape(3) == (3,) and v.check_shape((10**12, 0)) == (10**12, 0)
+    assert v.check_shape((2, v.MAX_SIZE // 2)) == (2, v.MAX_SIZE // 2)
+    for huge in (10**12, 2**64, (10**6, 10**6), (2, v.MAX_SIZE // 2 + 1)):
+        with pytest.raises(ValueError, match=rf"size .* at most {v.MAX_SIZE} per call"):
+            v.check_shape(huge)
+    for bad in (True, 2.5, "3", [2, 2], (2, 1.5)):
+        with pytest.raises(TypeError, match="size"):
+            v.check_shape(bad)
+    with pytest.raises(ValueError, match="size must not be negative"):
+        v.check_shape((2, -1))
+
+
+def test_the_caps_are_used_by_the_samplers_and_loops():
+    # The fuzzer's hangs and terabyte allocations: each is now a named refusal (no allocation is tried).
+    import dpcourse as dp
+    calls = [
+        ("size", lambda: dp.discrete_laplace(1.0, size=10**12)),
+        ("size", lambda: dp.discrete_gaussian(1.0, size=(10**6, 10**6))),
+        ("size", lambda: dp.geometric_mechanism(3, 1, 1.0, size=2**64)),
+        ("size", lambda: dp.dp_mean([1.0, 2.0], 0.0, 3.0, 1.0, size=10**12)),
+        ("size", lambda: dp.exponential_mechanism([1.0, 2.0], 1.0, 1.0, size=10**12)),
+        ("size", lambda: dp.report_noisy_max([1.0, 2.0], 1.0, 1.0, size=2**64)),
+        ("size", lambda: dp.permute_and_flip([1.0, 2.0], 1.0, 1.0, size=10**12)),
+        ("size", lambda: dp.dp_quantile([1.0, 2.0], 0.5, 0.0, 3.0, 1.0, size=10**12)),
+        ("size", lambda: dp.sparse_vector([1.0], 0.0, 1.0, 1, size=10**12)),
+        ("size", lambda: dp.knorm_l2_noise(3, 1.0, 1.0, size=10**12, secure=False)),
+        ("dim", lambda: dp.knorm_l2_noise(10**12, 1.0, 1.0, secure=False)),
+        ("n_samples", lambda: dp.audit_epsilon(lambda x, rng: x, 0.0, 1.0, 10**12)),
+        ("iterations", lambda: dp.mwem([3, 1], [[1, 0]], 1.0, iterations=10**12)),
+        ("passes", lambda: dp.mwem([3, 1], [[1, 0]], 1.0, iterations=1000, passes=1000)),
+    ]
+    for name, call in calls:
+        with pytest.raises(ValueError, match=name):
+            call()
