@@ -925,7 +925,7 @@ def dpsgd_epsilon(sampling_rate, noise_multiplier, steps, delta, *, method="pld"
     * ``method="rdp"``: the exact RDP binomial sum at integer orders (theorem ``learn-thm-rdp-subsampled``,
       Mironov, Talwar & Zhang 2019) with the improved conversion; also an upper bound. Nothing proves an
       order between the two bounds; on the 156 settings of ``benchmarks/bench_dpsgd.py`` RDP is the larger
-      in every one, by 6% to 27% from 1,000 steps on and by up to 17 times for a single step.
+      in every one, by 6% to 89% from 1,000 steps on and by up to 17 times for a single step.
 
     Parameters
     ----------
