@@ -334,6 +334,38 @@ def test_collision_probability_brute_force(monkeypatch):
             assert L._collision_probability(g) == Fraction(hits, 12 * 13)
 
 
+def test_collision_probability_is_below_one_over_g():
+    # lemma lem-ldp-collision: with P = g k + r, P(P-1) - g sum_j m_j(m_j - 1) = r^2 - r + g(g-1)k > 0, so c < 1/g
+    # (the chapter says this family collides slightly less often than an ideal hash: OLH gains ~1e-9 at ln 3).
+    P = L.HASH_PRIME
+    for g in (2, 3, 4, 21, 56, 1000, 2**20, P - 1, P):
+        k, r = divmod(P, g)
+        c = L._collision_probability(g)
+        assert P * (P - 1) * (1 - g * c) == r * r - r + g * (g - 1) * k and c < Fraction(1, g)
+    e = math.log(3)
+    assert L.local_hashing_variance(1, 2, e) < L.unary_encoding_variance(1, 2, e)
+
+
+def test_olh_estimator_unbiased_and_variance_exact_by_enumeration(monkeypatch):
+    # Every (a, b, y) of one user under a small prime, in exact fractions: E[estimate_x] = [x = v] and the
+    # variance is local_hashing_variance(1, ...), for the value held and for the others.
+    monkeypatch.setattr(L, "HASH_PRIME", 13)
+    d, v = 5, 2
+    for eps in (0.3, 1.8):
+        pr = L.oracle_probabilities("olh", d, eps)
+        g, p, q, qs = pr["g"], pr["p"], pr["q"], pr["q_support"]
+        rows = [(a, b, y) for a in range(1, 13) for b in range(13) for y in range(g)]
+        prob = [Fraction(1, 12 * 13) * (p if y == (a * v + b) % 13 % g else q) for a, b, y in rows]
+        est = L.local_hashing_estimate(np.array(rows), d, eps)  # sum over all rows of the per-row estimates
+        for x in range(d):
+            per_row = [((1 if (a * x + b) % 13 % g == y else 0) - qs) / (p - qs) for a, b, y in rows]
+            mean = sum(w * e for w, e in zip(prob, per_row))
+            var = sum(w * e * e for w, e in zip(prob, per_row)) - mean**2
+            assert mean == (x == v)
+            assert L.local_hashing_variance(1, d, eps, count=int(x == v)) == pytest.approx(float(var), rel=1e-12)
+            assert est[x] == pytest.approx(float(sum(per_row)), rel=1e-9, abs=1e-9)
+
+
 def test_fresh_randomness_per_user_and_seed_reproducibility():
     v = np.zeros(1000, dtype=int)
     assert np.array_equal(L.krr(v, 4, 1.0, rng=7), L.krr(v, 4, 1.0, rng=7))
