@@ -296,6 +296,18 @@ def test_sparse_vector_neighbours_across_the_old_limit_release_the_same_way():
                           sparse_vector(above, 0.5, 1.0, 1, rng=3, size=500))
 
 
+def test_svt_comparison_never_wraps_around():
+    # Values are clamped to 2**61 steps, but a noise draw can reach the int64 range: q + nu and T + rho
+    # must be compared exactly (an int64 sum would wrap to the other sign and flip the answer).
+    from dpcourse.queries import _svt_above
+
+    q = np.array([2**61, -(2**61)], dtype=np.int64)
+    nu = np.array([[2**63 - 10, -(2**63 - 10)]], dtype=np.int64)
+    assert _svt_above(q, 0, np.array([0], dtype=np.int64), nu).tolist() == [[True, False]]
+    rho = np.array([-(2**63 - 1)], dtype=np.int64)
+    assert _svt_above(q, -(2**60), rho, np.zeros((1, 2), dtype=np.int64)).tolist() == [[True, True]]
+
+
 def test_sparse_vector_exact_comparison_for_huge_noise(monkeypatch):
     # The int64 comparison is used only while every noise draw is below 2**61 in magnitude; beyond it
     # the comparison runs on Python ints. Forcing that path must give the same transcripts.

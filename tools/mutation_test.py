@@ -59,6 +59,8 @@ T_HIST = ("tests/test_histogram.py",)
 T_DISC = ("tests/test_discrete.py",)
 T_QRY = ("tests/test_queries.py",)
 T_LDP = ("tests/test_local_dp.py",)
+T_EXT = ("tests/test_extreme_magnitudes.py",)
+T_MSG = ("tests/test_private_error_messages.py",)
 
 V, SEL, ACC, COMP = "dpcourse/_validation.py", "dpcourse/selection.py", "dpcourse/accounting.py", "dpcourse/composition.py"
 RR, SENS, AUD, DIV = "dpcourse/rr.py", "dpcourse/sensitivity.py", "dpcourse/audit.py", "dpcourse/divergences.py"
@@ -240,8 +242,8 @@ MUTANTS = [
     Mutant("values_cast_before_clamp", "discrete-sampler", DISC,
            "        arr = np.minimum(arr, np.uint64(VALUE_LIMIT))\n", "        pass\n", ("tests/test_discrete_review.py",)),
     Mutant("lattice_sum_unchecked", "discrete-sampler", DISC,
-           "    steps = _checked_sum(np.rint(scaled).astype(np.int64), np.asarray(noise, dtype=np.int64))",
-           "    steps = np.rint(scaled).astype(np.int64) + np.asarray(noise, dtype=np.int64)",
+           "    steps = _checked_sum(_lattice_steps(values, exponent), np.asarray(noise, dtype=np.int64))",
+           "    steps = _lattice_steps(values, exponent) + np.asarray(noise, dtype=np.int64)",
            ("tests/test_discrete_review.py",)),
     # ---- many queries: sparse vector, SmallDB, MWEM, per-query baselines (dpcourse/queries.py)
     Mutant("svt_query_noise_halved", "factor-2", QRY, "b_nu = _round_up(Fraction(2 * c * steps) / eps2)",
@@ -254,8 +256,8 @@ MUTANTS = [
            "return e, math.floor(Fraction(sensitivity) / g) + 1", "return e, math.floor(Fraction(sensitivity) / g)",
            T_QRY),
     Mutant("svt_threshold_noise_per_query", "fresh-rng", QRY,
-           "above = (q_steps[None, :] + nu) >= (t_steps + rho)[:, None]",
-           "above = (q_steps[None, :] + nu) >= t_steps + np.stack([np.roll(rho, j) for j in range(q.size)], axis=1)",
+           "return (q_steps[None, :] + nu) >= (t_steps + rho)[:, None]",
+           "return (q_steps[None, :] + nu) >= t_steps + np.stack([np.roll(rho, j) for j in range(nu.shape[1])], axis=1)",
            T_QRY),
     Mutant("smalldb_utility_sensitivity_halved", "scale", QRY, "i = exponential_mechanism(utilities, 1.0, eps, rng=rng)",
            "i = exponential_mechanism(utilities, 0.5, eps, rng=rng)", T_QRY),
@@ -451,6 +453,39 @@ MUTANTS = [
            "    w[0] += float(below)\n", "    w[0] += 0.0\n", ("tests/test_subsampling.py",)),
     Mutant("learn_pld_fft_without_tilt", "scale", "dpcourse/accounting.py", "        lt = float(lam[i_t])\n",
            "        lt = 0.0\n", ("tests/test_subsampling.py",)),
+    # ---- issue 21, items 2 and 3: no refusal of a finite value for its size, no private data in messages
+    Mutant("svt_lattice_steps_not_clamped", "clamp", DISC,
+           "    return np.rint(np.clip(scaled, -float(VALUE_LIMIT), float(VALUE_LIMIT))).astype(np.int64)\n",
+           "    return np.rint(scaled).astype(np.int64)\n", T_QRY + T_EXT),
+    Mutant("svt_refuses_values_beyond_2_40", "clamp", QRY, "    q_steps = _lattice_steps(q, e)",
+           "    q_steps = _lattice_steps(q, e) if np.abs(q).max() < 2.0**40 * sens else "
+           "_threshold_steps(np.inf, e, sens)",
+           T_EXT),
+    Mutant("svt_comparison_int64_wraps", "clamp", QRY,
+           "    if max(int(np.abs(nu).max(initial=0)), int(np.abs(rho).max(initial=0))) < _SVT_EXACT_NOISE:\n",
+           "    if True:\n", T_QRY),
+    Mutant("geometric_python_int_not_clamped", "clamp", DISC,
+           "return np.array([min(max(int(v), -VALUE_LIMIT), VALUE_LIMIT) for v in flat],",
+           "return np.array([int(v) for v in flat],", T_DISC + T_EXT),
+    Mutant("geometric_int_list_read_as_float", "clamp", DISC,
+           "        arr = np.asarray(value, dtype=object)\n", "        pass\n", T_DISC),
+    Mutant("dpsgd_huge_row_gives_nan", "clamp", "dpcourse/learning.py", "    if np.isfinite(sq).all():\n",
+           "    if True:\n", T_EXT),
+    Mutant("smalldb_public_n_not_capped", "clamp", QRY, "    if not n <= 2.0**53:", "    if False:", T_EXT),
+    Mutant("msg_logreg_quotes_row_norm", "private-message", "dpcourse/learning.py",
+           '"assumes it): rescale the rows by a public bound, or clip each row to norm 1, "',
+           'f"assumes it; norm {norms.max():.6g}): rescale the rows by a public bound, or clip each row to norm 1, "',
+           T_MSG),
+    Mutant("msg_partitions_quotes_user_maximum", "private-message", "dpcourse/scale.py",
+           'f"every user must contribute to at most max_partitions={m} partitions: bound the "',
+           'f"every user must contribute to at most max_partitions={m} partitions, not {int(per_user.max())}: "',
+           T_MSG),
+    Mutant("msg_real_array_quotes_index", "private-message", V,
+           'raise ValueError(f"{name} must be finite everywhere (no NaN or +-inf entry): remove or impute such "',
+           'raise ValueError(f"{name} must be finite everywhere (at {int(np.argmin(finite))}): remove or impute such "',
+           T_MSG),
+    Mutant("msg_histogram_quotes_count", "private-message", QRY, 'raise ValueError(f"{name} must hold counts >= 0")',
+           'raise ValueError(f"{name} must hold counts >= 0, got {h.min()}")', T_MSG),
 ]
 
 
