@@ -951,6 +951,9 @@ def dpsgd_epsilon(sampling_rate, noise_multiplier, steps, delta, *, method="pld"
     k = check_positive_int(steps, "steps")
     d = check_delta(delta, allow_zero=False)
     method = check_choice(method, "method", ("pld", "rdp"))
+    if method == "pld" and q < 1.0 and k > PLD_MAX_RUNS:   # the same cap as the accountant's, named by argument
+        raise NotApplicableError(f"steps must be at most PLD_MAX_RUNS = {PLD_MAX_RUNS} for method 'pld' with "
+                                 f"sampling_rate < 1, got steps={k}: use method 'rdp'")
     event = PoissonSampledEvent(q, GaussianEvent(sigma))
     return PrivacyAccountant().compose(event, k).epsilon(d, method)
 
