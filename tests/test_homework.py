@@ -1,0 +1,159 @@
+"""Homework (issue 22): student copies hold no solution and no hidden test; nbgrader grades fixture submissions.
+
+The leak test runs on every assignment with nbgrader's own preprocessors (those of ``generate_assignment``,
+in process, no database); the end-to-end test generates hw04 with nbgrader, grades six fixture submissions
+(one kernel each) and checks points and feedback per question.
+"""
+
+import copy
+import json
+import math
+import re
+
+import nbformat
+import pytest
+
+from dpcourse.homework import ASSIGNMENTS, check_student_id, my_numbers, questions, variant
+from dpcourse.homework.notebooks import build_assignment, chapter_exercises
+from dpcourse.laplace import laplace_max_error_bound
+from homework_fixtures.hw04_answers import SUBMISSIONS
+
+nbgrader = pytest.importorskip("nbgrader")
+
+
+def _student_copy(nb):
+    """What ``nbgrader generate_assignment`` does to the cells: clear solutions, hidden tests and outputs."""
+    from nbgrader.preprocessors import ClearHiddenTests, ClearOutput, ClearSolutions
+
+    nb = copy.deepcopy(nb)
+    for pre in (ClearSolutions(), ClearHiddenTests(), ClearOutput()):
+        nb, _ = pre.preprocess(nb, {})
+    return nb
+
+
+def _distinctive(solution: str):
+    """Lines of a solution long enough to be its own text, and its numbers with a decimal point."""
+    lines = [ln.strip() for ln in solution.splitlines()]
+    lines = [ln for ln in lines if len(ln) >= 25 and not ln.startswith(("```", ":class:", ":label:"))]
+    numbers = set(re.findall(r"(?<![\w.])\d+\.\d{2,}", solution))
+    return lines, numbers
+
+
+@pytest.mark.parametrize("hw", sorted(ASSIGNMENTS))
+def test_student_copy_has_no_solution_and_no_hidden_test(hw):
+    source, manifest = build_assignment(hw)
+    student = _student_copy(source)
+    text = "\n".join(c.source for c in student.cells)
+    _, exercises, _ = chapter_exercises(ASSIGNMENTS[hw])
+    allowed = "\n".join(ex.text + "\n".join(ex.scaffolds) for ex in exercises)
+    assert all(ex.solutions for ex in exercises), "every exercise of the chapter has a solution to hide"
+    for ex in exercises:
+        lines, numbers = _distinctive("\n".join(ex.solutions))
+        assert lines or numbers, ex.label
+        for line in lines:
+            if line not in allowed:   # a scaffold's `def` line is also the solution's first line
+                assert line not in text, (hw, ex.label, line)
+        for number in numbers - set(re.findall(r"\d+\.\d+", allowed)):
+            assert number not in text, (hw, ex.label, number)
+    assert "{solution" not in text
+    assert "HIDDEN TESTS" not in text and "hidden_test(" not in text and "dpcourse.homework.autograde" not in text
+    assert sum("hidden_test(" in c.source for c in source.cells) == sum(len(q["tests"]) for q in manifest["questions"])
+    assert not any(c.get("outputs") for c in student.cells if c.cell_type == "code")
+    # every graded question has its answer cell, and the text of every exercise is in the copy
+    for q in questions(hw):
+        assert re.search(rf"^(def )?{q.name}\b", text, flags=re.M), q.name
+    for ex in exercises:
+        assert ex.text in text
+
+
+def test_variants_are_per_student_and_stable(capsys):
+    a, b = variant("hw03", "ex-laplace-sample-size", "alice"), variant("hw03", "ex-laplace-sample-size", "alice")
+    assert a == b and set(a) == {"k", "alpha", "beta", "epsilon"}
+    drawn = {tuple(variant("hw03", "ex-laplace-sample-size", f"s{i}").values()) for i in range(40)}
+    assert len(drawn) > 20
+    my_numbers("hw03", "alice")
+    assert f"k = {a['k']}" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="student_id"):
+        check_student_id("../etc")
+    with pytest.raises(ValueError, match="assignment"):
+        variant("hw99", "x", "alice")
+
+
+def _gap(student):
+    p = variant("hw04", "ex-hist-argmax", student)
+    return 2 * laplace_max_error_bound(p["k"], 2.0 / p["epsilon"], p["beta"])
+
+
+def _submission(student_copy, student, answers):
+    nb = copy.deepcopy(student_copy)
+    numbers_of = answers.get("copy_numbers_of", student)
+    for cell in nb.cells:
+        if cell.cell_type == "code" and cell.source.startswith('STUDENT_ID = ""'):
+            cell.source = cell.source.replace('STUDENT_ID = ""', f'STUDENT_ID = "{numbers_of}"', 1)
+        label = cell.metadata.get("dpcourse", {}).get("answer")
+        if label in answers:
+            cell.source = answers[label].format(gap=round(_gap(numbers_of), 4))
+    return nb
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    from dpcourse.homework.autograde import grade
+
+    root = tmp_path_factory.mktemp("homework")
+    student_copy = _student_copy(build_assignment("hw04")[0])
+    for student, answers in SUBMISSIONS.items():
+        (root / "in" / student).mkdir(parents=True)
+        nbformat.write(_submission(student_copy, student, answers), root / "in" / student / "hw04.ipynb")
+    results = grade(root / "in", root / "out", cell_timeout=8, html_feedback=False)
+    return root, student_copy, {r["student"]: r for r in results}
+
+
+def test_nbgrader_student_copy_matches_the_preprocessors(graded):
+    root, student_copy, _ = graded
+    released = nbformat.read(root / "out" / "course" / "release" / "hw04" / "hw04.ipynb", as_version=4)
+    assert [c.source for c in released.cells] == [c.source for c in student_copy.cells]
+
+
+def _points(results, student):
+    return {label: q["points"] for label, q in results[student]["questions"].items()}
+
+
+def _messages(results, student, label):
+    return " ".join(t["message"] for t in results[student]["questions"][label]["tests"])
+
+
+def test_fixture_grades(graded):
+    root, _, results = graded
+    assert _gap("alice") != pytest.approx(_gap("mallory"), rel=1e-2)   # the copy test means something
+    full = {"ex-hist-implement": 4.0, "ex-hist-argmax": 2.0}
+    assert _points(results, "alice") == full
+    # factor 2: the histogram scores 0 and the feedback names the slip (too little noise under replace-one)
+    assert _points(results, "bob") == {"ex-hist-implement": 0.0, "ex-hist-argmax": 2.0}
+    assert "too little noise for relation='replace_one'" in _messages(results, "bob", "ex-hist-implement")
+    # numpy's float Laplace passes the scale test but is refused by the secure-release gate
+    assert _points(results, "carol") == {"ex-hist-implement": 0.0, "ex-hist-argmax": 2.0}
+    assert "secure release" in _messages(results, "carol", "ex-hist-implement")
+    # a crash and an endless loop score 0 on that question only
+    assert _points(results, "dave") == {"ex-hist-implement": 0.0, "ex-hist-argmax": 2.0}
+    assert _points(results, "erin") == {"ex-hist-implement": 0.0, "ex-hist-argmax": 2.0}
+    assert "KeyboardInterrupt" in _messages(results, "erin", "ex-hist-implement") or \
+        "Timeout" in _messages(results, "erin", "ex-hist-implement")
+    # mallory copied alice's numbers: right for alice, not for her
+    assert _points(results, "mallory") == {"ex-hist-implement": 4.0, "ex-hist-argmax": 0.0}
+    for student in SUBMISSIONS:   # feedback never gives the expected answer
+        text = (root / "out" / "feedback" / student / "hw04.md").read_text()
+        assert f"{_gap(student):.3g}" not in text and f"{_gap(student):.4f}" not in text
+    rows = (root / "out" / "grades.csv").read_text().splitlines()
+    assert rows[0].startswith("student,assignment,hw04:ex-hist-implement,hw04:ex-hist-argmax,auto_total")
+    assert len(rows) == 1 + len(SUBMISSIONS)
+    assert (root / "out" / "course" / "gradebook.db").stat().st_size > 0
+    assert json.loads((root / "out" / "gradebook.json").read_text())[0]["assignment"] == "hw04"
+
+
+def test_output_limit(graded):
+    root, _, _ = graded
+    autograded = nbformat.read(root / "out" / "course" / "autograded" / "dave" / "hw04" / "hw04.ipynb", as_version=4)
+    printed = sum(len(o.get("text", "")) for c in autograded.cells if c.cell_type == "code" for o in c.outputs)
+    assert 0 < printed < 100_000
+    assert math.isfinite(printed)
