@@ -329,3 +329,11 @@ def test_accuracy_figure_says_which_columns_carry_a_proven_guarantee():
     plt.close(fig)
     assert "objective: NOT proven: approximate minimiser" in labels
     assert sum("proven" in t and "NOT" not in t for t in labels) == 2
+
+
+def test_max_steps_checker_refuses_settings_beyond_its_cap():
+    """sigma = 10 at q = 0.01 allows far more than 20,000 steps: refused at once, not searched up to 10**6."""
+    from dpcourse.exercises.learning import MAX_CHECKED_STEPS, check_max_steps
+
+    with pytest.raises(ValueError, match=f"MAX_CHECKED_STEPS = {MAX_CHECKED_STEPS}"):
+        check_max_steps(5, noise_multiplier=10.0)

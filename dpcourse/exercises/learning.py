@@ -5,7 +5,8 @@ from __future__ import annotations
 import functools
 import math
 
-from ..accounting import GaussianEvent, PoissonSampledEvent, max_compositions, subsampling_amplification
+from ..accounting import (GaussianEvent, PoissonSampledEvent, PrivacyAccountant, max_compositions,
+                          subsampling_amplification)
 from . import CheckResult, call_student, check_number, not_yet
 
 __all__ = ["check_output_sensitivity", "check_amplification", "check_max_steps"]
@@ -54,12 +55,23 @@ def check_amplification(student_fn) -> CheckResult:
     return CheckResult(True, "your amplified epsilon matches the theorem on every case tried.")
 
 
+#: check_max_steps handles settings whose answer is below this many steps (a cap, not a wait: each PLD
+#: query grows with the number of steps, and a search up to 10**6 steps would take many minutes).
+MAX_CHECKED_STEPS = 20_000
+
+
 @functools.lru_cache(maxsize=8)
 def _max_steps(q, sigma, epsilon, delta):
-    return max_compositions(PoissonSampledEvent(q, GaussianEvent(sigma)), epsilon, delta, "pld", k_max=10**6)
+    event = PoissonSampledEvent(q, GaussianEvent(sigma))
+    if PrivacyAccountant().compose(event, MAX_CHECKED_STEPS).epsilon(delta, "pld") <= epsilon:
+        raise ValueError(f"check_max_steps handles settings whose answer is below MAX_CHECKED_STEPS = "
+                         f"{MAX_CHECKED_STEPS} steps; sampling_rate={q!r}, noise_multiplier={sigma!r}, "
+                         f"epsilon={epsilon!r}, delta={delta!r} allow more")
+    return max_compositions(event, epsilon, delta, "pld", k_max=MAX_CHECKED_STEPS)
 
 
 def check_max_steps(answer, sampling_rate=0.01, noise_multiplier=1.0, epsilon=2.0, delta=1e-5) -> CheckResult:
-    """Check the largest number of DP-SGD steps that stays within (epsilon, delta) by the PLD method."""
+    """Check the largest number of DP-SGD steps that stays within (epsilon, delta) by the PLD method
+    (for settings whose answer is below ``MAX_CHECKED_STEPS`` = 20,000 steps; others are refused)."""
     truth = _max_steps(sampling_rate, noise_multiplier, epsilon, delta)
     return check_number(answer, truth, what="the number of steps", low=0, integer=True)
