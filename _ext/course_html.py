@@ -58,12 +58,13 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 PLACEHOLDER = re.compile(r'<div class="dpcourse-explorer" data-spec="([^"]*)">.*?</div>', re.S)
 
 
-def _render_spec(spec_json: str, cache_root: str) -> tuple[str, list[str]]:
-    from dpcourse.plots.explorer import render_states, spec_key
+def _render_spec(spec_json: str, cache_root: str) -> tuple[str, list[str], dict]:
+    from dpcourse.plots.explorer import page_sizes, render_states, spec_key
 
     spec = json.loads(spec_json)
     key = spec_key(spec)
-    return key, render_states(spec, os.path.join(cache_root, key))
+    names = render_states(spec, os.path.join(cache_root, key))
+    return key, names, page_sizes(os.path.join(cache_root, key))
 
 
 class _Renderer:
@@ -111,7 +112,7 @@ def _format_value(value) -> str:
     return str(value)
 
 
-def _explorer_html(spec: dict, base: str, key: str) -> str:
+def _explorer_html(spec: dict, base: str, key: str, sizes: dict) -> str:
     controls = spec["controls"]
     shape = [len(c["values"]) for c in controls]
     start = [c["values"].index(c["value"]) for c in controls]
@@ -133,8 +134,11 @@ def _explorer_html(spec: dict, base: str, key: str) -> str:
     return (f'<div class="dpcourse-explorer-live" data-base="{base}{key}/" data-shape="{json.dumps(shape)}" '
             f'data-alt="{html.escape(alt_base, quote=True)}">'
             f'<div class="dpcourse-explorer-controls">{"".join(rows)}</div>'
-            f'<img class="dpcourse-explorer-figure" src="{base}{key}/{flat}.png" '
-            f'alt="{html.escape(alt_base + " (" + setting + ")", quote=True)}"></div>')
+            # on a narrow screen the image keeps the width at which its smallest text is 9 px, and scrolls
+            f'<div class="dpcourse-explorer-scroll" tabindex="0" style="--phone-min-width: {sizes["phone_min_width"]}px">'
+            f'<img class="dpcourse-explorer-figure" src="{base}{key}/{flat}.png" width="{sizes["width"]}" '
+            f'data-min-text-px="{sizes["min_text_px"]:g}" '
+            f'alt="{html.escape(alt_base + " (" + setting + ")", quote=True)}"></div></div>')
 
 
 def _live_figures(app, pagename, templatename, context, doctree):
@@ -144,18 +148,18 @@ def _live_figures(app, pagename, templatename, context, doctree):
     specs = [html.unescape(m.group(1)) for m in PLACEHOLDER.finditer(body)]
     keys = []
     for spec_json in specs:
-        key, names = RENDERER.submit(app, spec_json).result()
+        key, names, sizes = RENDERER.submit(app, spec_json).result()
         target = os.path.join(app.outdir, "_static", "explorers", key)
         os.makedirs(target, exist_ok=True)
         for name in names:
             shutil.copyfile(os.path.join(RENDERER.cache_root(app), key, name), os.path.join(target, name))
-        keys.append(key)
+        keys.append((key, sizes))
     base = context["pathto"]("_static/explorers/", 1)
     found = iter(zip(specs, keys))
 
     def replace(_match):
-        spec_json, key = next(found)
-        return _explorer_html(json.loads(spec_json), base, key)
+        spec_json, (key, sizes) = next(found)
+        return _explorer_html(json.loads(spec_json), base, key, sizes)
 
     context["body"] = PLACEHOLDER.sub(replace, body)
 
@@ -379,6 +383,49 @@ def _drop_fontawesome_js(app, exception):
             path.write_text(new, encoding="utf-8")
 
 
+# What the pages load of MathJax (measured: every page opened in Chromium) and what autoload may fetch.
+MATHJAX_KEEP = ("startup.js", "core.js", "loader.js", "input/tex.js", "input/tex/", "output/chtml.js",
+                "output/chtml/fonts/tex.js", "output/chtml/fonts/woff-v2/", "a11y/assistive-mml.js")
+
+
+def _prune_output(app, exception):
+    """Delete from the HTML output the files no page loads (41 of 56 MB before: the HTML stays < 30 MB).
+
+    * MathJax: sphinx-mathjax-offline copies the whole distribution (24 MB, SVG output, speech rule
+      engine, combined bundles); the pages load only the components in MATHJAX_KEEP (about 2 MB).
+    * fontawesome.js (removed from every page by ``_drop_fontawesome_js``) and the source maps.
+    * the ipywidgets manager when no page embeds a widget view (``_tidy_scripts`` loads it only there).
+    """
+    if exception is not None or app.builder.format != "html":
+        return
+    static = Path(app.outdir) / "_static"
+    mathjax = static / "mathjax"
+    if mathjax.is_dir():
+        for path in sorted(mathjax.rglob("*"), reverse=True):
+            rel = path.relative_to(mathjax).as_posix()
+            if path.is_file() and not rel.startswith(MATHJAX_KEEP):
+                path.unlink()
+            elif path.is_dir() and not any(path.iterdir()):
+                path.rmdir()
+    for path in [*static.rglob("*.js.map"), *static.rglob("*.css.map"), static / "scripts" / "fontawesome.js"]:
+        path.unlink(missing_ok=True)
+    pages = list(Path(app.outdir).rglob("*.html"))
+    if not any("widgets/embed.js" in page.read_text(encoding="utf-8") for page in pages):
+        (static / "widgets" / "embed.js").unlink(missing_ok=True)
+
+
+def _repository_settings(app, docname, source):
+    """Write ``repository.url``/``repository.branch`` of _config.yml where a page says ``{{ repository_url }}``.
+
+    The one setting that the launch buttons also read (also inside code blocks, where MyST substitutions
+    are not applied).
+    """
+    options = app.config.html_theme_options or {}
+    url = str(options.get("repository_url", "")).rstrip("/")
+    branch = str(options.get("repository_branch", "") or "main")
+    source[0] = source[0].replace("{{ repository_url }}", url).replace("{{ repository_branch }}", branch)
+
+
 def _theme_mode(app, config):
     context = dict(config.html_context or {})
     context.setdefault("default_mode", "auto")
@@ -405,11 +452,13 @@ def _mathjax_components(config):
 
 def setup(app):
     app.connect("config-inited", _theme_mode)
+    app.connect("source-read", _repository_settings)
     app.connect("doctree-read", _schedule_figures)
     app.connect("html-page-context", _live_figures, priority=800)
     app.connect("build-finished", RENDERER.close)
     app.connect("build-finished", _drop_fontawesome_js)
     app.connect("build-finished", _drop_search_scripts)
+    app.connect("build-finished", _prune_output, priority=900)
     app.connect("html-page-context", _tidy_scripts, priority=900)
     app.connect("html-page-context", _cited_in)
     app.connect("doctree-read", _index_proofs)

@@ -57,3 +57,26 @@ function courseExplorers() {
   });
 }
 document.addEventListener("DOMContentLoaded", courseExplorers);
+
+// Wide display formulas: one that is at most a quarter wider than its column is set in a smaller size so
+// that it fits (at 1280 px no formula overflows); a wider one keeps its size and scrolls sideways, with
+// the shadows of course.css showing that it does. Re-fitted when the window changes width.
+const COURSE_MIN_MATH_SCALE = 0.75;
+function courseFitMath() {
+  const boxes = [...document.querySelectorAll('mjx-container[jax="CHTML"][display="true"]')];
+  boxes.forEach((box) => { box.style.fontSize = ""; });
+  const ratios = boxes.map((box) => (box.scrollWidth > box.clientWidth + 1 && box.clientWidth > 0
+    ? box.clientWidth / box.scrollWidth : 1));
+  boxes.forEach((box, i) => {
+    if (ratios[i] < 1 && ratios[i] >= COURSE_MIN_MATH_SCALE) {
+      box.style.fontSize = `${Math.floor(ratios[i] * 1000) / 10}%`;
+    }
+  });
+}
+window.courseFitMath = courseFitMath;
+window.addEventListener("load", () => {
+  const startup = window.MathJax && window.MathJax.startup && window.MathJax.startup.promise;
+  if (startup) startup.then(courseFitMath);
+  else courseFitMath();
+});
+window.addEventListener("resize", courseFitMath);

@@ -102,6 +102,15 @@ def test_launch_buttons_for_online_readers(html_dir):
     assert '"load": ["input/tex", "output/chtml", "a11y/assistive-mml"]' in html
     assert "mybinder.org/v2/gh/" in html
     assert "colab.research.google.com/github/" in html
+    # one repository setting: the launch buttons and the introduction's Colab line read repository.url
+    import yaml
+
+    repo = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["repository"]
+    owner_name = repo["url"].removeprefix("https://github.com/").rstrip("/")
+    assert f"mybinder.org/v2/gh/{owner_name}/" in html and f"colab.research.google.com/github/{owner_name}/" in html
+    intro = (html_dir / "intro.html").read_text(encoding="utf-8")
+    assert f'git+{repo["url"].rstrip("/")}@{repo.get("branch", "main")}' in intro
+    assert "{{ repository_url }}" not in intro and "first state" not in intro
 
 
 # ---------------------------------------------------------------- a real driver: Playwright on Debian's Chromium
@@ -222,38 +231,94 @@ def check_live_figures(page, page_path):
     assert "application/vnd.jupyter.widget-view+json" not in page_path.read_text(encoding="utf-8")
 
 
+# TeX that MathJax did not typeset, in the text a reader sees (code blocks and typeset math left out).
+RAW_TEX = (r"\(", r"\)", r"\[", r"\]", "$$", r"\frac", r"\varepsilon", r"\begin{", r"\end{", r"\mathbb",
+           r"\sum_", r"\left", r"\text{")
+PROSE_TEXT_JS = """() => {
+  const copy = document.querySelector('main') ? document.querySelector('main').cloneNode(true) : document.body.cloneNode(true);
+  copy.querySelectorAll('pre, code, mjx-container, script, style, .highlight, textarea').forEach(e => e.remove());
+  return copy.textContent;
+}"""
+
+# Display formulas wider than their box: at 1280 px there must be none; on a phone each one that scrolls
+# must show that it does (the edge shadows of course.css: a gradient background, and overflow that scrolls).
+WIDE_MATH_JS = """() => [...document.querySelectorAll('mjx-container[display="true"]')]
+  .filter(b => b.offsetWidth > 0 && b.scrollWidth > b.clientWidth + 1)
+  .map(b => { const cs = getComputedStyle(b);
+              return {text: b.textContent.slice(0, 50), width: b.scrollWidth, box: b.clientWidth,
+                      shows: cs.backgroundImage.includes('gradient') && ['auto', 'scroll'].includes(cs.overflowX)}; })"""
+
+# Smallest text of each live figure as shown: its smallest font in the image (px, recorded when the
+# states were drawn) times the ratio of the shown width to the image's own width.
+FIGURE_TEXT_JS = """() => [...document.querySelectorAll('img.dpcourse-explorer-figure')].filter(i => i.offsetWidth > 0)
+  .map(i => ({src: i.getAttribute('src'), px: Number(i.dataset.minTextPx) * i.getBoundingClientRect().width / i.naturalWidth}))"""
+
+
+def raw_tex_in(text: str) -> list[str]:
+    return [raw for raw in RAW_TEX if raw in text]
+
+
+def test_the_raw_tex_check_has_power():
+    assert raw_tex_in(r"the bound $$\frac{1}{\varepsilon}$$ holds") == ["$$", r"\frac", r"\varepsilon"]
+    assert raw_tex_in("plain prose, (a) and [b], with ε = 1") == []
+
+
 def test_every_page_math_figures_phone_layout_no_errors_no_requests(browser, html_dir):
     """Each page is loaded once, at 1280 px, then narrowed to 390 px (a phone):
 
-    * math typeset by the local MathJax, no raw TeX, every solution collapsed (1280 px);
+    * math typeset by the local MathJax, no raw TeX in the prose, every solution collapsed (1280 px);
     * every slider of every live figure changes the figure (chapters; 1280 px);
-    * no formula cut off, at 1280 px and at 390 px, and no sideways scroll on the phone;
+    * no formula cut off, at 1280 px and at 390 px; at 1280 px no display formula wider than its column,
+      at 390 px each that scrolls shows it; no sideways scroll of the page on the phone;
+    * the smallest text of every live figure at least 11 px at 1280 px and 9 px at 390 px;
     * no page error and no request leaving the machine.
     """
-    pages = chapter_pages(html_dir) + [html_dir / "intro.html"]
+    pages = chapter_pages(html_dir) + [html_dir / name for name in ("intro.html", "notation.html", "bibliography.html")]
+    problems, wide_phone, figure_px = [], 0, {1280: [], 390: []}
     for page_path in pages:
         page = open_page(browser, page_path, 1280)
         state = page.evaluate("""() => ({math: document.querySelectorAll('mjx-container').length,
-            text: document.body.innerText,
             open: [...document.querySelectorAll('div.solution')].filter(
                 d => !d.className.includes('toggle-hidden')).length})""")
-        assert state["math"] > 0 or page_path.name == "intro.html", f"{page_path.name}: no typeset math"
-        for raw in (r"\(", r"\[", "$$"):
-            assert raw not in state["text"], f"{page_path.name}: raw TeX {raw!r} left"
+        assert state["math"] > 0 or page_path.name in ("intro.html", "bibliography.html"), \
+            f"{page_path.name}: no typeset math"
+        raw = raw_tex_in(page.evaluate(PROSE_TEXT_JS))
+        if raw:
+            problems.append(f"{page_path.name}: raw TeX {raw} in the text")
         assert state["open"] == 0, f"{page_path.name}: a solution is not collapsed"
         clipped = page.evaluate(CLIPPED_MATH_JS, False)
         assert not clipped, f"{page_path.name} at 1280 px: formulas cut off: {clipped[:3]}"
-        if page_path.name != "intro.html":
+        wide = page.evaluate(WIDE_MATH_JS)
+        if wide:
+            problems.append(f"{page_path.name} at 1280 px: {len(wide)} formulas wider than the column: "
+                            f"{[(w['text'][:30], w['width'], w['box']) for w in wide[:3]]}")
+        figure_px[1280] += [(page_path.name, f["px"]) for f in page.evaluate(FIGURE_TEXT_JS)]
+        if page_path.parent.name == "chapters":
             check_live_figures(page, page_path)
         page.set_viewport_size({"width": 390, "height": 844})
         page.wait_for_function("() => window.innerWidth === 390")
+        page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
         clipped = page.evaluate(CLIPPED_MATH_JS, False)
         assert not clipped, f"{page_path.name} at 390 px: formulas cut off: {clipped[:3]}"
+        wide = page.evaluate(WIDE_MATH_JS)
+        wide_phone += len(wide)
+        hidden = [w["text"][:30] for w in wide if not w["shows"]]
+        if hidden:
+            problems.append(f"{page_path.name} at 390 px: formulas scroll without showing it: {hidden[:3]}")
+        figure_px[390] += [(page_path.name, f["px"]) for f in page.evaluate(FIGURE_TEXT_JS)]
         assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth + 1"), \
             f"{page_path.name}: the page scrolls sideways on a phone"
         assert not page.errors, f"{page_path.name}: {page.errors[:3]}"
         assert not page.remote, f"{page_path.name}: requests left the machine: {page.remote[:3]}"
         page.close()
+    for width, floor in ((1280, 11), (390, 9)):
+        small = [(name, round(px, 1)) for name, px in figure_px[width] if px < floor]
+        if small:
+            problems.append(f"at {width} px, figure text below {floor} px: {small[:4]}")
+    assert len(figure_px[1280]) >= len(chapter_pages(html_dir)) - 1
+    print(f"display formulas that scroll at 390 px: {wide_phone}; smallest live-figure text: "
+          f"{min(px for _, px in figure_px[1280]):.1f} px at 1280, {min(px for _, px in figure_px[390]):.1f} px at 390")
+    assert not problems, "\n".join(problems)
 
 
 def test_narrowing_a_page_gives_the_phone_layout(browser, html_dir):
@@ -288,6 +353,25 @@ def test_widget_script_only_where_widgets_are(html_dir):
         else:
             assert not tags, f"{page_path.name} loads the widget manager without widgets"
         assert "THEBE_JS_URL" not in html
+
+
+def test_pdf_is_a_book_with_outline_links_inside_and_the_book_title(html_dir, tmp_path):
+    """A short PDF (introduction and two chapters) printed by tools/build_pdf.py, read back with pypdf."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import build_pdf
+
+    out = tmp_path / "short.pdf"
+    checks = build_pdf.print_pdf(html_dir, out, docs=["intro", "chapters/01_promise", "chapters/02_randomized_response"])
+    assert checks["title"] == build_pdf.book_config()["title"]
+    assert checks["outline_depth"] >= 2 and checks["outline_entries"] >= 10
+    assert "Contents" in checks["outline_titles"]
+    assert any(t.startswith("1.") or t.startswith("1 ") for t in checks["outline_titles"]), checks["outline_titles"][:8]
+    links = checks["links"]
+    assert links["file"] == 0 and links["broken"] == 0, links
+    assert links["internal"] >= 30 and links["external"] >= 1, links
+    assert checks["formulas"]["stillWide"] == [] and checks["formulas"]["widePre"] == 0
+    # the reader's report of the same file agrees (a link to a printed page is no longer a file: link)
+    assert build_pdf.pdf_report(out)["links"] == links
 
 
 def test_pdf_link_and_documented_command(html_dir):

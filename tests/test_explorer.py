@@ -9,7 +9,8 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from dpcourse.plots.explorer import MAX_STATES, explorer, render_states, spec_key  # noqa: E402
+from dpcourse.plots.explorer import (COLUMN_PX, MAX_STATES, draw_state, explorer, min_font_pt,  # noqa: E402
+                                     page_sizes, render_states, spec_key)
 from dpcourse.plots.promise import plot_rr_count  # noqa: E402
 
 CONTROLS = {"n": ("n", (2, 5), 5), "epsilon": ("ε", (0.5, 1.1), 1.1)}
@@ -38,11 +39,21 @@ def test_render_states_draws_every_combination_with_the_same_function(tmp_path):
     blobs = [(tmp_path / n).read_bytes() for n in names]
     assert all(b.startswith(b"\x89PNG") for b in blobs)
     assert len(set(blobs)) == 4                                    # every setting draws a different figure
-    # state 3 is the figure of (n=5, epsilon=1.1), drawn by the plotting function itself
-    fig = plot_rr_count(n=5, epsilon=1.1)
+    # state 3 is the figure of (n=5, epsilon=1.1), drawn by the plotting function itself (in the book's style)
     direct = tmp_path / "direct.png"
-    fig.savefig(direct, dpi=72, format="png")
+    draw_state(ex, {"n": 5, "epsilon": 1.1}, direct)
     assert direct.read_bytes() == blobs[3]
+
+
+def test_live_figure_text_is_large_enough_for_the_column_and_a_phone(tmp_path):
+    # plot_rr_count sets 8-pt legends: every text of a state is enlarged to the live-figure minimum
+    ex = explorer(plot_rr_count, CONTROLS)
+    render_states(ex.spec(), tmp_path)
+    sizes = page_sizes(tmp_path)
+    assert sizes["min_text_px"] >= min_font_pt(sizes["width"]) >= 14
+    # shown at most COLUMN_PX wide on a desktop, and at least phone_min_width on a phone
+    assert sizes["min_text_px"] * min(1, COLUMN_PX / sizes["width"]) >= 11
+    assert sizes["min_text_px"] * sizes["phone_min_width"] / sizes["width"] >= 9
 
 
 def test_spec_key_changes_with_the_spec():

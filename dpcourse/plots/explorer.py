@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["Control", "Explorer", "explorer", "render_states", "MAX_STATES"]
+__all__ = ["Control", "Explorer", "explorer", "render_states", "draw_state", "page_sizes", "MAX_STATES"]
 
 MAX_STATES = 64
 SPEC_CLASS = "dpcourse-explorer"
@@ -172,32 +172,155 @@ def spec_key(spec: dict) -> str:
     return digest.hexdigest()[:16]
 
 
+# The style of a live figure in the book. An image is shown at most as wide as the text column (about
+# 720 px on a 1280 px screen), so its smallest text must be about 11/720 of the image width or more to
+# be 11 px or more on the screen: every text of a state is drawn at least ``min_font_pt`` (14 pt at
+# 72 dpi, more for figures wider than the column). On a phone the image keeps a minimum width at which
+# that text is 9 px (``phone_min_width``) and its box scrolls sideways (see _static/course.css).
+LIVE_STYLE = {"font.size": 14, "axes.titlesize": 14, "axes.labelsize": 14, "xtick.labelsize": 14,
+              "ytick.labelsize": 14, "legend.fontsize": 14, "figure.titlesize": 14}
+MIN_FONT_PT = 14.0
+COLUMN_PX = 720
+PHONE_MIN_TEXT_PX = 9
+
+
+def min_font_pt(width_px: float) -> float:
+    """The smallest font (in pt at 72 dpi, i.e. px) of a live figure ``width_px`` wide."""
+    return MIN_FONT_PT * max(1.0, width_px / COLUMN_PX)
+
+
+HEIGHT_FACTOR = 1.2
+
+
+def _thin_fixed_labels(ax, font_px, dpi):
+    """Show every k-th label of a long list of fixed x tick labels, so that neighbours do not overlap."""
+    from matplotlib.ticker import FixedFormatter, FixedLocator
+
+    axis = ax.xaxis
+    if not isinstance(axis.get_major_locator(), FixedLocator):
+        return
+    locs, formatter = list(axis.get_major_locator().locs), axis.get_major_formatter()
+    labels = [formatter(v, i) for i, v in enumerate(locs)]
+    width_px = ax.get_position().width * ax.figure.get_figwidth() * dpi
+    longest = max((len(str(label)) for label in labels), default=1)
+    fits = max(1, int(width_px // (font_px * (0.62 * longest + 0.8))))
+    if len(labels) > fits:
+        step = -(-len(labels) // fits)
+        axis.set_major_formatter(FixedFormatter([lab if i % step == 0 else "" for i, lab in enumerate(labels)]))
+
+
+def _wrap(text, fig, dpi):
+    """Break a title that is wider than its axes (or the figure) into lines."""
+    import textwrap
+
+    content = text.get_text()
+    if not content or "$" in content or "\n" in content:
+        return
+    ax = next((a for a in fig.axes if a.title is text), None)
+    width_px = (ax.get_position().width if ax is not None else 0.96) * fig.get_figwidth() * dpi
+    chars = max(12, int(width_px / (0.58 * text.get_fontsize() * dpi / 72)))
+    if len(content) > chars:
+        text.set_text(textwrap.fill(content, chars))
+
+
+def _texts(fig):
+    from matplotlib.text import Text
+
+    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+
+
+def _save_png(rgba, out_file):
+    """Save a rendered figure as a palette PNG (256 colours: about a third of the bytes of an RGB PNG)."""
+    from PIL import Image
+
+    image = Image.fromarray(np.ascontiguousarray(rgba[..., :3]))
+    image.quantize(256, method=Image.Quantize.FASTOCTREE).save(out_file, format="PNG", compress_level=6)
+
+
+def draw_state(ex: "Explorer", params: dict, out_file, *, dpi: int = 72) -> float:
+    """Draw one state of ``ex`` in the book's live-figure style; save it as PNG; return its smallest text in px.
+
+    The plotting function runs unchanged; its ``tight_layout`` calls are deferred to the save (one layout
+    pass, after the fonts are final), and every text smaller than :func:`min_font_pt` is enlarged.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
+
+    original = Figure.tight_layout
+
+    def deferred(self, *, pad=1.08, h_pad=None, w_pad=None, rect=None):
+        self.set_layout_engine("tight", pad=pad, h_pad=h_pad, w_pad=w_pad, rect=rect)
+
+    Figure.tight_layout = deferred
+    try:
+        with plt.rc_context(LIVE_STYLE):
+            fig = ex.draw(**params)
+            floor = min_font_pt(fig.get_figwidth() * dpi)
+            fig.set_figheight(fig.get_figheight() * HEIGHT_FACTOR)  # larger text needs a little more height
+            for ax in fig.axes:
+                for axis in (ax.xaxis, ax.yaxis):
+                    axis.set_tick_params(which="both", labelsize=max(floor, LIVE_STYLE["xtick.labelsize"]))
+                _thin_fixed_labels(ax, floor, dpi)
+            for text in _texts(fig):
+                if text.get_fontsize() < floor:
+                    text.set_fontsize(floor)
+            for text in [fig._suptitle, *(ax.title for ax in fig.axes)]:
+                if text is not None:
+                    _wrap(text, fig, dpi)
+            if fig.get_layout_engine() is None:
+                fig.set_layout_engine("tight")
+            fig.set_dpi(dpi)
+            fig.canvas.draw()  # runs the layout engine, then renders
+            _save_png(np.asarray(fig.canvas.buffer_rgba()), out_file)
+            smallest = min((t.get_fontsize() for t in _texts(fig)), default=floor) * dpi / 72
+    finally:
+        Figure.tight_layout = original
+        plt.close("all")
+    return smallest
+
+
 def render_states(spec: dict, out_dir, *, dpi: int = 72) -> list[str]:
     """Draw the figure of every combination of control values; write ``0.png, 1.png, ...`` in ``out_dir``.
 
     The order is row-major over the controls in the spec's order (the last control varies fastest).
     Returns the file names. Files already present are kept (the caller keys ``out_dir`` by
-    :func:`spec_key`, so a changed spec or plotting module gets a fresh folder).
+    :func:`spec_key`, so a changed spec or plotting module gets a fresh folder). ``sizes.json`` in
+    ``out_dir`` records, for the page, the largest image width and the smallest text (px) of the states.
     """
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     ex = Explorer(spec["plot"], {c["name"]: Control(c["label"], tuple(c["values"]), c["value"])
                                  for c in spec["controls"]}, spec["fixed"], spec.get("alt", ""))
     names = []
+    sizes_file = out / "sizes.json"
+    sizes = json.loads(sizes_file.read_text()) if sizes_file.exists() else {}
     grids = [c.values for c in ex.controls.values()]
     for i, combo in enumerate(itertools.product(*grids)):
         name = f"{i}.png"
         names.append(name)
-        if (out / name).exists():
+        if (out / name).exists() and name in sizes:
             continue
-        fig = ex.draw(**dict(zip(ex.controls, combo)))
         tmp = out / f".{name}.{os.getpid()}"  # two builds may share the cache: each writes its own file
-        fig.savefig(tmp, dpi=dpi, format="png")
-        plt.close(fig)
+        smallest = draw_state(ex, dict(zip(ex.controls, combo)), tmp, dpi=dpi)
+        with open(tmp, "rb") as f:
+            f.seek(16)
+            width = int.from_bytes(f.read(4), "big")  # the PNG header's width
+        sizes[name] = [width, smallest]
         tmp.replace(out / name)  # atomic: a reader sees the old file, the new one, or none
+    tmp = out / f".sizes.json.{os.getpid()}"
+    tmp.write_text(json.dumps(sizes, sort_keys=True))
+    tmp.replace(sizes_file)
     return names
+
+
+def page_sizes(out_dir) -> dict:
+    """Largest width (px), smallest text (px) of the states in ``out_dir``, and the phone minimum width."""
+    sizes = json.loads((Path(out_dir) / "sizes.json").read_text()).values()
+    width = max(w for w, _ in sizes)
+    text = min(t for _, t in sizes)
+    return {"width": width, "min_text_px": text,
+            "phone_min_width": min(width, int(-(-width * PHONE_MIN_TEXT_PX // text)))}

@@ -108,7 +108,7 @@ def plot_method_errors(result, *, row=0):
 
     ``result`` comes from :func:`method_errors`; ``row`` selects the epsilon.
     """
-    fig, ax = plt.subplots(figsize=(7, 3.8))
+    fig, ax = plt.subplots(figsize=(9, 3.8))
     styles = ["o-", "s-", "^-", "v-", "k--"]
     for m, style in zip(METHODS, styles):
         ax.semilogy(result["n"], np.maximum(result[m][row], 0.1), style, label=m)
@@ -116,7 +116,8 @@ def plot_method_errors(result, *, row=0):
     ax.set_ylabel("median |error| (g)")
     ax.set_title(f"Private median of penguin body mass in [2000, 7000] g, epsilon = {result['epsilon'][row]:g}",
                  fontsize=10)
-    ax.legend(fontsize=8)
+    # beside the axes, not inside: inside it covered the propose-test-release line
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     fig.tight_layout()
     return fig
 

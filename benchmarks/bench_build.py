@@ -1,0 +1,91 @@
+"""Cost of the README's commands from a fresh clone: build (book + PDF), tests, HTML size.
+
+Clones the committed HEAD of this repository into a temporary folder (so no figure cache, no Sphinx
+environment), runs the README's build command there, step by step, and prints for each step the wall
+time and the CPU-seconds of the processes it started (user + system, from ``resource.getrusage`` of the
+children: on a machine shared with other jobs the wall time grows, the CPU-seconds much less), then the
+size of the HTML folder and of its heaviest chapter page (first load, from bench_pages.py). With
+``--pytest`` it also runs ``pytest -n 2 --dist loadfile`` in the clone.
+
+Targets (issue 23), on 2 idle cores: build + PDF < 180 s, tests < 300 s, HTML < 30 MB, heaviest page
+< 2 MB stored. Each line prints the ratio to its target.
+
+    python benchmarks/bench_build.py [--pytest] [--keep]
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def step(name: str, cmd: list[str], cwd: Path, target: float | None = None) -> tuple[float, float]:
+    cpu0, t0 = children_cpu(), time.perf_counter()
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    wall, cpu = time.perf_counter() - t0, children_cpu() - cpu0
+    if proc.returncode != 0:
+        print(proc.stdout[-3000:], proc.stderr[-3000:], sep="\n")
+        raise SystemExit(f"{name} failed")
+    ratio = f"  ({wall / target:.2f} of the {target:.0f} s target)" if target else ""
+    print(f"{name:34s} {wall:7.1f} s wall {cpu:7.1f} CPU-s{ratio}", flush=True)
+    return wall, cpu
+
+
+def folder_mb(path: Path) -> float:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / 1e6
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--pytest", action="store_true", help="also run pytest -n 2 --dist loadfile in the clone")
+    parser.add_argument("--keep", action="store_true", help="keep the clone (its _build/html for bench_pages.py)")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="dpcourse-bench-build-"))
+    clone = work / "clone"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    print(f"fresh clone of HEAD in {clone}")
+    total = [0.0, 0.0]
+    for name, cmd in [("jupyter-book build -W -n --keep-going",
+                       [str(BIN / "jupyter-book"), "build", "-W", "-n", "--keep-going", "."]),
+                      ("python tools/build_pdf.py", [sys.executable, "tools/build_pdf.py"])]:
+        wall, cpu = step(name, cmd, clone)
+        total[0] += wall
+        total[1] += cpu
+    print(f"{'README build command (book + PDF)':34s} {total[0]:7.1f} s wall {total[1]:7.1f} CPU-s  "
+          f"({total[0] / 180:.2f} of the 180 s target; CPU-s / 2 cores = {total[1] / 2:.0f} s)")
+    html = clone / "_build" / "html"
+    pdf = html / "dpcourse.pdf"
+    size = folder_mb(html)
+    print(f"HTML folder {size:.1f} MB ({size / 30:.2f} of the 30 MB target), of which the PDF "
+          f"{pdf.stat().st_size / 1e6:.1f} MB and the live-figure states "
+          f"{folder_mb(html / '_static' / 'explorers'):.1f} MB")
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from bench_pages import measure
+
+    rows = measure(html)
+    name, weight = max(((r[0], r[1]) for r in rows), key=lambda r: r[1])
+    print(f"heaviest page {name}: {weight / 1e6:.2f} MB stored at first load ({weight / 2e6:.2f} of the 2 MB target)")
+    if args.pytest:
+        step("pytest -n 2 --dist loadfile", [str(BIN / "pytest"), "-n", "2", "--dist", "loadfile", "-q"], clone, 300)
+    if args.keep:
+        print(f"kept {clone}")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
