@@ -381,7 +381,7 @@ def _pld(counts, delta):
     k = sum(n for _, _, n in runs)
     if k > PLD_MAX_RUNS and q < 1.0:  # a cap, not a wait: the grid and the window grow with k
         raise NotApplicableError(f"method 'pld' accounts for at most PLD_MAX_RUNS = {PLD_MAX_RUNS} subsampled runs "
-                                 f"(about a minute at the cap), got {k}: use method 'rdp' (its cost does not grow "
+                                 f"(about 5 s per query at the cap on 2 cores), got {k}: use method 'rdp' (its cost does not grow "
                                  "with the number of runs)")
     if delta < 1e-200:  # far below any meaningful delta and below the PLD's floating-point reach
         return _rdp(counts, delta)[0], "delta below the PLD's floating-point reach: the RDP bound"
