@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from dpcourse import exact_histogram, laplace_mechanism
+from dpcourse.discrete import discrete_laplace, laplace_lattice
 from dpcourse.exercises.histogram import check_my_dp_histogram
 from dpcourse.exercises.laplace import check_sample_size
 from dpcourse.exercises.selection import PUMPKIN_REL_TOL, check_pumpkin_epsilon
@@ -113,6 +114,33 @@ def test_histogram_refuses_the_float_laplace_sampler(source, words):
     assert not result.passed, result.message
     assert words in result.message, result.message
     assert ("secure release" in result.message) == (source in ("global", "rng", "inverse_cdf")), result.message
+
+
+@pytest.mark.parametrize("kind", ["tiled", "present_only", "one_draw"])
+def test_histogram_refuses_noise_shared_between_categories(kind):
+    # on the secure lattice, of the right scale and shape, reproducible from rng: only the repeats show it
+    from student_solutions import shared_noise_histogram
+
+    result = check_my_dp_histogram(shared_noise_histogram(kind))
+    assert not result.passed, result.message
+    assert "same noise" in result.message, result.message
+
+
+def test_histogram_repeat_threshold_is_at_the_stated_level():
+    # a correct release (lattice spacing <= sensitivity 2**-20, scale sensitivity / epsilon) repeats a noise value
+    # with probability at most (K - 1) 2**-21 epsilon per category given the earlier ones; the cut is at 1e-6
+    from scipy import stats
+
+    from dpcourse.exercises import histogram as hist
+
+    p = (hist._K - 1) * 2.0**-21 * hist._EPSILON
+    assert stats.binom.sf(hist._MAX_REPEATS, hist._K, p) <= 1e-6 < stats.binom.sf(hist._MAX_REPEATS - 1, hist._K, p)
+    gen = np.random.default_rng(3)
+    for sens in (1.0, 2.0):  # the coarsest lattice a laplace_mechanism call gives: one coordinate at a time
+        lat = laplace_lattice(sens, hist._EPSILON, dim=1)
+        assert lat.spacing <= sens * 2.0**-20
+        noise = lat.spacing * discrete_laplace(lat.lattice_scale, size=hist._K, rng=gen)
+        assert hist._K - np.unique(noise).size <= hist._MAX_REPEATS
 
 
 def test_histogram_by_hand_with_the_secure_release_passes():

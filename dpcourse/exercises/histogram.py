@@ -20,6 +20,11 @@ __all__ = ["check_my_dp_histogram"]
 _K = 2000      # many categories: one call gives 2000 noise draws to test
 _EPSILON = 0.5
 _ALPHA = 1e-6  # level of each statistical test: a correct answer fails with probability below 1e-6
+# Noise values repeated across categories. A secure release of the right scale b = sensitivity / epsilon lies on
+# a lattice of spacing g <= sensitivity 2**-20 (laplace_lattice, for any dim), so each noise value has probability
+# at most tanh(g / 2b) <= epsilon 2**-21; given the earlier categories, one repeats an earlier value with
+# probability at most (K - 1) epsilon 2**-21, and the number of repeats is dominated by that binomial.
+_MAX_REPEATS = int(stats.binom.isf(_ALPHA, _K, (_K - 1) * _EPSILON * 2.0**-21))  # 8: more is refused
 
 
 def _case():
@@ -124,7 +129,9 @@ def check_my_dp_histogram(student_fn) -> CheckResult:
     floating-point Laplace sampler (``np.random.laplace``, or ``laplace``/``exponential`` of the rng it is
     given), if its output is not reproducible from ``rng`` (two calls with identically seeded generators differ,
     or two seeds give the same output: the rng is ignored), or if an output is not on the power-of-two
-    lattice of the secure release (a float Laplace draw almost never is).
+    lattice of the secure release (a float Laplace draw almost never is), or if more noise values repeat across
+    categories than fresh independent noise would give at level 1e-6 (noise reused, or none for an empty
+    category).
     """
     if not callable(student_fn):
         return CheckResult(False, "pass the function itself, e.g. check_my_dp_histogram(my_dp_histogram)")
@@ -146,6 +153,10 @@ def check_my_dp_histogram(student_fn) -> CheckResult:
             return CheckResult(False, "your noisy counts are all whole numbers: this exercise asks for the Laplace "
                                       "noise of dpcourse.laplace_mechanism, released as it is (rounding is "
                                       "post-processing the reader may do later)")
+        if resid.size - np.unique(resid).size > _MAX_REPEATS:
+            return CheckResult(False, "many categories got exactly the same noise (or none): draw fresh, independent "
+                                      "noise for every category, including those with no record; noise shared "
+                                      "between categories cancels in their difference")
         refusal = _secure_release_checks(student_fn, data, categories, relation, seed, out, exact)
         if refusal is not None:
             return refusal
