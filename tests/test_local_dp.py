@@ -591,6 +591,18 @@ def test_shuffle_n_cap_refuses_by_name_and_closed_form_takes_any_n():
     assert vals[2] == pytest.approx(authors_closed_form(4.0, 2**64, 1e-6), rel=1e-9)
 
 
+def test_shuffle_budget_exercise_solution():
+    # ex-ldp-shuffle-budget's solution: the bound grows with eps0 around the answer (bisection is right), the
+    # largest local epsilon for (1, 1e-6) at n = 10**6 is several times 1, and there 3 e^eps0 + 2 > 1024 (k-RR).
+    grid = [L.shuffle_amplification_epsilon(e0, 10**6, 1e-6) for e0 in (4.0, 6.0, 8.0, 9.0, 10.0, 12.0)]
+    assert all(a < b for a, b in zip(grid, grid[1:]))
+    lo, hi = 0.1, 20.0
+    while hi - lo >= 0.01:
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if L.shuffle_amplification_epsilon(mid, 10**6, 1e-6) <= 1 else (lo, mid)
+    assert 3 < lo and 3 * math.exp(lo) + 2 > 1024 and L.shuffle_amplification_epsilon(lo + 0.02, 10**6, 1e-6) > 1
+
+
 def test_shuffle_edge_cases():
     assert L.shuffle_amplification_epsilon(1.0, 1, 1e-6) == 1.0
     assert L.shuffle_amplification_epsilon(1.0, 100, 1e-300) == 1.0  # delta too small to buy anything
