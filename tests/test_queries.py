@@ -118,6 +118,33 @@ def test_reconstruction_sum_fit_guarantee_with_all_subsets():
     assert np.array_equal(reconstruction_attack(a, a @ s), s)  # e_bar = 0: no wrong bit allowed
 
 
+def test_reconstruction_sum_fit_guarantee_where_it_binds():
+    # 128 e_bar^2 >= n on every instance above (e_bar >= 1/4 at n = 8), so no decoder can fail them. Here a few
+    # answers of the 256 are wrong (by 1 to 4, or they are the answers of a dataset that flips half the bits):
+    # e_bar is small, the bound is below n, and a decoder that minimises the largest error instead of the sum
+    # breaks it on 5 of these 6 instances, the LP on none
+    import itertools
+
+    gen = np.random.default_rng(2123)
+    n = 8
+    a = np.array(list(itertools.product([0, 1], repeat=n)), dtype=np.int64)
+    for trial in range(6):
+        s = gen.integers(0, 2, n)
+        k = int(gen.integers(3, 8))
+        rows = gen.choice(a.shape[0], k, replace=False)
+        e = np.zeros(a.shape[0])
+        if trial % 2 == 0:
+            e[rows] = gen.choice([-1.0, 1.0], k) * gen.uniform(1, 4, k)
+        else:
+            flip = gen.permutation(n)[: n // 2]
+            d = np.zeros(n)
+            d[flip] = 1 - 2 * s[flip]
+            e[rows] = (a @ d)[rows]
+        bound = 128 * np.mean(np.abs(e)) ** 2
+        assert bound < 1                      # binds: a single wrong bit fails the test
+        assert int(np.sum(reconstruction_attack(a, a @ s + e) != s)) <= bound
+
+
 @pytest.mark.parametrize("k, epsilon, beta, sensitivity", [
     (1, 1.0, 0.05, 1.0), (1000, 1.0, 0.05, 1.0), (10**6, 0.1, 1e-6, 3.0), (1, 100.0, 0.5, 1.0),
     (5, 1e4, 0.9, 0.7), (100, 1e-3, 0.01, 1e-9), (2, 2.5, 0.2, 1e12), (3, 2.0**22, 0.3, 1.0),
