@@ -45,6 +45,7 @@ __all__ = [
     "MAX_SIZE",
     "MAX_ITERATIONS",
     "MAX_EPSILON",
+    "WIDE_BOUNDS",
 ]
 
 #: Cap on the number of values one call may draw or allocate (``size=``, a shape's product, ``n`` or ``dim``
@@ -228,12 +229,22 @@ def check_real_array(x, name: str = "x", *, allow_empty: bool = False, ndim=None
     return arr
 
 
-def check_bounds(lower, upper, lower_name: str = "lower", upper_name: str = "upper") -> tuple[float, float]:
-    """Check public bounds: two finite reals with ``lower < upper``."""
+#: Largest width ``upper - lower`` of the public bounds of a secure release (:data:`WIDE_BOUNDS` = 2**1000, about
+#: 1.07e301): its lattice spacing, about 2**-40 of the width or more, then stays below 2**962, so that 2**61 lattice
+#: steps (the clamp of every release) remain a finite float; wider bounds would release +-inf.
+WIDE_BOUNDS = 2.0**1000
+
+
+def check_bounds(lower, upper, lower_name: str = "lower", upper_name: str = "upper", *,
+                 max_width=None) -> tuple[float, float]:
+    """Check public bounds: two finite reals with ``lower < upper`` (and ``upper - lower <= max_width`` if given)."""
     lo = check_real(lower, lower_name)
     hi = check_real(upper, upper_name)
     if not lo < hi:
         raise ValueError(f"{lower_name} must be < {upper_name}, got {lower_name}={lower!r}, {upper_name}={upper!r}")
+    if max_width is not None and not hi - lo <= max_width:
+        raise ValueError(f"{upper_name} - {lower_name} must be at most {max_width!r}, got {lower_name}={lower!r}, "
+                         f"{upper_name}={upper!r}")
     return lo, hi
 
 

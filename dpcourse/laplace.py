@@ -15,6 +15,7 @@ import numpy as np
 from .discrete import _shape, secure_laplace, secure_laplace_draws
 from ._validation import (
     as_rng,
+    WIDE_BOUNDS,
     check_bounds,
     check_epsilon,
     check_flag,
@@ -146,10 +147,7 @@ def dp_mean(x, lower, upper, epsilon, *, rng=None, secure=True, size=None):
     ValueError: x must be finite everywhere (no NaN or +-inf entry): remove or impute such entries before the call
     """
     values = check_real_array(x, "x", ndim=1)
-    lo, hi = check_bounds(lower, upper)
-    if not hi - lo <= 2.0**1000:  # beyond, the secure lattice (spacing about 2**-20 of the scale) overflows
-        raise ValueError(f"upper - lower must be at most 2**1000 (about 1.07e301), got lower={lower!r}, "
-                         f"upper={upper!r}")
+    lo, hi = check_bounds(lower, upper, max_width=WIDE_BOUNDS)  # wider: the secure lattice overflows
     eps = check_epsilon(epsilon)
     value, sensitivity = _clamped_mean_query(values, lo, hi)
     if size is None:

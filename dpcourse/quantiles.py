@@ -29,6 +29,7 @@ import numpy as np
 from ._validation import (
     as_rng,
     check_size,
+    WIDE_BOUNDS,
     check_bounds,
     check_callable,
     check_choice,
@@ -362,7 +363,7 @@ def quantile_rank_error_bound(epsilon, beta, *, resolution=DEFAULT_RESOLUTION, n
 def _padded_sorted(x, lower, upper):
     """(z, m, lo, hi): z = [lower, sorted clamped x, upper] so that z[j] = x_(j) for j = 0..n+1; m = ceil(n/2)."""
     values = check_real_array(x, "x", ndim=1)
-    lo, hi = check_bounds(lower, upper)
+    lo, hi = check_bounds(lower, upper, max_width=WIDE_BOUNDS)   # wider: differences and releases overflow to inf
     n = values.size
     z = np.empty(n + 2)
     z[0], z[-1] = lo, hi
@@ -383,7 +384,7 @@ def local_sensitivity(x, lower, upper):
     ----------
     x : array_like of floats, shape (n,), n >= 1
     lower, upper : float
-        Public bounds, ``lower < upper``.
+        Public bounds, ``lower < upper``, ``upper - lower <= 2**1000`` (``WIDE_BOUNDS``).
 
     Returns
     -------
@@ -442,7 +443,7 @@ def smooth_sensitivity(x, lower, upper, beta):
     ----------
     x : array_like of floats, shape (n,), n >= 1
     lower, upper : float
-        Public bounds, ``lower < upper``.
+        Public bounds, ``lower < upper``, ``upper - lower <= 2**1000`` (``WIDE_BOUNDS``).
     beta : float
         Smoothness parameter, >= 0 (beta = 0 gives the global sensitivity ``upper - lower``).
 
@@ -505,7 +506,7 @@ def smooth_median(x, lower, upper, epsilon, delta, *, rng=None):
     ----------
     x : array_like of floats, shape (n,), n >= 1
     lower, upper : float
-        Public bounds, ``lower < upper``.
+        Public bounds, ``lower < upper``, ``upper - lower <= 2**1000`` (``WIDE_BOUNDS``).
     epsilon : float
         > 0.
     delta : float
@@ -624,7 +625,7 @@ def propose_test_release(x, lower, upper, bound, epsilon, delta, *, rng=None):
     ----------
     x : array_like of floats, shape (n,), n >= 1
     lower, upper : float
-        Public bounds, ``lower < upper``.
+        Public bounds, ``lower < upper``, ``upper - lower <= 2**1000`` (``WIDE_BOUNDS``).
     bound : float
         The proposed local-sensitivity bound, > 0, chosen without looking at the data.
     epsilon : float

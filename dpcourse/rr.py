@@ -170,7 +170,8 @@ def rr_estimate_mean(responses, epsilon):
     responses : array_like of 0/1, shape (n,) or (n, k)
         The reports, people along the first axis (n >= 1); a 2-d array holds the reports of k questions.
     epsilon : float
-        The epsilon each report was randomized with, > 0.
+        The epsilon each report was randomized with, >= 1e-300 (below, the debiasing factor
+        ``1 / tanh(epsilon / 2)`` overflows and the estimate would be +-inf).
 
     Returns
     -------
@@ -187,7 +188,7 @@ def rr_estimate_mean(responses, epsilon):
     y = check_binary_array(responses, "responses")
     if y.ndim == 0:
         raise ValueError("responses must be an array of reports (people along the first axis), got a scalar")
-    eps = check_epsilon(epsilon)
+    eps = check_real(epsilon, "epsilon", low=1e-300)  # below, the factor 1 / tanh(epsilon / 2) overflows
     flip_prob = math.exp(-eps) / (1.0 + math.exp(-eps))  # 1/(1+e^eps) without overflow at large eps
     est = (y.mean(axis=0) - flip_prob) / _keep_minus_flip(eps)
     return float(est) if np.ndim(est) == 0 else est

@@ -283,7 +283,7 @@ class Spec:
     name: str
     fn: object
     args: list
-    out: str = "any"           # "any" (no NaN), "nonneg" (>= 0 or inf), "unit" (in [0, 1]), "index"
+    out: str = "any"           # "any" (finite), "extended" (no NaN), "nonneg" (>= 0 or inf), "unit" ([0, 1]), "index"
     max_examples: int = 25     # Hypothesis examples per property (fewer for slow functions)
     seconds: float = 1.0       # time after which the sweep counts a call as a hang (more only for a slow valid call)
 
@@ -335,7 +335,7 @@ def _hist(data, epsilon, relation, categories, rng, secure):
 A = Arg
 SPECS = [
     Spec("audit_epsilon", _audit, [A("mechanism", MECH), A("n_samples", N_AUDIT), A("rng", RNG), A("confidence", CONF),
-                                   A("delta", DELTA), A("events", EVENTS_FAMILY)], "any", 8),
+                                   A("delta", DELTA), A("events", EVENTS_FAMILY)], "extended", 8),
     Spec("group_privacy", _group, [A("epsilon", EPS0), A("delta", DELTA), A("k", POSINT)], "nonneg"),
     Spec("hockey_stick", dp.hockey_stick, [A("p", DIST3), A("q", DIST3), A("epsilon", EPS0_OR_ARRAY)], "unit"),
     Spec("privacy_loss", dp.privacy_loss, [A("p", DIST3), A("q", DIST3)], "nonneg"),
@@ -351,7 +351,7 @@ SPECS = [
     Spec("PrivacyAccountant.epsilon", _acc_epsilon, [A("delta", DELTA_POS), A("method", METHOD)], "nonneg"),
     Spec("PrivacyAccountant.epsilon (1000 runs)", _acc_epsilon_runs,
          [A("delta", DELTA_POS), A("method", choice("basic", "advanced", "rdp", "gaussian_exact"))], "nonneg", 10),
-    Spec("PrivacyAccountant.compare", _acc_compare, [A("delta", DELTA_POS)], "any", 10),
+    Spec("PrivacyAccountant.compare", _acc_compare, [A("delta", DELTA_POS)], "nonneg", 10),
     Spec("max_compositions", dp.max_compositions, [A("event", EVENT), A("epsilon", EPS_MODEST),
                                                    A("delta", DELTA_POS), A("method", METHOD),
                                                    A("k_max", K_MAX, True)], "nonneg", 8),
@@ -567,6 +567,9 @@ def output_problem(spec, result) -> str | None:
     nums = _numbers(result)
     if any(math.isnan(x) for x in nums):
         return "NaN in the output"
+    if spec.out in ("any", "unit", "index") and any(math.isinf(x) for x in nums):
+        return "+-inf in the output"   # a release, an estimate, a probability is finite
+    # ("nonneg" bounds may be +inf; "extended": a score or a plug-in estimate whose float value may be +-inf)
     if spec.out == "nonneg" and any(x < 0 for x in nums):
         return f"negative value {min(nums)!r} where only values >= 0 make sense"
     if spec.out == "unit" and any(not 0.0 <= x <= 1.0 for x in nums):
@@ -794,7 +797,7 @@ SPECS += [
     Spec("reconstruction_attack", dp.reconstruction_attack, [A("queries", RECON_QUERIES), A("answers", RECON_ANSWERS)],
          "index", 10),
     Spec("tracing_scores", dp.tracing_scores, [A("targets", TARGETS), A("released_means", MEANS),
-                                               A("reference_means", MEANS)]),
+                                               A("reference_means", MEANS)], "extended"),
     Spec("tpr_at_fpr", dp.tpr_at_fpr, [A("member_scores", SCORES), A("nonmember_scores", SCORES), A("fpr", PROB)],
          "unit"),
     Spec("optimal_count_mechanism", dp.optimal_count_mechanism,

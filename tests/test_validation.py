@@ -247,3 +247,55 @@ def test_the_caps_are_used_by_the_samplers_and_loops():
     for name, call in calls:
         with pytest.raises(ValueError, match=name):
             call()
+
+
+# ---- the fuzzer's worst findings (issue 21), one by one: each was an inf, a leaked error or an unnamed one
+def _named(fn, name):
+    with pytest.raises((TypeError, ValueError), match=name):
+        fn()
+
+
+def test_extreme_epsilon_is_handled_or_refused_by_name():
+    import dpcourse as dp
+    tiny, huge = 5e-324, 1e308
+    _named(lambda: dp.gaussian_lattice(1.0, tiny, 1e-5), "epsilon")        # was ZeroDivisionError
+    _named(lambda: dp.gaussian_lattice(1.0, huge, 1e-5), "epsilon")        # was OverflowError
+    _named(lambda: dp.gaussian_mechanism(1.0, 1.0, huge, 1e-5, rng=0), "epsilon")
+    _named(lambda: dp.geometric_mechanism(3, 1, tiny, rng=0), "epsilon")   # was OverflowError
+    _named(lambda: dp.dp_histogram(["A"], tiny, relation="add_remove", categories=["A", "B"], rng=0), "epsilon")
+    _named(lambda: dp.sparse_vector([1.0, 2.0], 0.0, tiny, 1, rng=0), "epsilon")
+    _named(lambda: dp.above_threshold([1.0, 2.0], 0.0, tiny, rng=0), "epsilon")
+    _named(lambda: dp.dp_group_by([1, 2], [0, 1], [1.0, 2.0], tiny, 1e-5, bounds=(0.0, 3.0), max_partitions=1,
+                                  max_per_partition=1, rng=0), "epsilon")       # was ZeroDivisionError
+    _named(lambda: dp.optimal_count_mechanism(4, huge), "epsilon")          # was OverflowError
+    _named(lambda: dp.optimal_count_mechanism(4, 50.0), "epsilon")          # the LP fails beyond e^20
+    _named(lambda: dp.rr_estimate_mean([1, 0, 1], tiny), "epsilon")         # was +-inf
+    _named(lambda: dp.textbook_reachable([0.0], 0.0, 1.0, tiny), "epsilon")
+    assert dp.discrete_gaussian_delta(huge, 3.0) == 0.0                     # was OverflowError; the sum is 0
+    assert dp.discrete_gaussian_delta(30.0, 3.0) == 0.0 < dp.discrete_gaussian_delta(1.0, 3.0)
+    out = dp.smooth_median(np.arange(101.0), 0.0, 100.0, 1e15, 1e-6, rng=0)  # was an unnamed sampler refusal
+    assert math.isfinite(out) and abs(out - 50.0) < 1.0
+    assert math.isfinite(dp.propose_test_release(np.arange(101.0), 0.0, 100.0, 5.0, 1e4, 1e-6, rng=0))
+
+
+def test_no_release_is_infinite_and_no_huge_parameter_leaks():
+    import dpcourse as dp
+    _named(lambda: dp.smooth_median([1.0, 2.0, 3.0], 0.0, 1e308, 1.0, 1e-6, rng=0), "upper")     # was inf
+    _named(lambda: dp.smooth_median([1.0, 2.0], -1e308, 1e308, 1.0, 1e-6, rng=0), "upper")       # was NaN error
+    _named(lambda: dp.dp_mean([1.0, 2.0], -1e308, 1.0, 1.0, rng=0), "lower")
+    _named(lambda: dp.knorm_l2_noise(3, 1e300, 1e-10, rng=0, secure=False), "epsilon")          # was +-inf noise
+    assert np.isfinite(dp.knorm_l2_noise(3, 1e290, 1.0, size=1000, rng=0, secure=False)).all()
+    _named(lambda: dp.analytic_gaussian_sigma(1.0, 1e-5, 1e308), "l2_sensitivity")
+    _named(lambda: dp.laplace_mechanism(1.0, 1e308, 1.0, rng=0), "sensitivity")
+    assert math.isfinite(dp.exponential_accuracy_gap(2**64, 1.0, 1.0, 1.0))   # was an unnamed TypeError (np.log)
+    _named(lambda: dp.propose_test_release([1.0, 2.0], 0.0, 3.0, 1e308, 1.0, 1e-6, rng=0), "bound")
+    _named(lambda: dp.k_anonymity({"a": [1, 2], "b": ["x"]}, ["a", "b"]), "table")
+
+
+def test_reconstruction_clips_answers_without_changing_the_minimisers():
+    import dpcourse as dp
+    A = [[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1]]
+    # Answers beyond [0, row sum] move the LP objective by a constant only: same decoding, and no solver failure.
+    assert dp.reconstruction_attack(A, [7.0, -3.0, 1.0, 9.0]).tolist() == \
+        dp.reconstruction_attack(A, [1.0, 0.0, 1.0, 3.0]).tolist() == [1, 0, 1]
+    assert dp.reconstruction_attack(A, [1e308, -1e308, 1.0, 1e308]).tolist() == [1, 0, 1]   # was RuntimeError
