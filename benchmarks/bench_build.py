@@ -24,6 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import psutil
+
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 
@@ -33,10 +35,36 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def _tree_cpu(proc: subprocess.Popen, seen: dict) -> None:
+    """Record the CPU-seconds of every live descendant of ``proc`` (the last value seen of each)."""
+    try:
+        for child in psutil.Process(proc.pid).children(recursive=True):
+            try:
+                times = child.cpu_times()
+                seen[child.pid] = times.user + times.system
+            except psutil.Error:
+                pass
+    except psutil.Error:
+        pass
+
+
 def step(name: str, cmd: list[str], cwd: Path, target: float | None = None) -> tuple[float, float]:
+    """Run one command; its wall time and CPU-seconds.
+
+    CPU-seconds: those of the processes reaped by this one (getrusage), or, if larger, the sum over the
+    command's descendants polled every 0.2 s (Chromium is started by Playwright's driver, which does not
+    reap it, so getrusage misses the browser's time).
+    """
     cpu0, t0 = children_cpu(), time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
-    wall, cpu = time.perf_counter() - t0, children_cpu() - cpu0
+    seen: dict = {}
+    with subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        while proc.poll() is None:
+            _tree_cpu(proc, seen)
+            time.sleep(0.2)
+        out, err = proc.communicate()
+    proc.stdout, proc.stderr = out, err
+    wall = time.perf_counter() - t0
+    cpu = max(children_cpu() - cpu0, sum(seen.values()))
     if proc.returncode != 0:
         print(proc.stdout[-3000:], proc.stderr[-3000:], sep="\n")
         raise SystemExit(f"{name} failed")
