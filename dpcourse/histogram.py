@@ -48,8 +48,10 @@ def exact_histogram(data, *, categories=None, bins=None) -> np.ndarray:
       of records equal to ``categories[j]``. A record that is not a declared category raises
       ``ValueError``: the list of categories must be public, so it cannot be read off the data.
     * ``bins``: strictly increasing finite edges ``e_0 < ... < e_k``; bin j is ``[e_j, e_{j+1})``, the
-      last bin also includes ``e_k`` (as :func:`numpy.histogram`). A record outside ``[e_0, e_k]``
-      raises ``ValueError``.
+      last bin also includes ``e_k`` (as :func:`numpy.histogram`). A finite record outside
+      ``[e_0, e_k]`` is clamped: below ``e_0`` it counts in the first bin, above ``e_k`` in the last.
+      Clamping is 1-Lipschitz, so the sensitivity is unchanged; refusing the record would let its size
+      decide whether a release happens (CONTRIBUTING.md, "Private data"). NaN and +-inf raise ``ValueError``.
 
     Returns
     -------
@@ -61,6 +63,8 @@ def exact_histogram(data, *, categories=None, bins=None) -> np.ndarray:
     [2, 1, 1, 0, 0]
     >>> exact_histogram([0.5, 1.0, 2.0], bins=[0, 1, 2]).tolist()
     [1, 2]
+    >>> exact_histogram([-1e308, 0.5, 1e308], bins=[0, 1, 2]).tolist()  # clamped into the outer bins
+    [2, 1]
     """
     if (categories is None) == (bins is None):
         raise ValueError("give exactly one of categories= and bins=")
@@ -74,10 +78,9 @@ def exact_histogram(data, *, categories=None, bins=None) -> np.ndarray:
     if bins is not None:
         edges = _check_edges(bins)
         values = check_real_array(arr, "data", allow_empty=True, ndim=1)
-        outside = (values < edges[0]) | (values > edges[-1])
-        if outside.any():
-            raise ValueError(f"data must lie in the declared range [{edges[0]}, {edges[-1]}] of bins: clamp or "
-                             f"drop the records outside it before the call")
+        # A finite record of any size is clamped into [e_0, e_k], never refused (CONTRIBUTING.md, "Private
+        # data"): a refusal for a record just outside the edges would tell it apart from its neighbour.
+        values = np.clip(values, edges[0], edges[-1])
         idx = np.clip(np.searchsorted(edges, values, side="right") - 1, 0, edges.size - 2)
         return np.bincount(idx, minlength=edges.size - 1).astype(np.int64)
     cats = check_labels(categories, "categories")
@@ -112,9 +115,11 @@ def dp_histogram(data, epsilon, *, relation, categories=None, bins=None, rng=Non
     noise from the textbook float sampler (:func:`dpcourse.laplace_mechanism` with ``secure=False``),
     a float array; **unsafe** on a real computer, kept for demonstrations.
 
-    The categories (or bin edges) are public and must be fixed before seeing the data; records outside
-    them raise ``ValueError`` (see :func:`exact_histogram`). The noisy counts are real numbers that can be
-    negative; rounding or clipping them at 0 afterwards is post-processing and costs no privacy.
+    The categories (or bin edges) are public and must be fixed before seeing the data; a record that is
+    not a declared category raises ``ValueError`` (a broken contract), while a finite number outside the
+    bin edges is clamped into the first or last bin (see :func:`exact_histogram`). The noisy counts are
+    real numbers that can be negative; rounding or clipping them at 0 afterwards is post-processing and
+    costs no privacy.
 
     Parameters
     ----------

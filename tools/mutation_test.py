@@ -486,6 +486,9 @@ MUTANTS = [
            T_MSG),
     Mutant("msg_histogram_quotes_count", "private-message", QRY, 'raise ValueError(f"{name} must hold counts >= 0")',
            'raise ValueError(f"{name} must hold counts >= 0, got {h.min()}")', T_MSG),
+    Mutant("histogram_bins_refuse_instead_of_clamp", "clamp", HIST,
+           "        values = np.clip(values, edges[0], edges[-1])\n",
+           "        assert ((values >= edges[0]) & (values <= edges[-1])).all(), \"data outside the bins\"\n", T_HIST),
 ]
 
 
