@@ -157,3 +157,48 @@ def test_output_limit(graded):
     printed = sum(len(o.get("text", "")) for c in autograded.cells if c.cell_type == "code" for o in c.outputs)
     assert 0 < printed < 100_000
     assert math.isfinite(printed)
+
+
+def test_teaching_plan_lists_every_assignment_with_its_chapter():
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "teaching.md").read_text()
+    rows = [line for line in page.splitlines() if re.match(r"\| \d+ \|", line)]
+    planned = {}
+    for row in rows:
+        _, week, chapters, hws, _ = row.split("|")
+        stems = re.findall(r"\{doc\}`chapters/(\w+)`", chapters)
+        for hw in re.findall(r"hw\w+", hws):
+            planned[hw] = (int(week), stems)
+    assert set(planned) == set(ASSIGNMENTS)
+    for hw, (_, stems) in planned.items():
+        assert ASSIGNMENTS[hw] in stems, hw
+    assert [w for w, _ in sorted(planned.values())] == sorted(w for w, _ in planned.values())
+    assert len(rows) == 13
+
+
+def test_bad_epsilon_hidden_test():
+    import numpy as np
+
+    import dpcourse
+    from dpcourse.homework.registry import _histogram_args, refuses_bad_epsilon
+
+    test = refuses_bad_epsilon(_histogram_args)
+
+    def counts(data, categories):
+        return np.array([(data == c).sum() for c in categories], dtype=float)
+
+    def through_dpcourse(data, categories, epsilon, relation, rng):
+        return dpcourse.laplace_mechanism(counts(data, categories), 2.0, epsilon, rng=rng)
+
+    def unchecked(data, categories, epsilon, relation, rng):   # returns inf/NaN noise at epsilon = 0 or NaN
+        return counts(data, categories) + np.divide(2.0, epsilon) * rng.integers(-3, 4, size=len(categories))
+
+    def wrong_error(data, categories, epsilon, relation, rng):
+        if not epsilon > 0:
+            raise RuntimeError("bad")
+        return counts(data, categories)
+
+    assert test(through_dpcourse, {}).passed
+    assert "returned a release" in test(unchecked, {}).message
+    assert "raised RuntimeError" in test(wrong_error, {}).message

@@ -7,8 +7,9 @@ what the book does not hold:
 * the **variant**: a function of the student id that returns the numbers this student must use (ε,
   bounds, sizes); the autograder computes that student's expected answer from them with ``dpcourse``;
 * the **hidden tests**: the in-book checker of :mod:`dpcourse.exercises` (reused, with the variant's
-  numbers) and, for a private release, tests the book does not run: the noise comes from the secure
-  sampler through the ``rng`` argument, and no floating-point shortcut of NumPy is used.
+  numbers; for a release it tests the noise scale under each neighbouring relation and refuses NumPy's
+  floating-point samplers), as a *gate* whose failure scores the question 0, and tests the book does not
+  run (for example that a bad epsilon is refused).
 
 The student copy shows the exercise, a cell that prints the student's numbers (:func:`my_numbers`) and an
 answer cell; it holds no solution and no hidden test. :mod:`dpcourse.homework.grading` runs a submission
