@@ -228,6 +228,9 @@ N_BEST = integer(v_hi=1, default=1, edge=[1])
 K_SA = integer(v_hi=1, default=1, edge=[1])
 STATISTIC = Kind(np.mean, st.sampled_from([np.mean, np.median, np.max]), [1, "mean", None, [np.mean]])
 AGGREGATE = choice("median", "mean")
+# x of the exponential-mechanism quantiles: n = 0 may be answered (add/remove neighbours of [v]) or refused by name
+QUANTILE_X = Kind(ARRAY1D.default, ARRAY1D.valid, [b for b in ARRAY1D.bad if not (isinstance(b, list) and b == [])],
+                  ARRAY1D.edge + [[]])
 Q_UPPER = real(v_lo=1.0, v_hi=100.0, default=10.0, edge=[1e300])
 Q_UPPER.bad += [-1e3]  # below every valid lower bound (UPPER's 0.0 is valid when lower < 0 is drawn)
 RECORDS = Kind([1.0, 4.0, 3.0], ARRAY1D.valid, [b for b in ARRAY1D.bad if not (isinstance(b, list) and b and
@@ -362,11 +365,11 @@ SPECS = [
     Spec("basic_composition", dp.basic_composition, [A("epsilon", EPS), A("k", K_BIG), A("delta", DELTA)], "nonneg"),
     Spec("gaussian_composition_epsilon", dp.gaussian_composition_epsilon,
          [A("sigma", POS), A("k", K_BIG), A("delta", DELTA_POS), A("l2_sensitivity", POS)], "nonneg"),
-    # k = MAX_ATOMS - 1 (the cap) builds 2e6 atoms: 0.4-0.8 s on a loaded 2-core machine, so 2 s before a "hang"
+    # k = MAX_ATOMS - 1 (the cap) builds 2e6 atoms: 0.4-1.0 s on a loaded 2-core machine, so 3 s before a "hang"
     Spec("optimal_composition_delta", dp.optimal_composition_delta, [A("epsilon", EPS), A("k", K_OPT),
-                                                                     A("epsilon_total", EPS0)], "unit", 25, 2.0),
+                                                                     A("epsilon_total", EPS0)], "unit", 25, 3.0),
     Spec("optimal_composition_epsilon", dp.optimal_composition_epsilon, [A("epsilon", EPS), A("k", K_OPT),
-                                                                         A("delta", DELTA_POS)], "nonneg", 25, 2.0),
+                                                                         A("delta", DELTA_POS)], "nonneg", 25, 3.0),
     Spec("rdp_gaussian", dp.rdp_gaussian, [A("alpha", ORDER), A("mu", MU)], "nonneg"),
     Spec("rdp_laplace", dp.rdp_laplace, [A("alpha", ORDER), A("epsilon", EPS)], "nonneg"),
     Spec("rdp_pure_dp", dp.rdp_pure_dp, [A("alpha", ORDER), A("epsilon", EPS)], "nonneg"),
@@ -457,15 +460,16 @@ SPECS = [
     Spec("rr_standard_error", dp.rr_standard_error, [A("n", K_BIG), A("epsilon", EPS)], "nonneg"),
     Spec("rr_truth_probability", dp.rr_truth_probability, [A("epsilon", EPS)], "unit"),
     # ---- quantiles (issue 14)
+    # resolution = 2**22 (the cap) scores 4e6 candidates: 0.3-0.9 s on a loaded machine, so 3 s before a "hang"
     Spec("dp_quantile", dp.dp_quantile,
-         [A("x", ARRAY1D), A("q", PROB), A("lower", LOWER), A("upper", Q_UPPER), A("epsilon", EPS), A("rng", RNG, True),
-          A("size", SIZE, True), A("resolution", RESOLUTION, True)]),
+         [A("x", QUANTILE_X), A("q", PROB), A("lower", LOWER), A("upper", Q_UPPER), A("epsilon", EPS),
+          A("rng", RNG, True), A("size", SIZE, True), A("resolution", RESOLUTION, True)], "any", 25, 3.0),
     Spec("dp_median", dp.dp_median,
-         [A("x", ARRAY1D), A("lower", LOWER), A("upper", Q_UPPER), A("epsilon", EPS), A("rng", RNG, True),
-          A("size", SIZE, True), A("resolution", RESOLUTION, True)]),
+         [A("x", QUANTILE_X), A("lower", LOWER), A("upper", Q_UPPER), A("epsilon", EPS), A("rng", RNG, True),
+          A("size", SIZE, True), A("resolution", RESOLUTION, True)], "any", 25, 3.0),
     Spec("dp_quantile_probabilities", lambda x, q, lower, upper, epsilon, resolution:
          dp.dp_quantile_probabilities(x, q, lower, upper, epsilon, resolution=resolution)[1],
-         [A("x", ARRAY1D), A("q", PROB), A("lower", LOWER), A("upper", Q_UPPER), A("epsilon", EPS),
+         [A("x", QUANTILE_X), A("q", PROB), A("lower", LOWER), A("upper", Q_UPPER), A("epsilon", EPS),
           A("resolution", RESOLUTION)], "unit"),
     Spec("quantile_rank_error_bound", dp.quantile_rank_error_bound,
          [A("epsilon", EPS), A("beta", PROB_OPEN), A("resolution", RESOLUTION, True), A("n_best", N_BEST, True)],
