@@ -203,6 +203,25 @@ def check_shape(size, name: str = "size", *, cap: int = MAX_SIZE) -> tuple:
     return shape
 
 
+def _object_reals_as_float(arr: np.ndarray, name: str) -> np.ndarray:
+    """An object array of real numbers (numpy stores a list holding an int beyond 64 bits this way) as float64.
+
+    Whether numpy picks ``object`` depends on the *values* (``[-1, 2**63]`` is object, ``[-1, 2**63 - 1]``
+    int64), so refusing it would let one record decide whether a release happens. An int beyond the float
+    range is clamped to +-the largest float, like any other size (CONTRIBUTING.md, "Private data").
+    """
+    def as_float(v):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+            raise TypeError(f"{name} must hold real numbers only, got an object array holding other types")
+        try:
+            return float(v)
+        except OverflowError:                      # only an int beyond the float range: clamp it
+            top = float(np.finfo(np.float64).max)
+            return top if v > 0 else -top
+
+    return np.fromiter((as_float(v) for v in arr.ravel()), dtype=np.float64, count=arr.size).reshape(arr.shape)
+
+
 def check_real_array(x, name: str = "x", *, allow_empty: bool = False, ndim=None) -> np.ndarray:
     """Return ``x`` as a float64 array after checking every entry is a finite real number.
 
@@ -215,6 +234,8 @@ def check_real_array(x, name: str = "x", *, allow_empty: bool = False, ndim=None
     arr = _as_array(x, name)
     if arr.dtype == bool:
         raise TypeError(f"{name} must hold real numbers, got booleans (convert them with .astype(int) if meant)")
+    if arr.dtype == object:
+        arr = _object_reals_as_float(arr, name)
     if arr.dtype.kind not in "iuf":
         raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
     if ndim is not None and arr.ndim != ndim:

@@ -97,7 +97,8 @@ def _quantile_setup(x, q, lower, upper, epsilon, resolution):
     values strictly below ``y_k`` (interval ``i``). ``log_weights[i] = log(count_i) - epsilon |i - q n| / 2``
     (-inf for an empty interval).
     """
-    values = check_real_array(x, "x", ndim=1)
+    # n = 0 is answered (a uniform draw on the grid): under add/remove, [] and [v] are neighbours.
+    values = check_real_array(x, "x", ndim=1, allow_empty=True)
     qq = check_probability(q, "q")
     lo, hi = check_bounds(lower, upper)
     eps = check_epsilon(epsilon)
@@ -267,7 +268,8 @@ def dp_quantile(x, q, lower, upper, epsilon, *, rng=None, size=None, resolution=
     Parameters
     ----------
     x : array_like of floats, shape (n,)
-        The private values, n >= 1, finite (NaN or +-inf raise).
+        The private values, finite (NaN or +-inf raise); n = 0 is answered (every interval has rank
+        error 0: a uniform draw on the grid), since under add/remove ``[]`` neighbours every ``[v]``.
     q : float
         The quantile, in [0, 1] (0.5 for the median).
     lower, upper : float
