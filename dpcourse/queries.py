@@ -173,7 +173,7 @@ def reconstruction_attack(queries, answers) -> np.ndarray:
       ``E|sum_i r_i d_i| >= ||d||_2 / sqrt(2)`` then gives ``||A d||_1 / 2^n >= sqrt(t) / (4 sqrt(2))``,
       and the first point bounds it by ``2 e_bar``.
 
-    Theorem ``thm-reconstruction`` (at most 4E wrong bits, or fewer than 8E after rounding a fractional
+    Theorem ``thm-reconstruction`` (at most 4E wrong bits, or at most 8E after rounding a fractional
     x) is about an x that fits *every* answer within E; this function minimises the *sum* of the errors
     instead (which tolerates a few wildly wrong answers, Dwork, McSherry & Talwar 2007), and its
     minimiser need not fit every answer within E, so that theorem does not apply to it.
@@ -569,8 +569,11 @@ def svt_audit_mechanism(variant, summary, *, epsilon=1.0, threshold=0.0, c=1):
 def above_threshold_accuracy(k, epsilon, beta, *, sensitivity=1.0) -> float:
     """alpha of theorem ``thm-svt-accuracy``: ``8 sensitivity (ln k + ln(2 / beta)) / epsilon``.
 
-    With probability at least 1 - beta, :func:`above_threshold` on k queries answers "above" only for a
-    query with ``q_i > T - alpha`` and "below" only for queries with ``q_i < T + alpha``.
+    With probability at least 1 - beta, AboveThreshold on k queries answers "above" only for a query with
+    ``q_i > T - alpha`` and "below" only for queries with ``q_i < T + alpha``. :func:`above_threshold` samples on
+    a lattice of spacing ``g <= 2**-20 sensitivity``; for epsilon <= 2**21 the same holds with
+    ``alpha_g = alpha (1 + 2**-20)(1 + 2**-58) + 2 g`` in place of alpha, provided ``alpha_g <= 2**60 g`` (values
+    beyond 2**61 steps are clamped; chapter "Too many answers", after theorem ``thm-svt-accuracy``).
 
     Examples
     --------

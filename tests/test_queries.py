@@ -176,6 +176,30 @@ def test_above_threshold_lattice_accuracy_bound(k, epsilon, beta, sensitivity):
     def tail(b):
         return math.exp(math.log(2.0) - math.ceil(t) / float(b) - math.log1p(math.exp(-1.0 / float(b))))
     assert tail(b_rho) <= beta / 2 and k * tail(b_nu) <= beta / 2
+    # values beyond 2**61 steps are clamped and |T| < 2**60 steps: harmless while alpha_g <= 2**60 g
+    assert alpha_g <= 2.0**60 * g
+
+
+def test_above_threshold_lattice_accuracy_needs_alpha_below_the_clamp():
+    # without alpha_g <= 2**60 g the lattice accuracy statement is false: at epsilon = 1.001 2**-37 (accepted),
+    # k = 1, beta = 1e-3, a query of 1e300 (far above T + alpha_g) is clamped to 2**61 steps and answered "below"
+    # with probability P[rho - nu > 2**61 steps], about 0.012 > beta (continuous Laplace formula of chapter 11;
+    # the discrete scales, 2**57 and 2**58 steps, change it by far less than 1e-9)
+    from fractions import Fraction
+
+    from dpcourse.discrete import _round_up
+    from dpcourse.queries import _svt_lattice, above_threshold_accuracy
+
+    epsilon, beta = 1.001 * 2.0**-37, 1e-3
+    e, steps = _svt_lattice(1.0)
+    g = math.ldexp(1.0, e)
+    alpha = above_threshold_accuracy(1, epsilon, beta)
+    assert alpha > 2.0**60 * g and 1e300 > alpha * 2
+    b1 = float(_round_up(Fraction(steps) / (Fraction(epsilon) / 2))) / 2.0**61   # in units of 2**61 steps
+    b2 = float(_round_up(Fraction(2 * steps) / (Fraction(epsilon) / 2))) / 2.0**61
+    below = (b2**2 * math.exp(-1 / b2) - b1**2 * math.exp(-1 / b1)) / (2 * (b2**2 - b1**2))
+    assert below > 10 * beta and round(below, 3) == 0.012   # the number chapter 11 states
+    assert (above_threshold([1e300], 0.0, epsilon, rng=np.random.default_rng(5), size=20000) == -1).mean() > 5 * beta
 
 
 def test_reconstruction_by_hand_and_validation():
