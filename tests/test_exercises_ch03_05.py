@@ -127,20 +127,34 @@ def test_histogram_refuses_noise_shared_between_categories(kind):
 
 
 def test_histogram_repeat_threshold_is_at_the_stated_level():
-    # a correct release (lattice spacing <= sensitivity 2**-20, scale sensitivity / epsilon) repeats a noise value
-    # with probability at most (K - 1) 2**-21 epsilon per category given the earlier ones; the cut is at 1e-6
+    # a correct release on the lattice g Z repeats a noise value with probability at most (K - 1) g epsilon / 2
+    # sensitivity per category given the earlier ones; the cut is that binomial's 1e-6 quantile
     from scipy import stats
 
     from dpcourse.exercises import histogram as hist
 
-    p = (hist._K - 1) * 2.0**-21 * hist._EPSILON
-    assert stats.binom.sf(hist._MAX_REPEATS, hist._K, p) <= 1e-6 < stats.binom.sf(hist._MAX_REPEATS - 1, hist._K, p)
     gen = np.random.default_rng(3)
     for sens in (1.0, 2.0):  # the coarsest lattice a laplace_mechanism call gives: one coordinate at a time
         lat = laplace_lattice(sens, hist._EPSILON, dim=1)
         assert lat.spacing <= sens * 2.0**-20
         noise = lat.spacing * discrete_laplace(lat.lattice_scale, size=hist._K, rng=gen)
-        assert hist._K - np.unique(noise).size <= hist._MAX_REPEATS
+        cut = hist._max_repeats(noise, sens)
+        p = (hist._K - 1) * lat.spacing * hist._EPSILON / (2 * sens)
+        assert cut == 8 and stats.binom.sf(cut, hist._K, p) <= 1e-6 < stats.binom.sf(cut - 1, hist._K, p)
+        assert hist._K - np.unique(noise).size <= cut
+
+
+def test_histogram_secure_release_on_a_coarse_lattice_passes():
+    # also private (integer counts sit on the lattice 2**-10 Z; one coordinate at a time, the noise charges
+    # floor(sensitivity / g) + 1 steps, 1.001 times the scale); its noise repeats values often, and is not refused
+    from student_solutions import _counts_by_hand
+
+    def coarse(data, categories, epsilon, relation, rng):
+        lat = laplace_lattice(1.0 if relation == "add_remove" else 2.0, epsilon, spacing=2.0**-10)
+        counts = _counts_by_hand(data, categories)
+        return counts + lat.spacing * discrete_laplace(lat.lattice_scale, size=counts.size, rng=rng)
+    result = check_my_dp_histogram(coarse)
+    assert result.passed, result.message
 
 
 def test_histogram_by_hand_with_the_secure_release_passes():

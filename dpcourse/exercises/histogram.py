@@ -20,11 +20,6 @@ __all__ = ["check_my_dp_histogram"]
 _K = 2000      # many categories: one call gives 2000 noise draws to test
 _EPSILON = 0.5
 _ALPHA = 1e-6  # level of each statistical test: a correct answer fails with probability below 1e-6
-# Noise values repeated across categories. A secure release of the right scale b = sensitivity / epsilon lies on
-# a lattice of spacing g <= sensitivity 2**-20 (laplace_lattice, for any dim), so each noise value has probability
-# at most tanh(g / 2b) <= epsilon 2**-21; given the earlier categories, one repeats an earlier value with
-# probability at most (K - 1) epsilon 2**-21, and the number of repeats is dominated by that binomial.
-_MAX_REPEATS = int(stats.binom.isf(_ALPHA, _K, (_K - 1) * _EPSILON * 2.0**-21))  # 8: more is refused
 
 
 def _case():
@@ -33,6 +28,20 @@ def _case():
     counts = 2 * (np.arange(_K) % 50)  # varied counts, so that a wrong order shows
     data = gen.permutation(np.repeat(categories, counts))
     return categories, data
+
+
+def _max_repeats(resid, sensitivity) -> int:
+    """The most noise values that fresh independent noise repeats across categories, at level 1e-6.
+
+    Discrete Laplace noise of the right scale b = sensitivity / epsilon on a lattice g Z gives each value
+    probability at most tanh(g / 2b) <= g / 2b; given the earlier categories, one repeats an earlier value with
+    probability at most (K - 1) g / 2b, so the number of repeats is dominated by that binomial. g is the coarsest
+    power of two the residuals are multiples of: at most sensitivity 2**-20 for laplace_mechanism (limit 8).
+    """
+    g = 0.5  # whole-number residuals are refused before
+    while g > 2.0**-80 and not np.all(np.mod(resid, g) == 0):
+        g /= 2
+    return int(stats.binom.isf(_ALPHA, _K, min(1.0, (_K - 1) * g * _EPSILON / (2 * sensitivity))))
 
 
 class _FloatLaplaceUsed(Exception):
@@ -153,7 +162,7 @@ def check_my_dp_histogram(student_fn) -> CheckResult:
             return CheckResult(False, "your noisy counts are all whole numbers: this exercise asks for the Laplace "
                                       "noise of dpcourse.laplace_mechanism, released as it is (rounding is "
                                       "post-processing the reader may do later)")
-        if resid.size - np.unique(resid).size > _MAX_REPEATS:
+        if resid.size - np.unique(resid).size > _max_repeats(resid, histogram_sensitivity(relation)):
             return CheckResult(False, "many categories got exactly the same noise (or none): draw fresh, independent "
                                       "noise for every category, including those with no record; noise shared "
                                       "between categories cancels in their difference")
