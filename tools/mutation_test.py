@@ -489,6 +489,12 @@ MUTANTS = [
     Mutant("histogram_bins_refuse_instead_of_clamp", "clamp", HIST,
            "        values = np.clip(values, edges[0], edges[-1])\n",
            "        assert ((values >= edges[0]) & (values <= edges[-1])).all(), \"data outside the bins\"\n", T_HIST),
+    Mutant("real_array_refuses_object_ints", "clamp", V, "        arr = _object_reals_as_float(arr, name)\n",
+           "        pass\n", ("tests/test_neighbour_refusals.py",)),
+    Mutant("real_array_huge_int_not_clamped", "clamp", V, "            return top if v > 0 else -top\n",
+           "            raise\n", ("tests/test_neighbour_refusals.py",)),
+    Mutant("quantile_refuses_empty_x", "clamp", QNT, 'values = check_real_array(x, "x", ndim=1, allow_empty=True)',
+           'values = check_real_array(x, "x", ndim=1)', ("tests/test_neighbour_refusals.py",)),
 ]
 
 
