@@ -709,11 +709,11 @@ def _loss_range(q, mu, direction, tail):
     """A loss interval [l_bot, l_top] holding all but ``tail`` of the mass of either normal component."""
     zt = -special.ndtri(tail)  # a normal beyond zt has probability < tail
     if direction == "remove":
-        l_top = math.log(1 - q + q * math.exp(min(mu * (zt + mu) - mu * mu / 2, 700.0)))
+        l_top = math.log1p(q * math.expm1(min(mu * (zt + mu) - mu * mu / 2, 700.0)))  # log(1 - q + q e^x)
         l_bot = math.log1p(-q) if q < 1 else (-mu * zt - mu * mu / 2)
     else:
         l_top = -math.log1p(-q) if q < 1 else (mu * zt + mu * mu / 2)
-        l_bot = -math.log(1 - q + q * math.exp(min(mu * zt - mu * mu / 2, 700.0)))
+        l_bot = -math.log1p(q * math.expm1(min(mu * zt - mu * mu / 2, 700.0)))
     return l_bot, l_top
 
 

@@ -213,6 +213,17 @@ def test_pld_charges_the_mass_moved_to_infinity(direction):
         assert exact <= got <= exact * 1.05
 
 
+def test_pld_loss_range_keeps_its_precision_at_a_tiny_sampling_rate():
+    """q = 1e-12, sigma = 1e6: one run's largest loss log(1 - q + q e^x) is about 6e-18. Computed as
+    log(1 - q + q e^x) it rounded to 0, the top grid point sat at the median of the loss, and half of each
+    run's P-mass went to +inf: epsilon = inf at delta = 0.5, where sigma = 1e2 gives 0 (not monotone in
+    sigma). With log1p(q expm1(x)) the mass moved to +inf is at most the requested tail."""
+    for direction in ("remove", "add"):
+        assert acc._step_pld(1e-12, 1e-6, 1e-7, direction, 1e-9)[2] <= 1e-9
+    eps = [dpsgd_epsilon(1e-12, s, 100, 0.5) for s in (1e2, 1e4, 1e6)]
+    assert all(math.isfinite(e) for e in eps) and eps[0] >= eps[1] >= eps[2], eps
+
+
 @pytest.mark.parametrize("q,direction", [(1.0, "remove"), (1.0, "add"), (0.1, "remove"), (0.1, "add")])
 def test_one_run_pld_keeps_all_mass(q, direction):
     """The discretised run with a large truncation tail (1e-3): finite masses plus the mass at +inf sum to 1
