@@ -202,3 +202,47 @@ def test_bad_epsilon_hidden_test():
     assert test(through_dpcourse, {}).passed
     assert "returned a release" in test(unchecked, {}).message
     assert "raised RuntimeError" in test(wrong_error, {}).message
+
+
+def _number_truths():
+    """Each numeric question with a variant: the exact answer for given numbers, computed from dpcourse."""
+    import numpy as np
+
+    from dpcourse.laplace import counting_queries_sample_size
+    from dpcourse.local_dp import krr_variance, unary_encoding_variance
+    from dpcourse.quantiles import dp_quantile_probabilities, quantile_rank_error_bound
+
+    def interval(p):   # P(output in interval 1) of the interval exponential mechanism, for the book's data
+        starts, probs = dp_quantile_probabilities([2.0, 5.0, 6.0], 0.5, 0.0, 8.0, p["epsilon"], resolution=8)
+        return float(np.asarray(probs)[1])
+
+    def crossover(p):
+        d = 2
+        while krr_variance(1, d, p["epsilon"]) <= unary_encoding_variance(1, d, p["epsilon"]):
+            d += 1
+        return d
+
+    return {
+        ("hw01", "ex-promise-mixture"): lambda p: math.log(p["n"] + 2),
+        ("hw03", "ex-laplace-sample-size"): lambda p: math.ceil(counting_queries_sample_size(**p)),
+        ("hw04", "ex-hist-argmax"): lambda p: 2 * laplace_max_error_bound(p["k"], 2.0 / p["epsilon"], p["beta"]),
+        ("hw13", "ex-quant-interval"): interval,
+        ("hw13", "ex-quant-rank"): lambda p: quantile_rank_error_bound(p["epsilon"], p["beta"], resolution=p["K"]),
+        ("hw14", "learn-ex-sensitivity"): lambda p: 2.0 / (p["n"] * p["regularization"]),
+        ("hw15", "ex-ldp-crossover"): crossover,
+    }
+
+
+def test_number_variants_accept_the_right_answer_and_refuse_a_classmates():
+    truths = _number_truths()
+    with_variant = {(hw, q.label) for hw in ASSIGNMENTS for q in questions(hw) if q.kind == "number" and q.variant}
+    assert with_variant == set(truths)
+    for (hw, label), truth in truths.items():
+        q = next(q for q in questions(hw) if q.label == label)
+        for student in ("s1", "s2", "s3"):
+            mine = variant(hw, label, student)
+            verdict = q.tests[0].run(truth(mine), mine)
+            assert verdict.passed, (hw, label, student, verdict.message)
+            other = next(variant(hw, label, f"x{i}") for i in range(200)
+                         if not math.isclose(truth(variant(hw, label, f"x{i}")), truth(mine), rel_tol=1e-2))
+            assert not q.tests[0].run(truth(other), mine).passed, (hw, label, student)
