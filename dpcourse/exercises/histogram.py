@@ -139,8 +139,8 @@ def check_my_dp_histogram(student_fn) -> CheckResult:
     given), if its output is not reproducible from ``rng`` (two calls with identically seeded generators differ,
     or two seeds give the same output: the rng is ignored), or if an output is not on the power-of-two
     lattice of the secure release (a float Laplace draw almost never is), or if more noise values repeat across
-    categories than fresh independent noise would give at level 1e-6 (noise reused, or none for an empty
-    category).
+    categories than fresh independent noise would give at level 1e-6 (noise reused; outputs equal to 0, where
+    clipping at zero lands, are not counted), or if every category with no record comes out exactly 0.
     """
     if not callable(student_fn):
         return CheckResult(False, "pass the function itself, e.g. check_my_dp_histogram(my_dp_histogram)")
@@ -162,10 +162,14 @@ def check_my_dp_histogram(student_fn) -> CheckResult:
             return CheckResult(False, "your noisy counts are all whole numbers: this exercise asks for the Laplace "
                                       "noise of dpcourse.laplace_mechanism, released as it is (rounding is "
                                       "post-processing the reader may do later)")
-        if resid.size - np.unique(resid).size > _max_repeats(resid, histogram_sensitivity(relation)):
-            return CheckResult(False, "many categories got exactly the same noise (or none): draw fresh, independent "
-                                      "noise for every category, including those with no record; noise shared "
-                                      "between categories cancels in their difference")
+        if np.any(exact == 0) and np.all(out[exact == 0] == 0):  # 40 empty categories: a secure release, even clipped at 0, gives 2**-40
+            return CheckResult(False, "every category with no record came out exactly 0: it needs noise too, or a "
+                                      "neighbour with one record there is told apart from it")
+        # 0 is also where a release clipped at zero lands (post-processing): only other values count as repeats
+        kept = resid[out != 0]
+        if kept.size - np.unique(kept).size > _max_repeats(resid, histogram_sensitivity(relation)):
+            return CheckResult(False, "many categories got exactly the same noise: draw fresh, independent noise for "
+                                      "every category; noise shared between categories cancels in their difference")
         refusal = _secure_release_checks(student_fn, data, categories, relation, seed, out, exact)
         if refusal is not None:
             return refusal
