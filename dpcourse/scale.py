@@ -477,6 +477,24 @@ def achieved_selection_delta(thresholds, denominator, exp_epsilon, *, max_partit
     return 1 - (1 - Fraction(worst, big * b)) ** check_positive_int(max_partitions, "max_partitions")
 
 
+def _released_keys(keys: np.ndarray) -> np.ndarray:
+    """The released keys, in a dtype computed from the released keys alone.
+
+    ``np.unique`` of the key column has the column's dtype, and that dtype is set by *every* key, released
+    or not: ``<U20`` when one user (never released) has a 20-character key, float64 when one unreleased
+    key is 2.5. Returned as is, an empty release of ``[("u1", "a")]`` (``<U1``) and of its neighbour with a
+    user ``("u2", "averyveryverylongkey")`` (``<U20``) differ with certainty: infinite privacy loss. The
+    keys are rebuilt from their values: strings as ``str`` (``<U1`` when empty), numbers as int64 when
+    every released key is a whole number in the int64 range, else as float64.
+    """
+    if keys.dtype.kind in "US":
+        return np.array(keys.tolist(), dtype=bytes if keys.dtype.kind == "S" else str)
+    values = keys.tolist()
+    if all(float(v).is_integer() and -(2**63) <= v < 2**63 for v in values):
+        return np.array([int(v) for v in values], dtype=np.int64)
+    return np.array(values, dtype=np.float64)
+
+
 def _user_counts(uid: np.ndarray, kid: np.ndarray, n_keys: int) -> np.ndarray:
     """Distinct users per key code (vectorized: unique (key, user) pairs, then a bincount)."""
     pairs = np.unique(kid.astype(np.int64) * (int(uid.max()) + 1) + uid)
@@ -543,7 +561,7 @@ def select_partitions(user_ids, keys, epsilon, delta, *, max_partitions=1, rng=N
     kid = kid.ravel()
     _check_partitions_per_user(uid, kid, m)
     counts = _user_counts(uid, kid, key_values.size)
-    return key_values[_keep_decisions(counts, _per_partition_parameters(eps, dlt, m), dlt, m, gen)]
+    return _released_keys(key_values[_keep_decisions(counts, _per_partition_parameters(eps, dlt, m), dlt, m, gen)])
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -725,7 +743,7 @@ def dp_group_by(user_ids, keys, values, epsilon, delta, *, metrics=("count", "su
         vals = None if vals is None else vals[row_kept]
     scales = group_by_noise_scales(eps, metrics=names, bounds=bounds, max_partitions=m, max_per_partition=c,
                                    public_partitions=public, n_partitions=max(n_out, 1))
-    out = {"keys": released, "scales": scales}
+    out = {"keys": released if public else _released_keys(released), "scales": scales}
     if "count" in names:
         exact = np.bincount(kid, minlength=n_out).astype(np.int64)
         out["count"] = (geometric_mechanism(exact, m * c, scales["epsilon_count"], rng=gen) if n_out

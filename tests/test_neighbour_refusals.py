@@ -10,6 +10,10 @@ privacy loss, although each record is a finite number:
   with the record added to ``[-1]`` or ``[1.0]``);
 * the empty dataset under add/remove: ``dp_quantile([])`` was refused while ``dp_quantile([v])`` was
   released, and ``[]`` and ``[v]`` are add/remove neighbours.
+
+The same fuzzer found one output told apart with certainty without any exception: the *dtype* of the keys
+released by ``select_partitions`` and ``dp_group_by`` was the key column's, set by every key, released or
+not (``<U20`` when one never-released user had a 20-character key, float64 when an unreleased key was 2.5).
 """
 
 from __future__ import annotations
@@ -90,3 +94,27 @@ def test_empty_quantile_is_uniform_on_the_grid():
     # n = 0: one interval holding all 5 grid points, rank error 0: the draw is uniform on the grid.
     starts, p = dpcourse.dp_quantile_probabilities([], 0.3, 0.0, 10.0, 1.0, resolution=4)
     assert starts.tolist() == [0, 5] and p.tolist() == [1.0]
+
+
+KEY_NEIGHBOURS = [  # (keys of users 0..198, the key of the one user 199 added in the neighbour)
+    (np.full(199, "a"), "averyveryverylongkey"),
+    (np.zeros(199, dtype=np.int64), 2.5),
+    (np.zeros(199, dtype=np.int64), 2**64 - 1),
+]
+
+
+@pytest.mark.parametrize("keys, extra", KEY_NEIGHBOURS)
+def test_released_keys_do_not_reveal_unreleased_ones(keys, extra):
+    # Add/remove one user (user 199, alone in a partition: kept with probability at most delta, and not
+    # with this seed). Both releases must be the same array, dtype included: keys 'a' (or 0) only.
+    users = np.arange(200)
+    with_extra = np.array(keys.tolist() + [extra])
+    releases = [
+        lambda u, k: dpcourse.select_partitions(u, k, 1.0, 1e-6, rng=0),
+        lambda u, k: dpcourse.dp_group_by(u, k, np.ones(k.size), 1.0, 1e-6, bounds=(0.0, 1.0), max_partitions=1,
+                                          max_per_partition=1, rng=0)["keys"],
+    ]
+    for release in releases:
+        without, with_ = release(users[:199], keys), release(users, with_extra)
+        assert without.tolist() == with_.tolist() == keys[:1].tolist()
+        assert without.dtype == with_.dtype, (without.dtype, with_.dtype)
