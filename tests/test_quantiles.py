@@ -148,6 +148,18 @@ def test_sampling_error_absolute_bound_where_weights_underflow():
     assert 0 < eta <= bound < 2e-15 and d < 2.0**-52
 
 
+def test_sampling_error_factor_of_d_cannot_be_halved():
+    # chapter 13 after lem-quant-sampling-error: float error on one interval alone (d = 1e-6) is spread over all
+    # the others by the renormalisation: the drawn distribution is 0.99 d from the ideal, so the bound
+    # (n + 1) 2**-61 + d / 2 (issue 21's suggestion) would be false; the lemma's + d holds
+    ideal = np.full(100, 0.01)
+    p = ideal.copy()
+    p[0] += 1e-6
+    w = Q._integer_weights(p, np.ones(100, dtype=np.int64))
+    eta = 0.5 * np.abs(w / w.sum() - ideal).sum()
+    assert 100 * 2.0**-61 + 0.5e-6 < 0.98e-6 < eta <= 100 * 2.0**-61 + 1e-6
+
+
 def test_sampling_error_bound_on_random_cases():
     # eta <= (n + 1) 2**-61 + d on random instances (ties, any q, epsilon from 0.01 to 50), d within the
     # documented (16 + epsilon n) 2**-52, and sum(W) <= 2**62 sum(p) + n + 1 (exact rational arithmetic)
