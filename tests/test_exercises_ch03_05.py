@@ -188,8 +188,8 @@ def test_histogram_refuses_slightly_under_noised(factors, relation, ratio):
     result = check_my_dp_histogram(_histogram(factors))
     assert not result.passed, result.message
     assert "too little noise" in result.message and repr(relation) in result.message, result.message
-    reported = float(result.message.split("about ")[1].split(" times")[0])
-    assert abs(reported - ratio) < 0.05, result.message
+    # the message names the slip, never the measured ratio (a student could divide the answer out of it)
+    assert str(ratio) not in result.message and "times" not in result.message, result.message
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -117,10 +117,10 @@ def _secure_release_checks(student_fn, data, categories, relation, seed, out, ex
     return None
 
 
-def _too_little_noise(relation, ratio) -> CheckResult:
-    return CheckResult(False, f"too little noise for relation={relation!r}: your noise is about {ratio:.2f} times "
-                              "the right size. How many counts can change, and by how much, between neighbours "
-                              "under this relation?")
+def _too_little_noise(relation) -> CheckResult:
+    # No measured ratio in the message: "0.51 times the right size" would let a student divide out the answer.
+    return CheckResult(False, f"too little noise for relation={relation!r}: the release is not epsilon-DP. How many "
+                              "counts can change, and by how much, between neighbours under this relation?")
 
 
 def check_my_dp_histogram(student_fn) -> CheckResult:
@@ -182,14 +182,13 @@ def check_my_dp_histogram(student_fn) -> CheckResult:
         # sum |Z_j| / scale ~ Gamma(K, 1) exactly; reject if that sum is improbably small (level 1e-6). With
         # K = 2000 this refuses scales of 0.8x and below, which the two-sided KS test lets through.
         if stats.gamma.cdf(observed * _K / scale, a=_K) < _ALPHA:
-            return _too_little_noise(relation, observed / scale)
+            return _too_little_noise(relation)
         p = stats.kstest(resid, stats.laplace(scale=scale).cdf).pvalue
         if p > _ALPHA:
             continue
         if observed < scale:
-            return _too_little_noise(relation, observed / scale)
-        return CheckResult(False, f"too much noise for relation={relation!r}: about {observed / scale:.2f} times the "
-                                  "right size. Over-noising is safe but wastes accuracy: recheck the sensitivity "
+            return _too_little_noise(relation)
+        return CheckResult(False, f"too much noise for relation={relation!r}. Over-noising is safe but wastes accuracy: recheck the sensitivity "
                                   "under this relation and the scale of the Laplace noise")
     bad = np.append(data[:10], categories.max() + 1)
     try:
