@@ -660,8 +660,9 @@ def propose_test_release(x, lower, upper, bound, epsilon, delta, *, rng=None):
     except ValueError as exc:
         raise ValueError(f"bound={bound!r} with epsilon={epsilon!r} cannot be released: {exc}") from None
     if d != math.inf:
-        # scale 2 / epsilon, rounded up to a dyadic the exact sampler takes (exact when it fits; more noise is safe)
-        noise = int(discrete_laplace(_round_up(Fraction(2) / Fraction(eps)), rng=gen))
+        # scale 2 / epsilon (as computed in floating point), rounded up to a dyadic the exact sampler takes when its
+        # terms do not fit (a huge epsilon); unchanged otherwise
+        noise = int(discrete_laplace(_round_up(Fraction(2.0 / eps)), rng=gen))
         if d + noise <= t:
             return None
     return laplace_mechanism(float(z[m]), b, eps / 2.0, rng=gen)
