@@ -78,7 +78,17 @@ def _labels_column(x, name: str) -> np.ndarray:
     return check_label_column(x, name)
 
 
-def _columns(user_ids, keys, values, *, need_values: bool):
+def _empty_1d(x) -> bool:
+    return not isinstance(x, (str, bytes)) and np.ndim(x) == 1 and np.size(x) == 0
+
+
+def _columns(user_ids, keys, values, *, need_values: bool, allow_empty: bool = False):
+    if allow_empty and _empty_1d(user_ids) and _empty_1d(keys) and (values is None or _empty_1d(values)):
+        # No rows (a release under add/remove one user, where [] neighbours every one-user table).
+        if values is None and need_values:
+            raise ValueError("values must be given (one finite number per row) for the metric 'sum'")
+        none = np.zeros(0, dtype=np.int64)
+        return none, none, (None if values is None else np.zeros(0))
     users = _labels_column(user_ids, "user_ids")
     ks = _labels_column(keys, "keys")
     if ks.size != users.size:
@@ -171,13 +181,13 @@ def bound_contributions(user_ids, keys, values=None, *, max_partitions, max_per_
     >>> len(u)
     3
     """
-    users, ks, vals = _columns(user_ids, keys, values, need_values=False)
+    users, ks, vals = _columns(user_ids, keys, values, need_values=False, allow_empty=True)
     m = check_positive_int(max_partitions, "max_partitions")
     c = check_positive_int(max_per_partition, "max_per_partition")
     gen = as_rng(rng)
     uid = np.unique(users, return_inverse=True)[1].ravel()
     kid = np.unique(ks, return_inverse=True)[1].ravel()
-    mask = _bound_mask(uid, kid, m, c, gen)
+    mask = _bound_mask(uid, kid, m, c, gen) if users.size else np.zeros(0, dtype=bool)  # an empty table too
     return users[mask], ks[mask], (None if vals is None else vals[mask])
 
 
@@ -484,9 +494,12 @@ def _released_keys(keys: np.ndarray) -> np.ndarray:
     or not: ``<U20`` when one user (never released) has a 20-character key, float64 when one unreleased
     key is 2.5. Returned as is, an empty release of ``[("u1", "a")]`` (``<U1``) and of its neighbour with a
     user ``("u2", "averyveryverylongkey")`` (``<U20``) differ with certainty: infinite privacy loss. The
-    keys are rebuilt from their values: strings as ``str`` (``<U1`` when empty), numbers as int64 when
-    every released key is a whole number in the int64 range, else as float64.
+    keys are rebuilt from their values: strings as ``str``, numbers as int64 when every released key is a
+    whole number in the int64 range, else as float64; an empty release is ``np.array([])`` (float64)
+    whatever the key column (strings or numbers, or no rows at all).
     """
+    if keys.size == 0:
+        return np.array([])
     if keys.dtype.kind in "US":
         return np.array(keys.tolist(), dtype=bytes if keys.dtype.kind == "S" else str)
     values = keys.tolist()
@@ -551,11 +564,13 @@ def select_partitions(user_ids, keys, epsilon, delta, *, max_partitions=1, rng=N
     ...
     ValueError: every user must contribute to at most max_partitions=1 partitions: bound the contributions first (bound_contributions)
     """
-    users, ks, _ = _columns(user_ids, keys, None, need_values=False)
+    users, ks, _ = _columns(user_ids, keys, None, need_values=False, allow_empty=True)
     eps = check_epsilon(epsilon)
     dlt = check_delta(delta, allow_zero=False)
     m = check_positive_int(max_partitions, "max_partitions")
     gen = as_rng(rng)
+    if users.size == 0:
+        return _released_keys(users)
     uid = np.unique(users, return_inverse=True)[1].ravel()
     key_values, kid = np.unique(ks, return_inverse=True)
     kid = kid.ravel()
@@ -700,7 +715,7 @@ def dp_group_by(user_ids, keys, values, epsilon, delta, *, metrics=("count", "su
     ([0, 1], 12.0)
     """
     names = _check_metrics(metrics)
-    users, ks, vals = _columns(user_ids, keys, values, need_values="sum" in names)
+    users, ks, vals = _columns(user_ids, keys, values, need_values="sum" in names, allow_empty=True)
     eps = check_epsilon(epsilon)
     public = public_partitions is not None
     dlt = check_delta(delta, allow_zero=public)
@@ -713,7 +728,7 @@ def dp_group_by(user_ids, keys, values, epsilon, delta, *, metrics=("count", "su
     gen = as_rng(rng)
     if public:
         released = np.unique(_labels_column(public_partitions, "public_partitions"))
-        if released.dtype.kind != ks.dtype.kind and {released.dtype.kind, ks.dtype.kind} & {"U", "S"}:
+        if ks.size and released.dtype.kind != ks.dtype.kind and {released.dtype.kind, ks.dtype.kind} & {"U", "S"}:
             raise TypeError(f"public_partitions must hold the same kind of labels as keys, got dtype "
                             f"{released.dtype} and {ks.dtype}")
         inside = np.isin(ks, released)
@@ -732,9 +747,12 @@ def dp_group_by(user_ids, keys, values, epsilon, delta, *, metrics=("count", "su
         kid = np.searchsorted(released, key_values[kid]) if n_rows else kid
         n_out = released.size
     else:
-        counts_users = _user_counts(uid, kid, key_values.size)
-        keep = _keep_decisions(counts_users, _per_partition_parameters(eps / (len(names) + 1), dlt, m), dlt, m,
-                               gen)
+        if n_rows:
+            counts_users = _user_counts(uid, kid, key_values.size)
+            keep = _keep_decisions(counts_users, _per_partition_parameters(eps / (len(names) + 1), dlt, m), dlt, m,
+                                   gen)
+        else:  # no rows: nothing to keep (the empty table neighbours every one-user table)
+            keep = np.zeros(0, dtype=bool)
         released = key_values[keep]
         n_out = released.size
         new_index = np.cumsum(keep) - 1

@@ -118,3 +118,19 @@ def test_released_keys_do_not_reveal_unreleased_ones(keys, extra):
         without, with_ = release(users[:199], keys), release(users, with_extra)
         assert without.tolist() == with_.tolist() == keys[:1].tolist()
         assert without.dtype == with_.dtype, (without.dtype, with_.dtype)
+
+
+@pytest.mark.parametrize("public", [None, ["a", "b"]])
+def test_empty_table_is_answered_under_add_remove_one_user(public):
+    # select_partitions and dp_group_by are private under add/remove one user: the empty table and a
+    # one-user table are neighbours, so both are answered (and an empty key release looks the same).
+    def group_by(u, k, v):
+        return dpcourse.dp_group_by(u, k, v, 1.0, 1e-6, bounds=(0.0, 10.0), max_partitions=1,
+                                    max_per_partition=1, public_partitions=public, rng=0)
+
+    empty, one = group_by([], [], []), group_by(["u"], ["a"], [3.0])
+    assert empty["keys"].dtype == one["keys"].dtype and empty["keys"].tolist() == one["keys"].tolist()
+    assert empty["count"].shape == one["count"].shape and empty["sum"].shape == one["sum"].shape
+    for keys in (["a"], [7], ["averyveryverylongkey"]):
+        none, single = (dpcourse.select_partitions(u, k, 1.0, 1e-6, rng=0) for u, k in (([], []), (["u"], keys)))
+        assert none.tolist() == single.tolist() == [] and none.dtype == single.dtype

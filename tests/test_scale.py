@@ -300,7 +300,7 @@ def test_bad_n_users(bad, exc):
 
 @pytest.mark.parametrize("kwargs,exc,word", [
     (dict(user_ids=[1, 2], keys=[1], values=[1.0, 2.0]), ValueError, "keys"),
-    (dict(user_ids=[], keys=[], values=[]), ValueError, "user_ids"),
+    (dict(user_ids=[], keys=["a"], values=[]), ValueError, "user_ids"),   # (an empty table is answered)
     (dict(user_ids=[True, False], keys=[1, 2], values=[1.0, 2.0]), TypeError, "user_ids"),
     (dict(user_ids=[1.0, float("nan")], keys=[1, 2], values=[1.0, 2.0]), ValueError, "user_ids"),
     (dict(user_ids=[1, 2], keys=[[1], [2]], values=[1.0, 2.0]), ValueError, "keys"),

@@ -495,6 +495,13 @@ MUTANTS = [
            "            raise\n", ("tests/test_neighbour_refusals.py",)),
     Mutant("quantile_refuses_empty_x", "clamp", QNT, 'values = check_real_array(x, "x", ndim=1, allow_empty=True)',
            'values = check_real_array(x, "x", ndim=1)', ("tests/test_neighbour_refusals.py",)),
+    Mutant("partition_keys_keep_column_dtype", "side-channel", "dpcourse/scale.py",
+           "    return _released_keys(key_values[_keep_decisions(counts, _per_partition_parameters(eps, dlt, m), dlt, m, gen)])",
+           "    return key_values[_keep_decisions(counts, _per_partition_parameters(eps, dlt, m), dlt, m, gen)]",
+           ("tests/test_neighbour_refusals.py",)),
+    Mutant("group_by_refuses_empty_table", "clamp", "dpcourse/scale.py",
+           "    if allow_empty and _empty_1d(user_ids) and _empty_1d(keys)", "    if False and _empty_1d(user_ids)",
+           ("tests/test_neighbour_refusals.py",)),
 ]
 
 
