@@ -219,7 +219,8 @@ def test_bad_sensitivity(fn, bad, exc):
 
 
 @pytest.mark.parametrize("bad, exc, match", [
-    (math.nan, ValueError, "finite"), (math.inf, ValueError, "finite"), ([1.0, math.nan], ValueError, "index"),
+    (math.nan, ValueError, "finite"), (math.inf, ValueError, "finite"),
+    ([1.0, math.nan], ValueError, r"value must be finite everywhere \(no NaN"),   # private: no index, no value
     (True, TypeError, "booleans"), (np.array([True, False]), TypeError, "booleans"), ("abc", TypeError, "numeric"),
 ])
 def test_bad_value(bad, exc, match):
