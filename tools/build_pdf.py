@@ -317,13 +317,13 @@ def finish_pdf(pdf: Path, contents: list, *, title: str, author: str) -> None:
             raise RuntimeError(f"no destination for the heading #{anchor} in the PDF")
         return reader.get_destination_page_number(dest), Fit.xyz(left=0, top=dest.top)
 
-    writer.add_outline_item("Contents", 1, fit=Fit.fit())  # the page after the title page
+    writer.add_outline_item(title="Contents", page_number=1, fit=Fit.fit())  # the page after the title page
     for anchor, name, sections in contents:
         index, fit = place(anchor)
-        parent = writer.add_outline_item(name, index, fit=fit)
+        parent = writer.add_outline_item(title=name, page_number=index, fit=fit)
         for sub_anchor, sub_name in sections:
             index, fit = place(sub_anchor)
-            writer.add_outline_item(sub_name, index, parent=parent, fit=fit)
+            writer.add_outline_item(title=sub_name, page_number=index, parent=parent, fit=fit)
     writer.page_mode = "/UseOutlines"
     writer.add_metadata({"/Title": title, "/Author": author})
     tmp = pdf.with_suffix(".tmp.pdf")
