@@ -239,7 +239,7 @@ def check_real_array(x, name: str = "x", *, allow_empty: bool = False, ndim=None
     if arr.dtype.kind not in "iuf":
         raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
     if ndim is not None and arr.ndim != ndim:
-        raise ValueError(f"{name} must have {ndim} dimension(s), got shape {arr.shape}")
+        raise ValueError(f"{name} must have {ndim} dimension(s), got {arr.ndim}")  # (no shape: n may be private)
     if arr.size == 0 and not allow_empty:
         raise ValueError(f"{name} must not be empty")
     arr = arr.astype(np.float64, copy=False)
@@ -359,7 +359,8 @@ def check_label_column(values, name: str, *, unique: bool = False) -> np.ndarray
         raise TypeError(f"{name} must be a sequence of labels, got the string {values!r}")
     arr = _as_array(values, name)
     if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-d sequence, got shape {arr.shape}")
+        raise ValueError(f"{name} must be a non-empty 1-d sequence, got "
+                         f"{'an empty one' if arr.ndim == 1 else f'{arr.ndim} dimensions'}")
     if arr.dtype == bool:
         raise TypeError(f"{name} must hold numbers or strings, got booleans (use 0 and 1)")
     if arr.dtype.kind not in "iufUS":

@@ -72,7 +72,7 @@ def exact_histogram(data, *, categories=None, bins=None) -> np.ndarray:
         raise TypeError(f"data must be a sequence of records, got the string {data!r}")
     arr = np.asarray(data)
     if arr.ndim != 1:
-        raise ValueError(f"data must be 1-d, got shape {arr.shape}")
+        raise ValueError(f"data must be 1-d, got {arr.ndim} dimensions")  # (no shape: n may be private)
     if arr.dtype == bool:
         raise TypeError("data must hold numbers or strings, got booleans (convert with .astype(int) if meant)")
     if bins is not None:

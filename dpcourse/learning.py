@@ -46,16 +46,18 @@ MAX_LEARNING_RATE = 1e6
 GRAD_TOL = 1e-8
 
 
-def _check_xy(X, y, *, unit_ball: bool):
-    X = check_real_array(X, "X", ndim=2)
-    if X.shape[0] < 2:
-        raise ValueError(f"X must have at least 2 rows (examples), got shape {X.shape}")
+def _check_xy(X, y, *, unit_ball: bool, min_rows: int = 2):
+    # min_rows = 0 for DP-SGD: under add/remove one, a table of 0 or 1 rows neighbours one of 1 or 2 rows,
+    # so it is answered (the message never quotes the private number of rows either).
+    X = check_real_array(X, "X", ndim=2, allow_empty=min_rows == 0)
+    if X.shape[0] < min_rows:
+        raise ValueError(f"X must have at least {min_rows} rows (examples) for this method")
     raw = np.asarray(y)
     if raw.dtype == bool:
         raise TypeError("y must hold labels 0/1 or -1/+1, got booleans (use .astype(int))")
-    yv = check_real_array(y, "y", ndim=1)
+    yv = check_real_array(y, "y", ndim=1, allow_empty=min_rows == 0)
     if yv.shape[0] != X.shape[0]:
-        raise ValueError(f"y must have one label per row of X: {yv.shape[0]} labels for {X.shape[0]} rows")
+        raise ValueError("y must have one label per row of X (their lengths differ)")
     values = set(np.unique(yv).tolist())
     if values <= {0.0, 1.0}:
         yv = 2.0 * yv - 1.0
@@ -293,7 +295,7 @@ def dp_logistic_regression(X, y, epsilon, delta, *, method="dpsgd", regularizati
     eps = check_epsilon(epsilon)
     d = check_delta(delta)
     lam = _check_lambda(regularization)
-    X, yv = _check_xy(X, y, unit_ball=method != "dpsgd")
+    X, yv = _check_xy(X, y, unit_ball=method != "dpsgd", min_rows=0 if method == "dpsgd" else 2)
     gen = as_rng(rng)
     if method == "output":
         return _output(X, yv, eps, d, lam, gen)

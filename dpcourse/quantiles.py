@@ -722,7 +722,7 @@ def sample_and_aggregate(x, statistic, k, lower, upper, epsilon, *, aggregate="m
     """
     data = check_real_array(x, "x")
     if data.ndim not in (1, 2):
-        raise ValueError(f"x must be a 1-d or 2-d array of records, got shape {data.shape}")
+        raise ValueError(f"x must be a 1-d or 2-d array of records, got {data.ndim} dimensions")
     fn = check_callable(statistic, "statistic")
     kk = check_positive_int(k, "k")
     n = data.shape[0]

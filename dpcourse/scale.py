@@ -92,14 +92,14 @@ def _columns(user_ids, keys, values, *, need_values: bool, allow_empty: bool = F
     users = _labels_column(user_ids, "user_ids")
     ks = _labels_column(keys, "keys")
     if ks.size != users.size:
-        raise ValueError(f"keys must have one entry per row of user_ids ({users.size}), got {ks.size}")
+        raise ValueError("keys must have one entry per row of user_ids (their lengths differ)")
     if values is None:
         if need_values:
             raise ValueError("values must be given (one finite number per row) for the metric 'sum'")
         return users, ks, None
     vals = check_real_array(values, "values", ndim=1)
     if vals.size != users.size:
-        raise ValueError(f"values must have one entry per row of user_ids ({users.size}), got {vals.size}")
+        raise ValueError("values must have one entry per row of user_ids (their lengths differ)")
     return users, ks, vals
 
 

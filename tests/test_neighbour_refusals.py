@@ -134,3 +134,35 @@ def test_empty_table_is_answered_under_add_remove_one_user(public):
     for keys in (["a"], [7], ["averyveryverylongkey"]):
         none, single = (dpcourse.select_partitions(u, k, 1.0, 1e-6, rng=0) for u, k in (([], []), (["u"], keys)))
         assert none.tolist() == single.tolist() == [] and none.dtype == single.dtype
+
+
+def test_dpsgd_answers_tables_of_zero_and_one_rows():
+    # DP-SGD is private under add/remove one: 0, 1 and 2 rows are a chain of neighbours (it refused < 2).
+    kw = dict(sampling_rate=0.5, steps=2, expected_batch_size=2.0, rng=0)
+    for X, y in ((np.zeros((0, 2)), []), ([[0.1, 0.2]], [1]), ([[0.1, 0.2], [0.3, 0.1]], [1, 0])):
+        w = dpcourse.dp_logistic_regression(X, y, 1.0, 1e-5, **kw)
+        assert w.shape == (2,) and np.isfinite(w).all()
+
+
+ROWS = 4817   # the private number of rows: never in a message
+
+
+@pytest.mark.parametrize("call", [
+    lambda: dpcourse.dp_mean(np.zeros((ROWS, 2)), 0.0, 1.0, 1.0, rng=0),
+    lambda: dpcourse.dp_histogram(np.zeros((ROWS, 2)), 1.0, relation="add_remove", bins=[0, 1], rng=0),
+    lambda: dpcourse.sample_and_aggregate(np.zeros((ROWS, 2, 2)), np.mean, 2, 0.0, 1.0, 1.0, rng=0),
+    lambda: dpcourse.select_partitions(np.arange(ROWS), np.zeros(ROWS + 1), 1.0, 1e-6, rng=0),
+    lambda: dpcourse.dp_group_by(np.arange(ROWS), np.zeros(ROWS), np.zeros(ROWS - 1), 1.0, 1e-6, bounds=(0, 1),
+                                 max_partitions=1, max_per_partition=1, rng=0),
+    lambda: dpcourse.select_partitions(np.zeros((ROWS, 2)), np.zeros((ROWS, 2)), 1.0, 1e-6, rng=0),
+    lambda: dpcourse.dp_logistic_regression(np.zeros((ROWS, 2)), np.zeros(ROWS + 1), 1.0, 1e-5, method="output",
+                                            rng=0),
+], ids=["dp_mean", "dp_histogram", "sample_and_aggregate", "select_partitions", "dp_group_by", "labels_2d",
+        "dp_logistic_regression"])
+def test_malformed_private_arrays_quote_no_size(call):
+    # A malformed private array (wrong dimensions, columns of different lengths) is refused without
+    # quoting its shape: under add/remove the number of records is itself private.
+    with pytest.raises((ValueError, TypeError)) as err:
+        call()
+    for s in (str(ROWS), str(ROWS + 1), str(ROWS - 1)):
+        assert s not in str(err.value), str(err.value)
