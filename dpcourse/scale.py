@@ -26,6 +26,7 @@ import contextlib
 import functools
 import gzip
 import math
+import numbers
 from fractions import Fraction
 from importlib import resources
 from typing import NamedTuple
@@ -74,7 +75,23 @@ _METRICS = ("count", "sum")
 
 
 def _labels_column(x, name: str) -> np.ndarray:
-    """A 1-d, non-empty column of labels (ints or strings; floats must be finite; bools refused)."""
+    """A 1-d, non-empty column of labels (ints or strings; floats must be finite; bools refused).
+
+    A list holding an int beyond 64 bits (a 128-bit user id, say) is stored by numpy as an ``object``
+    array, and whether it is depends on the values (``[-1, 2**63]`` is object, ``[-1, 2**63 - 1]`` int64):
+    such a column of whole numbers and finite floats is kept, as Python numbers, instead of refused, so
+    that one record's size never decides whether a release happens (CONTRIBUTING.md, "Private data").
+    """
+    if not isinstance(x, (str, bytes)):
+        try:
+            arr = np.asarray(x)
+        except (ValueError, TypeError):
+            arr = None
+        if arr is not None and arr.dtype == object and arr.ndim == 1 and arr.size:
+            items = arr.tolist()
+            if all(isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)) or
+                   isinstance(v, (float, np.floating)) and np.isfinite(v) for v in items):
+                return np.array([v if isinstance(v, (float, np.floating)) else int(v) for v in items], dtype=object)
     return check_label_column(x, name)
 
 
@@ -503,9 +520,14 @@ def _released_keys(keys: np.ndarray) -> np.ndarray:
     if keys.dtype.kind in "US":
         return np.array(keys.tolist(), dtype=bytes if keys.dtype.kind == "S" else str)
     values = keys.tolist()
-    if all(float(v).is_integer() and -(2**63) <= v < 2**63 for v in values):
+    whole = [isinstance(v, numbers.Integral) or float(v).is_integer() for v in values]
+    if all(whole) and all(-(2**63) <= v < 2**63 for v in values):
         return np.array([int(v) for v in values], dtype=np.int64)
-    return np.array(values, dtype=np.float64)
+    if all(whole):                              # a whole number beyond int64 (an object key column)
+        return np.array([int(v) for v in values], dtype=object)
+    if all(abs(v) <= float(np.finfo(np.float64).max) for v in values):   # (Python compares int and float exactly)
+        return np.array([float(v) for v in values], dtype=np.float64)
+    return np.array(values, dtype=object)       # an int beyond the float range next to a fraction
 
 
 def _user_counts(uid: np.ndarray, kid: np.ndarray, n_keys: int) -> np.ndarray:

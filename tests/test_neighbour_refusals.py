@@ -166,3 +166,21 @@ def test_malformed_private_arrays_quote_no_size(call):
         call()
     for s in (str(ROWS), str(ROWS + 1), str(ROWS - 1)):
         assert s not in str(err.value), str(err.value)
+
+
+@pytest.mark.parametrize("user, key", [(500, 10**400), (500, 2**70), (2**64, 2**64), (-(2**63) - 1, 0)],
+                         ids=["key 10**400", "key 2**70", "id and key 2**64", "id -2**63-1"])
+def test_user_ids_and_keys_beyond_64_bits_are_answered(user, key):
+    # A user id or key beyond 64 bits turns the column into an object array; it was refused where the
+    # neighbour without that user was released. Both are answered now, with the same (rng-seeded) output.
+    users, keys = list(range(199)), [0] * 199
+    releases = [
+        lambda u, k: dpcourse.select_partitions(u, k, 1.0, 1e-6, rng=0),
+        lambda u, k: dpcourse.dp_group_by(u, k, [1.0] * len(u), 1.0, 1e-6, bounds=(0, 1), max_partitions=1,
+                                          max_per_partition=1, rng=0)["keys"],
+    ]
+    for release in releases:
+        without, with_ = release(users, keys), release(users + [user], keys + [key])
+        assert without.tolist() == with_.tolist() == [0] and without.dtype == with_.dtype
+    big = dpcourse.select_partitions(list(range(400)), [2**70] * 400, 1.0, 1e-6, rng=0)
+    assert big.tolist() == [2**70]                      # released exactly (no rounding through a float)

@@ -502,6 +502,9 @@ MUTANTS = [
     Mutant("group_by_refuses_empty_table", "clamp", "dpcourse/scale.py",
            "    if allow_empty and _empty_1d(user_ids) and _empty_1d(keys)", "    if False and _empty_1d(user_ids)",
            ("tests/test_neighbour_refusals.py",)),
+    Mutant("label_column_refuses_big_ints", "clamp", "dpcourse/scale.py",
+           "        if arr is not None and arr.dtype == object and arr.ndim == 1 and arr.size:",
+           "        if False:", ("tests/test_neighbour_refusals.py",)),
 ]
 
 
