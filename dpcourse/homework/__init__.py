@@ -54,6 +54,14 @@ def variant(assignment: str, label: str, student_id: str) -> dict:
 
     Derived from SHA-256 of (assignment, label, student id): the same id always gets the same numbers, and two
     ids get independent draws from the question's list of variants.
+
+    Examples
+    --------
+    >>> mine = variant("hw03", "ex-laplace-sample-size", "s1234")
+    >>> sorted(mine)
+    ['alpha', 'beta', 'epsilon', 'k']
+    >>> mine == variant("hw03", "ex-laplace-sample-size", "s1234")
+    True
     """
     sid = check_student_id(student_id)
     _, qs = assignment_for(assignment)
