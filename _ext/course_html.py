@@ -164,6 +164,34 @@ def _live_figures(app, pagename, templatename, context, doctree):
     context["body"] = PLACEHOLDER.sub(replace, body)
 
 
+def _lazy_images(app, pagename, templatename, context, doctree):
+    """Images load when they come near the screen (``loading="lazy"``), not all with the page."""
+    body = context.get("body")
+    if body and "<img" in body:
+        # not a live figure's image: its slider swaps it at once, and a test awaits its decode()
+        context["body"] = re.sub(r'<img\b(?![^>]*\bloading=)(?! class="dpcourse-explorer-figure")',
+                                 '<img loading="lazy"', body)
+
+
+def _smaller_images(outdir: Path) -> None:
+    """Notebook figures as palette PNGs (256 colours) where that is smaller: about a third of the bytes."""
+    from PIL import Image
+
+    for path in (outdir / "_images").glob("*.png"):
+        if path.stat().st_size < 20_000:
+            continue
+        with Image.open(path) as image:
+            image.load()
+            mode = "RGBA" if image.mode in ("RGBA", "LA", "P") else "RGB"
+            small = image.convert(mode).quantize(256, method=Image.Quantize.FASTOCTREE)
+        tmp = path.with_name(path.name + ".tmp")
+        small.save(tmp, format="PNG", compress_level=6)
+        if tmp.stat().st_size < path.stat().st_size:
+            tmp.replace(path)
+        else:
+            tmp.unlink()
+
+
 def _tidy_scripts(app, pagename, templatename, context, doctree):
     scripts = context.get("script_files")
     if not scripts:
@@ -409,6 +437,7 @@ def _prune_output(app, exception):
                 path.rmdir()
     for path in [*static.rglob("*.js.map"), *static.rglob("*.css.map"), static / "scripts" / "fontawesome.js"]:
         path.unlink(missing_ok=True)
+    _smaller_images(Path(app.outdir))
     pages = list(Path(app.outdir).rglob("*.html"))
     if not any("widgets/embed.js" in page.read_text(encoding="utf-8") for page in pages):
         (static / "widgets" / "embed.js").unlink(missing_ok=True)
@@ -461,6 +490,7 @@ def setup(app):
     app.connect("build-finished", _prune_output, priority=900)
     app.connect("html-page-context", _tidy_scripts, priority=900)
     app.connect("html-page-context", _cited_in)
+    app.connect("html-page-context", _lazy_images, priority=850)
     app.connect("doctree-read", _index_proofs)
     app.connect("doctree-read", _figure_captions)
     app.add_css_file("course.css")

@@ -133,6 +133,7 @@ def rewrite_links(article: str, doc: str, docs: set[str]) -> tuple[str, Counter]
 
     article = LINK.sub(link, article)
     article = SRC.sub(lambda m: f'{m.group(1)}{_relative_to_print_page(m.group(2), doc)}"', article)
+    article = article.replace(' loading="lazy"', "")  # the print page needs every image before printing
     return article, counts
 
 
@@ -227,20 +228,28 @@ FIT_MATH_JS = """() => {
 PRINT_WIDTH_PX = round((210 - 2 * 14) / 25.4 * 96)  # A4 minus the side margins, in CSS px
 
 
-def print_pdf(html_dir: Path, out_pdf: Path, *, chromium: str | None = None, docs: list[str] | None = None) -> dict:
-    """Build the print page, check it in the browser, print it to ``out_pdf``; return the checks."""
+def print_pdf(html_dir: Path, out_pdf: Path, *, chromium: str | None = None, docs: list[str] | None = None,
+              browser=None) -> dict:
+    """Build the print page, check it in the browser, print it to ``out_pdf``; return the checks.
+
+    ``browser``: a Playwright Chromium already running (the browser tests pass theirs); else one is started.
+    """
+    from contextlib import nullcontext
+
     from playwright.sync_api import sync_playwright
 
     docs = docs or toc_documents()
     config = book_config()
     page_path, link_counts, contents = combined_page(html_dir, docs, config)
     chromium = chromium or shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
+    if chromium is None and browser is None:
         raise RuntimeError("Chromium is needed: apt-get install -y chromium")
+    own = browser is None
     try:
         remote = []
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=chromium, args=BROWSER_ARGS)
+        with sync_playwright() if own else nullcontext() as pw:
+            if own:
+                browser = pw.chromium.launch(executable_path=chromium, args=BROWSER_ARGS)
             page = browser.new_page(viewport={"width": PRINT_WIDTH_PX, "height": 1400})
             page.emulate_media(media="print")
 
@@ -282,11 +291,15 @@ def print_pdf(html_dir: Path, out_pdf: Path, *, chromium: str | None = None, doc
                 problems.append(f"cut at the page edge: formulas {checks['formulas']['stillWide'][:3]}, "
                                 f"{checks['formulas']['widePre']} code blocks")
             if problems:
-                browser.close()
+                page.close()
+                if own:
+                    browser.close()
                 raise RuntimeError("the print page is not ready: " + "; ".join(problems))
             page.pdf(path=str(out_pdf), format="A4", print_background=True,
                      margin={"top": "16mm", "bottom": "16mm", "left": "14mm", "right": "14mm"})
-            browser.close()
+            page.close()
+            if own:
+                browser.close()
     finally:
         page_path.unlink(missing_ok=True)
     finish_pdf(out_pdf, contents, title=config.get("title", ""), author=config.get("author", ""))
