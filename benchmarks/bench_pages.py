@@ -49,7 +49,7 @@ def measure(html_dir: Path):
     rows = []
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=shutil.which("chromium"), args=ARGS)
-        for page_path in sorted((html_dir / "chapters").glob("*.html")):
+        for page_path in sorted(p for p in (html_dir / "chapters").glob("*.html") if not p.name.startswith("_")):
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             files = []
             page.on("request", lambda r: files.append(r.url) if r.url.startswith("file:") else None)
