@@ -164,6 +164,19 @@ def _live_figures(app, pagename, templatename, context, doctree):
     context["body"] = PLACEHOLDER.sub(replace, body)
 
 
+SD_CLASS = re.compile(r'class="[^"]*\bsd-')
+
+
+def _drop_unused_design(app, pagename, templatename, context, doctree):
+    """sphinx-design's stylesheet (55 KB) and tab script only on pages that use its components."""
+    if SD_CLASS.search(context.get("body") or ""):
+        return
+    if context.get("css_files"):
+        context["css_files"] = [c for c in context["css_files"] if "sphinx-design" not in (_name(c) or "")]
+    if context.get("script_files"):
+        context["script_files"] = [s for s in context["script_files"] if "design-tabs" not in (_name(s) or "")]
+
+
 def _lazy_images(app, pagename, templatename, context, doctree):
     """Images load when they come near the screen (``loading="lazy"``), not all with the page."""
     body = context.get("body")
@@ -491,6 +504,7 @@ def setup(app):
     app.connect("html-page-context", _tidy_scripts, priority=900)
     app.connect("html-page-context", _cited_in)
     app.connect("html-page-context", _lazy_images, priority=850)
+    app.connect("html-page-context", _drop_unused_design, priority=950)
     app.connect("doctree-read", _index_proofs)
     app.connect("doctree-read", _figure_captions)
     app.add_css_file("course.css")
