@@ -1,6 +1,6 @@
 """Beyond global sensitivity: private quantiles, local and smooth sensitivity, propose-test-release, sample-and-aggregate.
 
-Everything here is proved in the chapter "Medians and quantiles" (``chapters/13_quantiles``):
+Everything here is proved in the chapter "Medians and quantiles" (``chapters/14_quantiles``):
 
 * :func:`dp_quantile`, :func:`dp_median`, :func:`dp_quantile_probabilities`: the exponential mechanism over
   the intervals between sorted data points (Smith 2011), on a public grid of ``resolution + 1`` candidate

@@ -17,6 +17,9 @@ from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "_ext"))
+from old_addresses import OLD_TO_NEW  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = [
@@ -48,8 +51,10 @@ def html_dir():
 
 
 def chapter_pages(html_dir: Path) -> list[Path]:
-    """The built chapter pages (not a print page a failed PDF run may have left behind)."""
-    return sorted(p for p in (html_dir / "chapters").glob("*.html") if not p.name.startswith("_"))
+    """The built chapter pages (not a print page a failed PDF run may have left behind, not the small pages
+    that forward an old address to a renumbered chapter)."""
+    return sorted(p for p in (html_dir / "chapters").glob("*.html")
+                  if not p.name.startswith("_") and p.stem not in OLD_TO_NEW)
 
 
 def dump_dom(page: Path) -> str:
@@ -427,3 +432,24 @@ MOVE_SLIDER_JS = """async ([boxIndex, inputIndex, value]) => {
 }"""
 
 
+
+
+def test_each_chapter_file_number_is_the_number_the_book_shows(html_dir):
+    """A teacher saying "read chapter 14" means one file: 14_*.ipynb is the chapter the book shows as 14."""
+    pages = chapter_pages(html_dir)
+    notebooks = sorted(p.stem for p in (ROOT / "chapters").glob("*.ipynb"))
+    assert [p.stem for p in pages] == notebooks
+    for page in pages:
+        shown = re.search(r'<h1>\s*<span class="section-number">(\d+)\.\s*</span>', page.read_text(encoding="utf-8"))
+        assert shown, f"{page.name}: no chapter number in its heading"
+        assert re.fullmatch(r"\d\d_[a-z0-9_]+", page.stem), f"{page.stem}: a chapter file is NN_name"
+        assert int(shown.group(1)) == int(page.stem[:2]), f"{page.name} is shown as chapter {shown.group(1)}"
+
+
+def test_old_chapter_addresses_forward_to_the_renumbered_pages(html_dir):
+    for old, new in OLD_TO_NEW.items():
+        page = html_dir / "chapters" / f"{old}.html"
+        assert page.exists(), f"no forwarding page at the old address {page.name}"
+        text = page.read_text(encoding="utf-8")
+        assert f'url={new}.html"' in text and f'href="{new}.html"' in text, text
+        assert (html_dir / "chapters" / f"{new}.html").exists()

@@ -1,7 +1,7 @@
 """Homework (issue 22): student copies hold no solution and no hidden test; nbgrader grades fixture submissions.
 
 The leak test runs on every assignment with nbgrader's own preprocessors (those of ``generate_assignment``,
-in process, no database); the end-to-end test generates hw04 with nbgrader, grades six fixture submissions
+in process, no database); the end-to-end test generates hw05 with nbgrader, grades six fixture submissions
 (one kernel each) and checks points and feedback per question.
 """
 
@@ -16,7 +16,7 @@ import pytest
 from dpcourse.homework import ASSIGNMENTS, check_student_id, my_numbers, questions, variant
 from dpcourse.homework.notebooks import build_assignment, chapter_exercises
 from dpcourse.laplace import laplace_max_error_bound
-from homework_fixtures.hw04_answers import SUBMISSIONS
+from homework_fixtures.hw05_answers import SUBMISSIONS
 
 nbgrader = pytest.importorskip("nbgrader")
 
@@ -80,7 +80,7 @@ def test_variants_are_per_student_and_stable(capsys):
 
 
 def _gap(student):
-    p = variant("hw04", "ex-hist-argmax", student)
+    p = variant("hw05", "ex-hist-argmax", student)
     return 2 * laplace_max_error_bound(p["k"], 2.0 / p["epsilon"], p["beta"])
 
 
@@ -101,17 +101,17 @@ def graded(tmp_path_factory):
     from dpcourse.homework.autograde import grade
 
     root = tmp_path_factory.mktemp("homework")
-    student_copy = _student_copy(build_assignment("hw04")[0])
+    student_copy = _student_copy(build_assignment("hw05")[0])
     for student, answers in SUBMISSIONS.items():
         (root / "in" / student).mkdir(parents=True)
-        nbformat.write(_submission(student_copy, student, answers), root / "in" / student / "hw04.ipynb")
+        nbformat.write(_submission(student_copy, student, answers), root / "in" / student / "hw05.ipynb")
     results = grade(root / "in", root / "out", cell_timeout=8, html_feedback=False)
     return root, student_copy, {r["student"]: r for r in results}
 
 
 def test_nbgrader_student_copy_matches_the_preprocessors(graded):
     root, student_copy, _ = graded
-    released = nbformat.read(root / "out" / "course" / "release" / "hw04" / "hw04.ipynb", as_version=4)
+    released = nbformat.read(root / "out" / "course" / "release" / "hw05" / "hw05.ipynb", as_version=4)
     assert [c.source for c in released.cells] == [c.source for c in student_copy.cells]
 
 
@@ -142,18 +142,18 @@ def test_fixture_grades(graded):
     # mallory copied alice's numbers: right for alice, not for her
     assert _points(results, "mallory") == {"ex-hist-implement": 4.0, "ex-hist-argmax": 0.0}
     for student in SUBMISSIONS:   # feedback never gives the expected answer
-        text = (root / "out" / "feedback" / student / "hw04.md").read_text()
+        text = (root / "out" / "feedback" / student / "hw05.md").read_text()
         assert f"{_gap(student):.3g}" not in text and f"{_gap(student):.4f}" not in text
     rows = (root / "out" / "grades.csv").read_text().splitlines()
-    assert rows[0].startswith("student,assignment,hw04:ex-hist-implement,hw04:ex-hist-argmax,auto_total")
+    assert rows[0].startswith("student,assignment,hw05:ex-hist-implement,hw05:ex-hist-argmax,auto_total")
     assert len(rows) == 1 + len(SUBMISSIONS)
     assert (root / "out" / "course" / "gradebook.db").stat().st_size > 0
-    assert json.loads((root / "out" / "gradebook.json").read_text())[0]["assignment"] == "hw04"
+    assert json.loads((root / "out" / "gradebook.json").read_text())[0]["assignment"] == "hw05"
 
 
 def test_output_limit(graded):
     root, _, _ = graded
-    autograded = nbformat.read(root / "out" / "course" / "autograded" / "dave" / "hw04" / "hw04.ipynb", as_version=4)
+    autograded = nbformat.read(root / "out" / "course" / "autograded" / "dave" / "hw05" / "hw05.ipynb", as_version=4)
     printed = sum(len(o.get("text", "")) for c in autograded.cells if c.cell_type == "code" for o in c.outputs)
     assert 0 < printed < 100_000
     assert math.isfinite(printed)
@@ -225,11 +225,11 @@ def _number_truths():
     return {
         ("hw01", "ex-promise-mixture"): lambda p: math.log(p["n"] + 2),
         ("hw03", "ex-laplace-sample-size"): lambda p: math.ceil(counting_queries_sample_size(**p)),
-        ("hw04", "ex-hist-argmax"): lambda p: 2 * laplace_max_error_bound(p["k"], 2.0 / p["epsilon"], p["beta"]),
-        ("hw13", "ex-quant-interval"): interval,
-        ("hw13", "ex-quant-rank"): lambda p: quantile_rank_error_bound(p["epsilon"], p["beta"], resolution=p["K"]),
-        ("hw14", "learn-ex-sensitivity"): lambda p: 2.0 / (p["n"] * p["regularization"]),
-        ("hw15", "ex-ldp-crossover"): crossover,
+        ("hw05", "ex-hist-argmax"): lambda p: 2 * laplace_max_error_bound(p["k"], 2.0 / p["epsilon"], p["beta"]),
+        ("hw14", "ex-quant-interval"): interval,
+        ("hw14", "ex-quant-rank"): lambda p: quantile_rank_error_bound(p["epsilon"], p["beta"], resolution=p["K"]),
+        ("hw15", "learn-ex-sensitivity"): lambda p: 2.0 / (p["n"] * p["regularization"]),
+        ("hw16", "ex-ldp-crossover"): crossover,
     }
 
 

@@ -149,7 +149,7 @@ def test_sampling_error_absolute_bound_where_weights_underflow():
 
 
 def test_sampling_error_factor_of_d_cannot_be_halved():
-    # chapter 13 after lem-quant-sampling-error: float error on one interval alone (d = 1e-6) is spread over all
+    # the quantiles chapter after lem-quant-sampling-error: float error on one interval alone (d = 1e-6) is spread over all
     # the others by the renormalisation: the drawn distribution is 0.99 d from the ideal, so the bound
     # (n + 1) 2**-61 + d / 2 (issue 21's suggestion) would be false; the lemma's + d holds
     ideal = np.full(100, 0.01)

@@ -150,7 +150,7 @@ def test_reconstruction_sum_fit_guarantee_where_it_binds():
     (5, 1e4, 0.9, 0.7), (100, 1e-3, 0.01, 1e-9), (2, 2.5, 0.2, 1e12), (3, 2.0**22, 0.3, 1.0),
 ])
 def test_above_threshold_lattice_accuracy_bound(k, epsilon, beta, sensitivity):
-    # chapter 11 (issue 21, item 9): on the lattice the accuracy of thm-svt-accuracy holds with
+    # the many-queries chapter (issue 21, item 9): on the lattice the accuracy of thm-svt-accuracy holds with
     # alpha_g = alpha (1 + 2^-20)(1 + 2^-58) + 2g, 2g <= 2^-19 sensitivity (an additive term, not a factor)
     from fractions import Fraction
 
@@ -183,7 +183,7 @@ def test_above_threshold_lattice_accuracy_bound(k, epsilon, beta, sensitivity):
 def test_above_threshold_lattice_accuracy_needs_alpha_below_the_clamp():
     # without alpha_g <= 2**60 g the lattice accuracy statement is false: at epsilon = 1.001 2**-37 (accepted),
     # k = 1, beta = 1e-3, a query of 1e300 (far above T + alpha_g) is clamped to 2**61 steps and answered "below"
-    # with probability P[rho - nu > 2**61 steps], about 0.012 > beta (continuous Laplace formula of chapter 11;
+    # with probability P[rho - nu > 2**61 steps], about 0.012 > beta (continuous Laplace formula of the many-queries chapter;
     # the discrete scales, 2**57 and 2**58 steps, change it by far less than 1e-9)
     from fractions import Fraction
 
@@ -198,7 +198,7 @@ def test_above_threshold_lattice_accuracy_needs_alpha_below_the_clamp():
     b1 = float(_round_up(Fraction(steps) / (Fraction(epsilon) / 2))) / 2.0**61   # in units of 2**61 steps
     b2 = float(_round_up(Fraction(2 * steps) / (Fraction(epsilon) / 2))) / 2.0**61
     below = (b2**2 * math.exp(-1 / b2) - b1**2 * math.exp(-1 / b1)) / (2 * (b2**2 - b1**2))
-    assert below > 10 * beta and round(below, 3) == 0.012   # the number chapter 11 states
+    assert below > 10 * beta and round(below, 3) == 0.012   # the number the many-queries chapter states
     assert (above_threshold([1e300], 0.0, epsilon, rng=np.random.default_rng(5), size=20000) == -1).mean() > 5 * beta
 
 

@@ -14,7 +14,7 @@ MathJax, opens every collapsed solution, checks the page, and prints it. Interac
 out of the PDF (each chapter prints the same figure from its non-interactive call).
 
 The print page is a book, not a pile of pages: a title page, a table of contents of chapters and their
-sections, then the documents. Every ``id`` gets its document's prefix (``chapters-05_selection--...``),
+sections, then the documents. Every ``id`` gets its document's prefix (``chapters-06_selection--...``),
 so ids that repeat across pages stay unique, and every link between pages of the book becomes a link
 inside the PDF; links to pages that are not printed (search, index) become plain text; external links
 stay. Chromium writes the outline (bookmarks) from the headings; pypdf sets the title metadata, and

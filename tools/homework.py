@@ -1,8 +1,8 @@
 """Homework from the chapters' exercises, with nbgrader: generate the assignments, grade a folder of submissions.
 
-    python tools/homework.py generate --out _homework               # every assignment (or: --only hw04 hw13)
-    python tools/homework.py grade SUBMISSIONS --out _gradebook     # SUBMISSIONS/<student id>/hw04.ipynb ...
-    python tools/homework.py numbers hw04 STUDENT_ID                 # one student's numbers (for the teacher)
+    python tools/homework.py generate --out _homework               # every assignment (or: --only hw05 hw14)
+    python tools/homework.py grade SUBMISSIONS --out _gradebook     # SUBMISSIONS/<student id>/hw05.ipynb ...
+    python tools/homework.py numbers hw05 STUDENT_ID                 # one student's numbers (for the teacher)
 
 ``generate`` writes ``student/hwNN.ipynb`` (to hand out: the chapter's exercises, a cell printing the
 student's own numbers, answer cells; no solution, no hidden test), ``teacher/hwNN.ipynb`` (with the chapter's
@@ -29,7 +29,7 @@ def main(argv=None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     g = sub.add_parser("generate", help="write the assignments")
     g.add_argument("--out", type=Path, default=Path("_homework"))
-    g.add_argument("--only", nargs="*", help="assignment ids, e.g. hw04 hw13 (default: all)")
+    g.add_argument("--only", nargs="*", help="assignment ids, e.g. hw05 hw14 (default: all)")
     r = sub.add_parser("grade", help="grade a folder SUBMISSIONS/<student id>/<assignment>.ipynb")
     r.add_argument("submissions", type=Path)
     r.add_argument("--out", type=Path, default=Path("_gradebook"))

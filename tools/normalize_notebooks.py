@@ -2,7 +2,7 @@
 
     python tools/normalize_notebooks.py            # rewrite the notebooks that differ (metadata only)
     python tools/normalize_notebooks.py --check    # list them and exit 1 if any (what the test checks)
-    python tools/normalize_notebooks.py chapters/13_quantiles.ipynb ...
+    python tools/normalize_notebooks.py chapters/14_quantiles.ipynb ...
 
 Why: JupyterLab starts the notebook's kernel and writes that kernel's spec into the notebook's metadata. The
 chapters were stored with ``"display_name": "Python 3"`` while ipykernel installs the kernel as

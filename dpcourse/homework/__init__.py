@@ -43,7 +43,7 @@ def check_student_id(student_id) -> str:
 
 
 def assignment_for(assignment: str) -> tuple[str, tuple[Question, ...]]:
-    """``(chapter stem, questions)`` of an assignment id such as ``"hw04"``; a ValueError names the known ids."""
+    """``(chapter stem, questions)`` of an assignment id such as ``"hw05"``; a ValueError names the known ids."""
     if assignment not in ASSIGNMENTS:
         raise ValueError(f"assignment must be one of {sorted(ASSIGNMENTS)}, got {assignment!r}")
     return ASSIGNMENTS[assignment], questions(assignment)

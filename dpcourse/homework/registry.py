@@ -181,11 +181,11 @@ def _crossover_variant(rng):
 
 ASSIGNMENTS = {
     "hw01": "01_promise", "hw02": "02_randomized_response", "hw03": "03_laplace",
-    "hw03b": "03b_composition_basics", "hw04": "04_histograms", "hw05": "05_selection",
-    "hw06": "06_approximate_dp", "hw07": "07_gaussian", "hw08": "08_composition", "hw09": "09_testing",
-    "hw10": "10_noise_on_a_computer", "hw11": "11_many_queries", "hw12": "12_query_release",
-    "hw13": "13_quantiles", "hw14": "14_private_learning", "hw15": "15_local_dp", "hw16": "16_dp_at_scale",
-    "hw17": "17_dp_in_the_world",
+    "hw04": "04_composition_basics", "hw05": "05_histograms", "hw06": "06_selection",
+    "hw07": "07_approximate_dp", "hw08": "08_gaussian", "hw09": "09_composition", "hw10": "10_testing",
+    "hw11": "11_noise_on_a_computer", "hw12": "12_many_queries", "hw13": "13_query_release",
+    "hw14": "14_quantiles", "hw15": "15_private_learning", "hw16": "16_local_dp", "hw17": "17_dp_at_scale",
+    "hw18": "18_dp_in_the_world",
 }
 
 _QUESTIONS = {
@@ -196,39 +196,39 @@ _QUESTIONS = {
     "hw03": (_code("ex-laplace-inverse-cdf", "my_inverse_cdf", ex_laplace.check_inverse_cdf_sampler),
              _number("ex-laplace-sample-size", "my_n", lambda a, p: ex_laplace.check_sample_size(a, **p),
                      _sample_size_variant)),
-    "hw03b": (_code("ex-cb-plan", "my_plan_epsilon", ex_composition_basics.check_plan_epsilon),),
-    "hw04": (_code("ex-hist-implement", "my_dp_histogram", ex_histogram.check_my_dp_histogram,
+    "hw04": (_code("ex-cb-plan", "my_plan_epsilon", ex_composition_basics.check_plan_epsilon),),
+    "hw05": (_code("ex-hist-implement", "my_dp_histogram", ex_histogram.check_my_dp_histogram,
                    HiddenTest("a bad epsilon is refused", 1.0, refuses_bad_epsilon(_histogram_args))),
              _number("ex-hist-argmax", "my_gap", _check_argmax_gap, _argmax_variant)),
-    "hw05": (_code("ex-sel-em-code", "my_em_probabilities", ex_selection.check_em_probabilities),
+    "hw06": (_code("ex-sel-em-code", "my_em_probabilities", ex_selection.check_em_probabilities),
              _number("ex-sel-pumpkin", "my_epsilon", lambda a, p: ex_selection.check_pumpkin_epsilon(a))),
-    "hw06": (_code("ex-approx-group-code", "my_group_delta", ex_gaussian.check_group_delta),),
-    "hw07": (_code("ex-gaussian-analytic-code", "my_analytic_sigma", ex_gaussian.check_analytic_sigma),),
-    "hw08": (_code("ex-comp-optimal-delta", "my_optimal_delta", ex_composition.check_optimal_delta),),
-    "hw09": (_code("ex-audit-fix-mean", "my_dp_mean", ex_audit.check_clamped_mean),),
-    "hw10": (_code("ex-noise-bernoulli", "my_bernoulli_exp", ex_noise.check_bernoulli_exp),
+    "hw07": (_code("ex-approx-group-code", "my_group_delta", ex_gaussian.check_group_delta),),
+    "hw08": (_code("ex-gaussian-analytic-code", "my_analytic_sigma", ex_gaussian.check_analytic_sigma),),
+    "hw09": (_code("ex-comp-optimal-delta", "my_optimal_delta", ex_composition.check_optimal_delta),),
+    "hw10": (_code("ex-audit-fix-mean", "my_dp_mean", ex_audit.check_clamped_mean),),
+    "hw11": (_code("ex-noise-bernoulli", "my_bernoulli_exp", ex_noise.check_bernoulli_exp),
              _code("ex-noise-lattice-scale", "my_lattice_scale", ex_noise.check_lattice_scale)),
-    "hw11": (_code("ex-many-svt-scales", "my_svt_scales", ex_queries.check_svt_scales),),
-    "hw12": (_code("ex-release-sample-size", "my_sample_size", ex_queries.check_sample_size),),
-    "hw13": (_number("ex-quant-interval", "my_probability", _check_interval, _interval_variant),
+    "hw12": (_code("ex-many-svt-scales", "my_svt_scales", ex_queries.check_svt_scales),),
+    "hw13": (_code("ex-release-sample-size", "my_sample_size", ex_queries.check_sample_size),),
+    "hw14": (_number("ex-quant-interval", "my_probability", _check_interval, _interval_variant),
              _code("ex-quant-ls", "my_local_sensitivity", ex_quantiles.check_local_sensitivity),
              _number("ex-quant-rank", "my_t", _check_rank, _rank_variant)),
-    "hw14": (_number("learn-ex-sensitivity", "my_sensitivity",
+    "hw15": (_number("learn-ex-sensitivity", "my_sensitivity",
                      lambda a, p: ex_learning.check_output_sensitivity(a, **p), _output_sensitivity_variant),
              _code("learn-ex-amplification", "my_amplification", ex_learning.check_amplification)),
-    "hw15": (_number("ex-ldp-crossover", "my_d", lambda a, p: ex_local_dp.check_crossover_domain(a, **p),
+    "hw16": (_number("ex-ldp-crossover", "my_d", lambda a, p: ex_local_dp.check_crossover_domain(a, **p),
                      _crossover_variant),
              _code("ex-ldp-oue-estimator", "my_oue_estimate", ex_local_dp.check_oue_estimator)),
-    "hw16": (_number("scale-ex-sum-scale", "my_scale", lambda a, p: ex_scale.check_sum_scale(a)),
+    "hw17": (_number("scale-ex-sum-scale", "my_scale", lambda a, p: ex_scale.check_sum_scale(a)),
              _number("scale-ex-user-level", "my_epsilon", lambda a, p: ex_scale.check_user_level_epsilon(a)),
              _code("scale-ex-keep-sequence", "my_keep", ex_scale.check_keep_sequence)),
-    "hw17": (_code("world-ex-posterior", "my_posterior_bound", ex_deid.check_posterior_bound),
+    "hw18": (_code("world-ex-posterior", "my_posterior_bound", ex_deid.check_posterior_bound),
              _number("world-ex-unit", "my_epsilon", lambda a, p: ex_deid.check_user_epsilon(a))),
 }
 
 
 def questions(assignment: str) -> tuple[Question, ...]:
-    """The gradable questions of ``assignment`` (``"hw01"`` ... ``"hw17"``), in the chapter's order."""
+    """The gradable questions of ``assignment`` (``"hw01"`` ... ``"hw18"``), in the chapter's order."""
     if assignment not in _QUESTIONS:
         raise ValueError(f"assignment must be one of {sorted(_QUESTIONS)}, got {assignment!r}")
     return _QUESTIONS[assignment]

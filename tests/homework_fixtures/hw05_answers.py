@@ -1,4 +1,4 @@
-"""Answer cells of the fixture submissions of assignment hw04, keyed by student.
+"""Answer cells of the fixture submissions of assignment hw05, keyed by student.
 
 Each entry maps a question label to the source of its answer cell; ``{gap:...}`` placeholders are filled by
 the test with the gap computed for a student (``gap_for``), as a student would type a number.
