@@ -217,12 +217,8 @@ def _per_partition_parameters(eps: float, delta: float, m: int) -> tuple[float, 
     return eps / m, -math.expm1(math.log1p(-delta) / m)
 
 
-def _keep_probability(n: np.ndarray, eps: float, delta: float) -> np.ndarray:
-    """Closed form of the largest keep-probability sequence satisfying the (eps, delta) constraints."""
-    if delta == 0.0:  # delta / max_partitions underflowed: with delta = 0 no partition may ever be kept
-        return np.zeros(n.shape)
-    if eps == 0.0:  # epsilon / max_partitions underflowed: the (0, delta) rule p(n) = min(n delta, 1)
-        return np.minimum(n.astype(np.float64) * delta, 1.0)
+def _regimes(eps: float, delta: float) -> tuple[float, float, float, float]:
+    """(e^eps - 1, n1, p(n1), n2) of the closed form, for eps > 0 and delta in (0, 1) (floats)."""
     em1 = math.expm1(eps) if eps < 700 else math.inf
     # Regime 1 (p(n) = e^eps p(n-1) + delta) lasts up to n1; regime 2 (1 - p(n) = e^-eps (1 - p(n-1) - delta))
     # follows; p = 1 from n2 on.
@@ -237,6 +233,16 @@ def _keep_probability(n: np.ndarray, eps: float, delta: float) -> np.ndarray:
         p1 = delta * math.exp((n1 - 1.0) * eps) * (-math.expm1(-n1 * eps)) / (-math.expm1(-eps))
         g = math.log1p(em1 / delta * (1.0 - p1)) / eps
         n2 = n1 + math.floor(g) if g < 2.0**62 else math.inf
+    return em1, n1, p1, n2
+
+
+def _keep_probability(n: np.ndarray, eps: float, delta: float) -> np.ndarray:
+    """Closed form of the largest keep-probability sequence satisfying the (eps, delta) constraints."""
+    if delta == 0.0:  # delta / max_partitions underflowed: with delta = 0 no partition may ever be kept
+        return np.zeros(n.shape)
+    if eps == 0.0:  # epsilon / max_partitions underflowed: the (0, delta) rule p(n) = min(n delta, 1)
+        return np.minimum(n.astype(np.float64) * delta, 1.0)
+    em1, n1, p1, n2 = _regimes(eps, delta)
     nf = n.astype(np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         nl = np.clip(nf, 1.0, n1)
@@ -317,7 +323,18 @@ _EXP_BITS = 256                                  # L = A / 2**256 is the rationa
 _EPS_MARGIN = Fraction(1) - Fraction(1, 2**49)   # absorbs the float roundings of epsilon / parts / m
 _GUARD_BITS = 64                                 # the grid 1/K is at most 2**-64 delta1
 _WORD = 0xFFFF_FFFF_FFFF_FFFF
-_SEQUENCES: dict = {}                            # greedy threshold sequences, extended on demand
+_SEQUENCES: dict = {}                            # greedy threshold sequences, built to saturation
+
+#: Most steps n of the certified threshold sequence T(n) one setting may need before T(n) = K (3-6 s of
+#: integer arithmetic at 3-6 microseconds a step; epsilon = 0.01, delta = 1e-12 split over 150 partitions needs
+#: 6.6e5): a setting (epsilon / max_partitions, delta) whose sequence would be longer is refused
+#: by name before anything is built. The length depends on the public parameters only (219 at epsilon1 = 0.1,
+#: delta = 1e-6; 1.5e5 at epsilon1 = 0.01, delta = 5e-324; about 1 / delta1 as epsilon1 -> 0).
+SELECTION_MAX_STEPS = 2**20
+
+
+class SelectionTooLongError(ValueError):
+    """The certified threshold sequence would need more than :data:`SELECTION_MAX_STEPS` steps."""
 
 
 class KeepThresholds(NamedTuple):
@@ -378,12 +395,55 @@ def _certified_parameters(eps1: float, delta1: float, delta: float, m: int) -> t
     return a, int(Fraction(delta) * big / m), k  # (1 - D/K)^m >= 1 - m D / K >= 1 - delta (Bernoulli)
 
 
-def _threshold_sequence(a: int, d: int, k: int, n_max: int) -> list:
-    """T(0), ..., T(min(n_max, first n with T(n) = K)) of the greedy integer rule (never mutate it)."""
+def _log1p_exp(x: float) -> float:
+    """log(1 + e^x) without overflow."""
+    return x + math.log1p(math.exp(-x)) if x > 0 else math.log1p(math.exp(x))
+
+
+def _saturation_estimate(a: int, d: int, k: int) -> float:
+    """About the first n with T(n) = K, from the real recurrence with L = a / 2**256 and delta1 = d / K.
+
+    Regime 1 (``p' = L p + delta1``) runs until the crossover ``p* = (1 - delta1) / (L + 1)``, taking
+    ``log(1 + p* (L - 1) / delta1) / log L`` steps; regime 2 (``1 - p' = (1 - p - delta1) / L``) takes
+    ``log(1 + (1 - p*) (L - 1) / delta1) / log L`` more; with L = 1 the rule is ``p(n) = n delta1``. In
+    logarithms, so that no delta1 and no L can underflow or overflow. Within a few steps of the length the
+    integer rule really has (checked in ``tests/test_scale.py``); :func:`_threshold_sequence` stops at the cap
+    anyway, so a low estimate costs time, never correctness.
+    """
+    log_l = math.log(a) - _EXP_BITS * math.log(2.0)
+    log_d = math.log(d) - k * math.log(2.0)
+    if log_l <= 0.0:                                     # L = 1: T(n) = n D
+        return math.ceil(math.exp(min(-log_d, 700.0))) + 1.0
+    log_lm1 = math.log(math.expm1(log_l)) if log_l < 1.0 else log_l + math.log(-math.expm1(-log_l))
+    log_p = math.log((1 << k) - d) - k * math.log(2.0) - _log1p_exp(log_l)   # log p*, p* <= 1/2
+    log_q = math.log1p(-math.exp(log_p))                             # log (1 - p*)
+    steps = (_log1p_exp(log_p + log_lm1 - log_d) + _log1p_exp(log_q + log_lm1 - log_d)) / log_l
+    return math.ceil(min(steps, 1e300)) + 1.0
+
+
+def _refuse_long_selection(eps1: float, delta: float, m: int, steps) -> None:
+    raise ValueError(
+        f"partition selection at epsilon / max_partitions = {eps1!r}, delta = {delta!r}, max_partitions = {m} "
+        f"needs {steps} steps to certify its keep thresholds; at most SELECTION_MAX_STEPS = {SELECTION_MAX_STEPS} "
+        "(the cap on one call's work, 3-6 s): raise epsilon or delta, or lower max_partitions "
+        "(the number of steps grows like 2 log(epsilon1 / delta1) / epsilon1, and like 1 / delta1 as epsilon1 -> 0)")
+
+
+def _threshold_sequence(a: int, d: int, k: int, n_max=None) -> list:
+    """T(0), ..., T(N), N the first n with T(n) = K, of the greedy integer rule (never mutate it).
+
+    With ``n_max`` None (every release) the sequence is built to saturation: the work depends on the public
+    (a, d, k) only, never on the largest user count of the data. With an ``n_max`` (a public count, asked by
+    :func:`partition_selection_thresholds` for a setting over the cap) it stops at T(n_max) or saturation.
+    At most :data:`SELECTION_MAX_STEPS` steps: a sequence that has not saturated by then raises
+    :class:`SelectionTooLongError` (its caller names the public parameters).
+    """
     key = (a, d, k)
     seq = _SEQUENCES.pop(key, None) or [0]
     big, t = 1 << k, seq[-1]
-    while len(seq) <= n_max and t < big:
+    while t < big and (n_max is None or len(seq) <= n_max):
+        if len(seq) > SELECTION_MAX_STEPS:             # a hard stop: T(SELECTION_MAX_STEPS) < K
+            raise SelectionTooLongError(f"more than {SELECTION_MAX_STEPS}")
         r = big - t - d
         up = ((a * t) >> _EXP_BITS) + d                                  # floor(L T + D)
         down = big - (-(-(r << _EXP_BITS) // a)) if r > 0 else big       # K - ceil((K - T - D) / L)
@@ -395,12 +455,31 @@ def _threshold_sequence(a: int, d: int, k: int, n_max: int) -> list:
     return seq
 
 
-def _thresholds_for(counts: np.ndarray, eps1: float, delta1: float, delta: float, m: int):
-    """The thresholds T(counts) (a list aligned with ``counts.ravel()``), K, and the parameters used."""
+def _selection_sequence(eps1: float, delta1: float, delta: float, m: int, n_max=None):
+    """The certified sequence T(0..N) and (a, d, k), or a ValueError naming the public parameters whose
+    sequence is longer than :data:`SELECTION_MAX_STEPS` (from an estimate, before anything is built). A
+    release calls it with ``n_max`` None before looking at the data, so that whether it is refused never
+    depends on the data (an empty table too). :func:`partition_selection_thresholds`, whose counts are public,
+    passes their largest: a setting over the cap then gets T(0..n_max), n_max at most the cap."""
     a, d, k = _certified_parameters(eps1, delta1, delta, m)
+    estimate = _saturation_estimate(a, d, k)
+    if estimate > SELECTION_MAX_STEPS:
+        if n_max is None or n_max > SELECTION_MAX_STEPS:
+            _refuse_long_selection(eps1, delta, m, f"about {estimate:.3g}")
+    else:
+        n_max = None
+    try:
+        seq = _threshold_sequence(a, d, k, n_max)
+    except SelectionTooLongError as err:
+        _refuse_long_selection(eps1, delta, m, str(err))
+    return seq, a, d, k
+
+
+def _thresholds_for(counts: np.ndarray, eps1: float, delta1: float, delta: float, m: int, n_max=None):
+    """The thresholds T(counts) (a list aligned with ``counts.ravel()``), K, and the parameters used."""
     flat = counts.ravel()
-    seq = _threshold_sequence(a, d, k, int(flat.max()) if flat.size else 0)
-    idx = np.minimum(flat, len(seq) - 1)   # past the end of the sequence T = K (it stopped there)
+    seq, a, d, k = _selection_sequence(eps1, delta1, delta, m, n_max)
+    idx = np.minimum(flat, len(seq) - 1)   # from N on T = K: every count >= N maps to the last entry
     return seq, idx, a, d, k
 
 
@@ -450,10 +529,15 @@ def partition_selection_thresholds(n_users, epsilon, delta, *, max_partitions=1)
     and gives ``T(n) = n D``; a huge one as ``k + 64`` (a smaller L is always safe; T then reaches K in
     three steps).
 
-    Cost: a few microseconds of integer arithmetic per n, from 0 to the largest user count asked for or
-    to the first n with T(n) = K, whichever is smaller (219 steps at eps1 = 0.1, delta = 1e-6; the count
-    grows like log(eps1 / delta1) / eps1, the length of the two regimes of the closed form); the sequence
-    is cached.
+    Cost: a few microseconds of integer arithmetic per n, from 0 to the first n = N with T(n) = K, whatever
+    the user counts asked for (every count >= N has T = K): the work, and so the run time of
+    :func:`select_partitions` and :func:`dp_group_by`, depends on the public (epsilon, delta,
+    max_partitions) only, never on a private count. N is 218 at eps1 = 0.1, delta = 1e-6 and grows like
+    2 log(eps1 / delta1) / eps1 (the two regimes of the closed form), like 1 / delta1 as eps1 -> 0; the
+    sequence is cached. For a setting with N above ``SELECTION_MAX_STEPS`` = 2**20 (3-6 s; known from an
+    estimate of N made before anything is built, with a hard stop at the cap) :func:`select_partitions` and
+    :func:`dp_group_by` refuse with a ValueError naming the parameters and the cap, on any data; this
+    function, whose ``n_users`` are public, computes T(n) for n up to the cap and refuses larger n the same way.
 
     Returns
     -------
@@ -473,10 +557,43 @@ def partition_selection_thresholds(n_users, epsilon, delta, *, max_partitions=1)
     eps = check_epsilon(epsilon)
     dlt = check_delta(delta, allow_zero=False)
     m = check_positive_int(max_partitions, "max_partitions")
-    seq, idx, a, d, k = _thresholds_for(n, *_per_partition_parameters(eps, dlt, m), dlt, m)
+    n_max = int(n.max()) if n.size else 0      # public here: a setting over the cap is answered up to the cap
+    seq, idx, a, d, k = _thresholds_for(n, *_per_partition_parameters(eps, dlt, m), dlt, m, n_max)
     out = np.empty(idx.size, dtype=object)
     out[:] = [seq[i] for i in idx]
     return KeepThresholds(out.reshape(n.shape), 1 << k, Fraction(a, 1 << _EXP_BITS), Fraction(d, 1 << k))
+
+
+def _check_exp_epsilon(exp_epsilon) -> Fraction:
+    """A rational e^eps >= 1: a Fraction or an int exactly (no float overflow), else a finite real >= 1."""
+    if isinstance(exp_epsilon, (Fraction, int)) and not isinstance(exp_epsilon, bool):
+        e = Fraction(exp_epsilon)
+        if e < 1:
+            raise ValueError(f"exp_epsilon must be a real number >= 1 (a bound of e^epsilon), got {exp_epsilon!r}")
+        return e
+    return Fraction(check_real(exp_epsilon, "exp_epsilon", low=1.0))
+
+
+def _check_thresholds(thresholds, big: int) -> list:
+    """The thresholds as Python ints in [0, K]; at most SELECTION_MAX_STEPS + 1 of them (a longer sequence
+    is never built)."""
+    try:
+        size = thresholds.size if isinstance(thresholds, np.ndarray) else len(thresholds)
+    except TypeError:
+        raise TypeError(f"thresholds must be a sequence of integers in [0, denominator], got "
+                        f"{type(thresholds).__name__}") from None
+    if size > SELECTION_MAX_STEPS + 1:
+        raise ValueError(f"thresholds holds {size} values; at most SELECTION_MAX_STEPS + 1 = "
+                         f"{SELECTION_MAX_STEPS + 1} (the longest sequence partition_selection_thresholds builds)")
+    out = []
+    for x in np.ravel(np.asarray(list(thresholds) if not isinstance(thresholds, np.ndarray) else thresholds,
+                                 dtype=object)):
+        if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Integral):
+            raise TypeError(f"thresholds must hold integers in [0, denominator], got {type(x).__name__} {x!r}")
+        if not 0 <= int(x) <= big:
+            raise ValueError(f"thresholds must hold integers in [0, denominator = {big}], got {int(x)}")
+        out.append(int(x))
+    return out
 
 
 def achieved_selection_delta(thresholds, denominator, exp_epsilon, *, max_partitions=1) -> Fraction:
@@ -485,8 +602,10 @@ def achieved_selection_delta(thresholds, denominator, exp_epsilon, *, max_partit
     delta1 is the largest violation of the four inequalities of theorem ``scale-thm-optimal-selection``
     (``p(n) <= e p(n-1) + delta1``, ``1 - p(n-1) <= e (1 - p(n)) + delta1`` and the two exchanged ones)
     over consecutive n with ``e = exp_epsilon`` (a rational), computed in integers; the result is the
-    m-fold composition ``1 - (1 - delta1)**m``. With ``exp_epsilon`` at or below e^(epsilon/m) it is an
-    upper bound of the delta the rule meets on those n (it checks the coins, not the float formula).
+    m-fold composition ``1 - (1 - delta1)**m`` (exact up to m = 1000; above, ``(1 - delta1)**m`` is bounded
+    from below in fixed point with 64 guard bits, so the result is an upper bound, in milliseconds even at
+    m = 2**64). With ``exp_epsilon`` at or below e^(epsilon/m) it is an upper bound of the delta the rule
+    meets on those n (it checks the coins, not the float formula).
 
     Examples
     --------
@@ -494,14 +613,25 @@ def achieved_selection_delta(thresholds, denominator, exp_epsilon, *, max_partit
     >>> achieved_selection_delta(th.thresholds, th.denominator, th.exp_epsilon_lower) <= Fraction(1e-12)
     True
     """
-    e = Fraction(exp_epsilon)
-    a, b, big = e.numerator, e.denominator, int(denominator)
-    t = [int(x) for x in np.ravel(np.asarray(thresholds, dtype=object))]
+    big = check_positive_int(denominator, "denominator")
+    e = _check_exp_epsilon(exp_epsilon)
+    a, b = e.numerator, e.denominator
+    t = _check_thresholds(thresholds, big)
     worst = 0
     for t0, t1 in zip(t[:-1], t[1:]):
         worst = max(worst, t1 * b - a * t0, (big - t0) * b - a * (big - t1), t0 * b - a * t1,
                     (big - t1) * b - a * (big - t0))
-    return 1 - (1 - Fraction(worst, big * b)) ** check_positive_int(max_partitions, "max_partitions")
+    m = check_positive_int(max_partitions, "max_partitions")
+    if worst == 0:
+        return Fraction(0)
+    if m <= _EXACT_COMPOSITION:
+        return 1 - (1 - Fraction(worst, big * b)) ** m
+    g = (big * b).bit_length() + 64           # (1 - delta1)^m from below in fixed point: the result is above
+    base = ((big * b - worst) << g) // (big * b)
+    return 1 - _power_lower(base, g, m)
+
+
+_EXACT_COMPOSITION = 1000   # above, the m-fold composition is an upper bound (a Fraction of m bits is slow)
 
 
 def _released_keys(keys: np.ndarray) -> np.ndarray:
@@ -591,6 +721,7 @@ def select_partitions(user_ids, keys, epsilon, delta, *, max_partitions=1, rng=N
     dlt = check_delta(delta, allow_zero=False)
     m = check_positive_int(max_partitions, "max_partitions")
     gen = as_rng(rng)
+    _selection_sequence(*_per_partition_parameters(eps, dlt, m), dlt, m)   # refused or not, whatever the data
     if users.size == 0:
         return _released_keys(users)
     uid = np.unique(users, return_inverse=True)[1].ravel()
@@ -748,6 +879,8 @@ def dp_group_by(user_ids, keys, values, epsilon, delta, *, metrics=("count", "su
             raise ValueError("bounds=(lower, upper) must be given for the metric 'sum'")
         lo, hi = _check_pair(bounds)
     gen = as_rng(rng)
+    if not public:   # refused or not, whatever the data (an empty table too)
+        _selection_sequence(*_per_partition_parameters(eps / (len(names) + 1), dlt, m), dlt, m)
     if public:
         released = np.unique(_labels_column(public_partitions, "public_partitions"))
         if ks.size and released.dtype.kind != ks.dtype.kind and {released.dtype.kind, ks.dtype.kind} & {"U", "S"}:

@@ -669,15 +669,36 @@ def _group_by(values, epsilon, delta, max_partitions, max_per_partition, rng):
                           max_partitions=max_partitions, max_per_partition=max_per_partition, rng=rng)
 
 
+def _thresholds(n_users, epsilon, delta, max_partitions):
+    th = dp.scale.partition_selection_thresholds(n_users, epsilon, delta, max_partitions=max_partitions)
+    return np.array([float(Fraction(int(t), th.denominator)) for t in np.ravel(th.thresholds)])
+
+
+_TH = dp.scale.partition_selection_thresholds(range(30), 1.0, 1e-5)
+SEL_THRESHOLDS = Kind([int(t) for t in _TH.thresholds], st.lists(st.integers(0, 2**128), max_size=8),
+                      [None, 3, 2.5, [NAN], [1.5], ["1"], [True], [-1], [2**200], [[1, 2], [3]], range(10**12)],
+                      [[], [0], [2**128] * 3])
+SEL_DENOMINATOR = integer(v_lo=2**128, v_hi=2**130, default=_TH.denominator, edge=[2**128])
+SEL_DENOMINATOR.bad += [2**127]   # below the default thresholds
+SEL_EXP_EPS = Kind(_TH.exp_epsilon_lower, st.fractions(1, 50), list(NOT_A_NUMBER[:7]) + [NAN, INF, 0.5, Fraction(1, 2)],
+                   [1, 1e308, Fraction(2**1000, 3)])
+
 SPECS += [
+    Spec("scale.partition_selection_thresholds", _thresholds,
+         [A("n_users", N_USERS), A("epsilon", EPS), A("delta", DELTA_POS), A("max_partitions", POSINT)], "unit",
+         10, 6.0),  # building the sequence to its cap SELECTION_MAX_STEPS = 2**20 takes 3-6 s
+    Spec("scale.achieved_selection_delta", dp.scale.achieved_selection_delta,
+         [A("thresholds", SEL_THRESHOLDS), A("denominator", SEL_DENOMINATOR), A("exp_epsilon", SEL_EXP_EPS),
+          A("max_partitions", POSINT, True)], "unit", 10),
     Spec("partition_selection_probability", dp.partition_selection_probability,
          [A("n_users", N_USERS), A("epsilon", EPS), A("delta", DELTA_POS), A("max_partitions", POSINT, True)], "unit"),
     Spec("bound_contributions", _bound, [A("user_ids", USER_IDS), A("max_partitions", POSINT),
                                          A("max_per_partition", POSINT), A("rng", RNG)]),
     Spec("select_partitions", _select, [A("user_ids", USER_IDS), A("epsilon", EPS_MODEST), A("delta", DELTA_POS),
-                                        A("rng", RNG)]),
+                                        A("rng", RNG)], "any", 25, 6.0),  # a tiny epsilon: thresholds up to the cap
     Spec("dp_group_by", _group_by, [A("values", GROUP_VALUES), A("epsilon", EPS_MODEST), A("delta", DELTA_POS),
-                                    A("max_partitions", POSINT), A("max_per_partition", POSINT), A("rng", RNG)]),
+                                    A("max_partitions", POSINT), A("max_per_partition", POSINT), A("rng", RNG)],
+         "any", 25, 6.0),  # the threshold sequence, up to SELECTION_MAX_STEPS = 2**20 steps (3-6 s)
 ]
 COVERED_MODULES |= {"scale"}
 

@@ -564,3 +564,77 @@ def test_threshold_sequence_length_stated_in_the_docstring():
     a, d, k = _certified_parameters(*_per_partition_parameters(0.1, 1e-6, 1), 1e-6, 1)
     seq = _threshold_sequence(a, d, k, 10**6)
     assert len(seq) == 219 and seq[-1] == 2**k and seq[-2] < 2**k
+
+
+# ----------------------------------------------------------------------------------------------------
+# The certified sequence: built to saturation from public parameters only, with a cap (issue 21).
+
+def _fresh_sequences(monkeypatch):
+    import dpcourse.scale as scale
+    monkeypatch.setattr(scale, "_SEQUENCES", {})
+    return scale
+
+
+def test_threshold_work_depends_on_public_parameters_only(monkeypatch):
+    """The sequence is built to T = K whatever the largest user count asked for (the private count of
+    select_partitions): a count of 0 builds all 219 steps, a count of 10**12 (a hang before) reuses them."""
+    scale = _fresh_sequences(monkeypatch)
+    partition_selection_thresholds([0], 0.1, 1e-6)
+    (seq,) = scale._SEQUENCES.values()
+    assert len(seq) == 219 and seq[-1] == 2**128
+    th = partition_selection_thresholds([5, 10**12], 0.1, 1e-6)
+    assert th.thresholds[0] == seq[5] and th.thresholds[1] == th.denominator
+    assert list(scale._SEQUENCES.values()) == [seq]       # nothing built beyond saturation
+
+
+@pytest.mark.parametrize("eps,delta,m", [(1e-9, 1e-12, 1), (1e-3, 1e-100, 3), (1e-300, 1e-7, 1), (1e-3, DELTA_MIN, 1)])
+def test_selection_refused_by_name_when_the_sequence_passes_the_cap(monkeypatch, eps, delta, m):
+    """Public parameters whose sequence would run past SELECTION_MAX_STEPS are refused before anything is
+    built by select_partitions and dp_group_by, for the empty table too (the refusal does not depend on the
+    data), and by partition_selection_thresholds for a (public) count above the cap. Below the cap that
+    function answers for the counts asked, building no further (the chapter checks such prefixes)."""
+    scale = _fresh_sequences(monkeypatch)
+    calls = [lambda: partition_selection_thresholds([10**12], eps, delta, max_partitions=m),
+             lambda: partition_selection_thresholds([scale.SELECTION_MAX_STEPS + 1], eps, delta, max_partitions=m),
+             lambda: select_partitions([], [], eps, delta, max_partitions=m),
+             lambda: select_partitions([1], ["a"], eps, delta, max_partitions=m),
+             lambda: dp_group_by([], [], None, eps * 2, delta, metrics=("count",), max_partitions=m,
+                                 max_per_partition=1)]
+    for call in calls:
+        with pytest.raises(ValueError, match=r"delta = .*max_partitions = .*SELECTION_MAX_STEPS = 1048576"):
+            call()
+    assert scale._SEQUENCES == {}
+    th = partition_selection_thresholds([0, 3], eps, delta, max_partitions=m)
+    assert [len(seq) for seq in scale._SEQUENCES.values()] == [4] and th.thresholds[1] < th.denominator
+
+
+def test_saturation_estimate_is_within_three_steps_above_the_true_length():
+    """The pre-check's estimate of N (first n with T(n) = K) is never below N and at most 3 above, from
+    L = 1 (epsilon1 underflowed) to a huge epsilon1, so a refused setting really is over the cap."""
+    from dpcourse.scale import _certified_parameters, _per_partition_parameters, _saturation_estimate
+
+    for eps, delta, m in itertools.product([1e-60, 1e-2, 1.0, 20.0, 1e300], [0.9, 1e-3, 1e-12, DELTA_MIN],
+                                           [1, 7]):
+        params = _certified_parameters(*_per_partition_parameters(eps, delta, m), delta, m)
+        est = _saturation_estimate(*params)
+        if est > 20_000:
+            continue
+        t = partition_selection_thresholds(np.arange(int(est) + 2), eps, delta, max_partitions=m).thresholds
+        first = list(t).index(2**params[2])
+        assert first <= est <= first + 3, (eps, delta, m, first, est)
+
+
+def test_hard_stop_at_the_cap_when_the_estimate_is_low(monkeypatch):
+    """If the estimate were too low the build still stops at the cap: with SELECTION_MAX_STEPS = 217 and the
+    estimate disabled, the 218-step sequence of epsilon1 = 0.1, delta = 1e-6 is refused with the same named
+    error (and not cached); with the cap at 218 it is built, 219 entries, T(218) = K."""
+    scale = _fresh_sequences(monkeypatch)
+    monkeypatch.setattr(scale, "_saturation_estimate", lambda a, d, k: 0.0)
+    monkeypatch.setattr(scale, "SELECTION_MAX_STEPS", 217)
+    with pytest.raises(ValueError, match=r"needs more than 217 steps.*SELECTION_MAX_STEPS = 217"):
+        partition_selection_thresholds([3], 0.1, 1e-6)
+    assert scale._SEQUENCES == {}
+    monkeypatch.setattr(scale, "SELECTION_MAX_STEPS", 218)
+    partition_selection_thresholds([3], 0.1, 1e-6)
+    (seq,) = scale._SEQUENCES.values()
+    assert len(seq) == 219 and seq[-2] < seq[-1] == 2**128
