@@ -385,3 +385,57 @@ def test_pld_refuses_more_runs_than_its_cap_at_once():
     assert math.isfinite(table["rdp"].epsilon)
     # at q = 1 the runs compose in closed form, with no cap
     assert dpsgd_epsilon(1.0, 10.0, 10**12, DELTA) == pytest.approx(gaussian_epsilon(DELTA, 10**6 / 10.0), rel=1e-12)
+
+
+def _reference_calibration(eps_of, eps, tol):
+    """The calibration as first written: double from 1, halve evaluating every lower end, then bisect."""
+    hi = 1.0
+    while eps_of(hi) > eps:
+        hi *= 2.0
+    lo = hi / 2.0
+    while eps_of(lo) <= eps:
+        hi, lo = lo, lo / 2.0
+    while hi / lo > 1.0 + tol:
+        mid = math.sqrt(lo * hi)
+        lo, hi = (lo, mid) if eps_of(mid) <= eps else (mid, hi)
+    return hi
+
+
+@pytest.mark.parametrize("target", [0.0951, 0.3, 0.7071, 0.75, 1.5, 3.0, 5000.0])
+def test_calibration_skips_the_dearest_evaluation_and_returns_the_same_sigma(monkeypatch, target):
+    """The PLD's cost grows like 1/sigma^2, so the lower end of the bracket is the dearest query (2.9 s of the
+    15-20 s of dpsgd_noise_multiplier(1e-6, 10, 1.0, 1e-5)). With a stand-in epsilon (decreasing in sigma, the
+    smallest sufficient sigma at ``target``) the calibration returns the sigma of the first-written algorithm and
+    queries each sigma once; when the first midpoint of the final bracket [lo, 2 lo] is above the budget (0.0951,
+    0.75) the dear lo is never queried. The price: while halving, the midpoint of each bracket above the final one
+    is queried too, always at a sigma above 2 lo (cheaper than every query of the bisection)."""
+    def fake(q, sigma, k, d, method="pld"):
+        asked.append(sigma)
+        return 1.0 if sigma >= target else 2.0
+
+    asked = []
+    expected = _reference_calibration(lambda s: fake(0, s, 0, 0), 1.0, 1e-3)
+    reference, asked = asked, []
+    monkeypatch.setattr(acc, "dpsgd_epsilon", fake)
+    got = acc._calibrate.__wrapped__(1e-6, 10, 1.0, 1e-5, "pld", 1e-3)
+    assert got == expected and got / (1 + 1e-3) < target <= got
+    assert len(asked) == len(set(asked))
+    lo = 2.0 ** math.floor(math.log2(target))
+    lo = lo if lo < target else lo / 2                  # the final bracket [lo, 2 lo]
+    assert all(s > 2 * lo for s in set(asked) - set(reference))
+    if target > math.sqrt(2) * lo and lo < 1.0:         # first midpoint above the budget: lo implied, not queried
+        assert min(asked) > lo == min(reference)
+
+
+def test_max_compositions_pld_refuses_a_huge_k_max_before_any_query(monkeypatch):
+    """k_max beyond PLD_MAX_RUNS with method "pld" was refused only when the doubling reached the cap, after
+    74 s of PLD queries; now before the first query (the accountant is replaced by one that fails if asked)."""
+    def never(*args, **kwargs):
+        raise AssertionError("queried the accountant")
+
+    monkeypatch.setattr(acc, "_pld", never)
+    monkeypatch.setitem(acc.ACCOUNTING_METHODS, "pld", never)
+    event = PoissonSampledEvent(0.01, GaussianEvent(1.0))
+    for k_max in (acc.PLD_MAX_RUNS + 1, 10**12, 2**64):
+        with pytest.raises(NotApplicableError, match=r"k_max must be at most PLD_MAX_RUNS = 1000000.*got k_max="):
+            acc.max_compositions(event, 1.0, 1e-5, "pld", k_max=k_max)
