@@ -879,8 +879,9 @@ def dp_group_by(user_ids, keys, values, epsilon, delta, *, metrics=("count", "su
             raise ValueError("bounds=(lower, upper) must be given for the metric 'sum'")
         lo, hi = _check_pair(bounds)
     gen = as_rng(rng)
+    per_partition = _per_partition_parameters(eps / (len(names) + 1), dlt, m)
     if not public:   # refused or not, whatever the data (an empty table too)
-        _selection_sequence(*_per_partition_parameters(eps / (len(names) + 1), dlt, m), dlt, m)
+        _selection_sequence(*per_partition, dlt, m)
     if public:
         released = np.unique(_labels_column(public_partitions, "public_partitions"))
         if ks.size and released.dtype.kind != ks.dtype.kind and {released.dtype.kind, ks.dtype.kind} & {"U", "S"}:
@@ -904,8 +905,7 @@ def dp_group_by(user_ids, keys, values, epsilon, delta, *, metrics=("count", "su
     else:
         if n_rows:
             counts_users = _user_counts(uid, kid, key_values.size)
-            keep = _keep_decisions(counts_users, _per_partition_parameters(eps / (len(names) + 1), dlt, m), dlt, m,
-                                   gen)
+            keep = _keep_decisions(counts_users, per_partition, dlt, m, gen)
         else:  # no rows: nothing to keep (the empty table neighbours every one-user table)
             keep = np.zeros(0, dtype=bool)
         released = key_values[keep]

@@ -505,6 +505,19 @@ MUTANTS = [
     Mutant("label_column_refuses_big_ints", "clamp", "dpcourse/scale.py",
            "        if arr is not None and arr.dtype == object and arr.ndim == 1 and arr.size:",
            "        if False:", ("tests/test_neighbour_refusals.py",)),
+    Mutant("pld_loss_range_without_log1p", "rounding", ACC,
+           "l_top = math.log1p(q * math.expm1(min(mu * (zt + mu) - mu * mu / 2, 700.0)))",
+           "l_top = math.log(1 - q + q * math.exp(min(mu * (zt + mu) - mu * mu / 2, 700.0)))",
+           ("tests/test_subsampling.py",)),
+    Mutant("pld_fft_roundoff_not_propagated", "delta-split", ACC,
+           "floor = max(-float(comp_t.min()), 2.0 ** -52 * float(comp_t.max()), propagated)",
+           "floor = max(-float(comp_t.min()), 2.0 ** -52 * float(comp_t.max()))", ("tests/test_subsampling.py",)),
+    Mutant("selection_sequence_built_to_the_count", "side-channel", "dpcourse/scale.py",
+           "    else:\n        n_max = None\n    try:\n        seq = _threshold_sequence(a, d, k, n_max)",
+           "    try:\n        seq = _threshold_sequence(a, d, k, n_max)", ("tests/test_scale.py",)),
+    Mutant("selection_cap_checked_after_empty_table", "side-channel", "dpcourse/scale.py",
+           "    _selection_sequence(*_per_partition_parameters(eps, dlt, m), dlt, m)   # refused or not, whatever the data\n",
+           "", ("tests/test_scale.py",)),
 ]
 
 
