@@ -688,7 +688,11 @@ def select_partitions(user_ids, keys, epsilon, delta, *, max_partitions=1, rng=N
     dtype=np.uint64)`` (one row per sorted key, most significant word first), is below the threshold
     T(n) of :func:`partition_selection_thresholds`; so P(keep) = T(n)/K exactly, for every numpy bit
     generator, and the (epsilon, delta) guarantee holds exactly for every accepted epsilon > 0 and delta
-    in (0, 1) (theorem ``scale-thm-exact-selection``).
+    in (0, 1) (theorem ``scale-thm-exact-selection``). The thresholds are computed up to saturation from
+    (epsilon, delta, max_partitions) alone, so the run time does not depend on the user counts; a setting
+    that needs more than ``SELECTION_MAX_STEPS`` = 2**20 of them is refused (ValueError naming the
+    parameters and the cap) before the data is looked at, for every table (see
+    :func:`partition_selection_thresholds`).
 
     Parameters
     ----------
