@@ -268,6 +268,16 @@ def test_the_raw_tex_check_has_power():
     assert raw_tex_in("plain prose, (a) and [b], with ε = 1") == []
 
 
+# every page of the book that is not a chapter (raw TeX, clipping and the phone layout are checked on all of them)
+BACK_PAGES = ("intro", "notation", "bibliography", "teaching", "homework")
+
+
+def test_the_back_pages_are_every_page_of_the_toc():
+    toc = (ROOT / "_toc.yml").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^\s*(?:root|- file):\s*(\S+)", toc, flags=re.M))
+    assert listed == {f"chapters/{p.stem}" for p in (ROOT / "chapters").glob("*.ipynb")} | set(BACK_PAGES)
+
+
 def test_every_page_math_figures_phone_layout_no_errors_no_requests(browser, html_dir):
     """Each page is loaded once, at 1280 px, then narrowed to 390 px (a phone):
 
@@ -278,14 +288,14 @@ def test_every_page_math_figures_phone_layout_no_errors_no_requests(browser, htm
     * the smallest text of every live figure at least 11 px at 1280 px and 9 px at 390 px;
     * no page error and no request leaving the machine.
     """
-    pages = chapter_pages(html_dir) + [html_dir / name for name in ("intro.html", "notation.html", "bibliography.html")]
+    pages = chapter_pages(html_dir) + [html_dir / f"{name}.html" for name in BACK_PAGES]
     problems, wide_phone, figure_px = [], 0, {1280: [], 390: []}
     for page_path in pages:
         page = open_page(browser, page_path, 1280)
         state = page.evaluate("""() => ({math: document.querySelectorAll('mjx-container').length,
             open: [...document.querySelectorAll('div.solution')].filter(
                 d => !d.className.includes('toggle-hidden')).length})""")
-        assert state["math"] > 0 or page_path.name in ("intro.html", "bibliography.html"), \
+        assert state["math"] > 0 or page_path.stem in ("intro", "bibliography", "teaching", "homework"), \
             f"{page_path.name}: no typeset math"
         raw = raw_tex_in(page.evaluate(PROSE_TEXT_JS))
         if raw:
