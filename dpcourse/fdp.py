@@ -1,0 +1,396 @@
+"""The hypothesis-testing view of differential privacy: trade-off functions, f-DP and Gaussian DP.
+
+A test that sees a mechanism's output decides between the neighbours x and x'. Its type I error alpha (it
+rejects x although the data is x) and its type II error beta (it accepts x although the data is x') cannot
+both be small; the smallest beta at each alpha is the **trade-off function** T(P, Q) of the two output
+distributions P = M(x), Q = M(x') (chapter "The hypothesis-testing view", definition ``fdp-def-tradeoff``;
+Dong, Roth & Su 2022). The conventions are those of theorem ``thm-testing-tradeoff`` of chapter 1:
+alpha = Pr[reject | x] (the false-positive rate), beta = Pr[accept | x'] (the false-negative rate); an
+attacker's best true-positive rate at false-positive rate alpha is ``1 - f(alpha)``.
+
+This module gives the exact trade-off curves of randomized response, Laplace and Gaussian noise, the curve
+implied by an (epsilon, delta) guarantee or by a whole privacy profile, and the curve and the Gaussian-DP
+parameter mu of the accountant's events (:mod:`dpcourse.accounting`): :func:`tradeoff_curve` and
+:func:`gdp_mu` take the same events as :class:`~dpcourse.accounting.PrivacyAccountant`. The conversion
+mu-GDP -> (epsilon, delta) is :func:`dpcourse.gaussian.gaussian_delta` / :func:`dpcourse.gaussian.gaussian_epsilon`
+(the same formula: theorem ``fdp-thm-gdp-to-dp``); the way back is :func:`gdp_mu_for_dp`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import special
+
+from ._validation import check_delta, check_flag, check_epsilon, check_real, check_real_array
+from .accounting import (DpEvent, GaussianEvent, LaplaceEvent, NotApplicableError, PoissonSampledEvent,
+                         PrivacyAccountant, PureDPEvent)
+from .gaussian import _check_mu, _gaussian_delta_array, analytic_gaussian_sigma
+
+__all__ = [
+    "tradeoff_gaussian",
+    "tradeoff_laplace",
+    "tradeoff_randomized_response",
+    "tradeoff_epsilon_delta",
+    "tradeoff_from_profile",
+    "tradeoff_curve",
+    "gdp_mu",
+    "gdp_mu_for_dp",
+    "clt_mu_poisson_gaussian",
+    "DEFAULT_PROFILE_DELTAS",
+]
+
+#: The deltas at which :func:`tradeoff_curve` asks the accountant for epsilon when no closed form applies
+#: (25 values, geometric from 1e-10 to 0.5). With method "pld" each is one accountant query (about 0.1 s
+#: for a Poisson-sampled Gaussian at 100 to 1000 steps on one core).
+DEFAULT_PROFILE_DELTAS = tuple(float(d) for d in np.geomspace(1e-10, 0.5, 25))
+
+
+def _check_alpha(alpha):
+    """alpha (a type I error, public): a real number or array with entries in [0, 1]."""
+    scalar = np.ndim(alpha) == 0
+    a = check_real_array(np.atleast_1d(alpha) if scalar else alpha, "alpha")
+    if np.any(a < 0.0) or np.any(a > 1.0):
+        bad = float(a[(a < 0.0) | (a > 1.0)][0])
+        raise ValueError(f"alpha must lie in [0, 1] (a type I error), got an entry {bad!r}")
+    return a, scalar
+
+
+def _out(values, scalar):
+    values = np.clip(values, 0.0, 1.0)
+    return float(values[0]) if scalar else values
+
+
+def tradeoff_gaussian(alpha, mu):
+    """The Gaussian trade-off function ``G_mu(alpha) = Phi(Phi^{-1}(1 - alpha) - mu)``.
+
+    ``G_mu = T(N(0, 1), N(mu, 1))`` (theorem ``fdp-thm-gaussian-curve``): the smallest type II error of a
+    test between the outputs of a Gaussian mechanism with ``mu = l2_sensitivity / sigma`` on two neighbours,
+    under whichever neighbouring relation the sensitivity is computed for. A mechanism is mu-GDP
+    (definition ``fdp-def-gdp``; Dong, Roth & Su 2022) when its trade-off functions are all >= G_mu.
+    Evaluated as ``Phi(-Phi^{-1}(alpha) - mu)`` (``special.ndtri`` of alpha itself, so tiny alpha keeps its
+    accuracy).
+
+    Parameters
+    ----------
+    alpha : float or array_like
+        Type I errors in [0, 1].
+    mu : float
+        mu > 0, finite.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        beta = G_mu(alpha), same shape as ``alpha``.
+
+    Examples
+    --------
+    >>> round(tradeoff_gaussian(0.05, 1.0), 6)  # Phi(1.644854 - 1)
+    0.740489
+    >>> tradeoff_gaussian(0.0, 3.0), tradeoff_gaussian(1.0, 3.0)
+    (1.0, 0.0)
+    """
+    a, scalar = _check_alpha(alpha)
+    m = _check_mu(mu)
+    with np.errstate(divide="ignore"):
+        beta = special.ndtr(-special.ndtri(a) - m)  # ndtri(0) = -inf -> beta = 1; ndtri(1) = inf -> 0
+    return _out(beta, scalar)
+
+
+def tradeoff_laplace(alpha, epsilon):
+    """The exact trade-off function of the Laplace mechanism with noise scale ``sensitivity / epsilon``.
+
+    ``T(Lap(0, 1), Lap(epsilon, 1))`` (theorem ``fdp-thm-laplace-curve``) is
+
+    * ``1 - e^epsilon alpha`` for ``alpha < e^-epsilon / 2``,
+    * ``e^-epsilon / (4 alpha)`` for ``e^-epsilon / 2 <= alpha <= 1/2``,
+    * ``e^-epsilon (1 - alpha)`` for ``alpha > 1/2``.
+
+    It is the curve of two neighbours whose real-valued query answers differ by the full sensitivity, under
+    the relation the sensitivity is computed for (the worst pair for a one-dimensional query); it lies above
+    ``f_{epsilon, 0}`` (:func:`tradeoff_epsilon_delta`): equal to it for alpha <= e^-epsilon / 2 and for
+    alpha >= 1/2, strictly above it in between (the Laplace mechanism is epsilon-DP, but no pair of its
+    outputs is as distinguishable as randomized response's).
+
+    Parameters
+    ----------
+    alpha : float or array_like
+        Type I errors in [0, 1].
+    epsilon : float
+        epsilon > 0 (the Laplace scale is sensitivity / epsilon).
+
+    Examples
+    --------
+    >>> round(tradeoff_laplace(0.25, 1.0), 6)  # e^-1 / (4 * 0.25)
+    0.367879
+    >>> round(tradeoff_laplace(0.75, 1.0), 6)  # e^-1 * 0.25
+    0.09197
+    """
+    a, scalar = _check_alpha(alpha)
+    eps = check_epsilon(epsilon)
+    knee = 0.5 * math.exp(-eps)
+    with np.errstate(divide="ignore"):
+        middle = math.exp(-eps) / (4.0 * a)
+    beta = np.where(a < knee, _one_minus_scaled(a, eps, 0.0), np.where(a <= 0.5, middle, math.exp(-eps) * (1.0 - a)))
+    return _out(beta, scalar)
+
+
+def tradeoff_epsilon_delta(alpha, epsilon, delta=0.0):
+    """The trade-off function ``f_{epsilon, delta}`` that (epsilon, delta)-DP guarantees.
+
+    ``f(alpha) = max(0, 1 - delta - e^epsilon alpha, e^-epsilon (1 - delta - alpha))`` (theorem
+    ``fdp-thm-dp-as-tradeoff``; Wasserman & Zhou 2010, Kairouz, Oh & Viswanath 2015, Dong, Roth & Su 2022):
+    a mechanism is (epsilon, delta)-DP under a (symmetric) neighbouring relation exactly when all its
+    trade-off functions are >= f_{epsilon, delta}. It is chapter 1's pair of inequalities
+    (theorem ``thm-testing-tradeoff``) solved for beta.
+
+    Parameters
+    ----------
+    alpha : float or array_like
+        Type I errors in [0, 1].
+    epsilon : float
+        epsilon >= 0, finite.
+    delta : float, default 0.0
+        delta in [0, 1].
+
+    Examples
+    --------
+    >>> round(tradeoff_epsilon_delta(0.1, math.log(3)), 6)  # 1 - 3 * 0.1
+    0.7
+    >>> round(tradeoff_epsilon_delta(0.5, math.log(3), 0.1), 6)  # (1 - 0.1 - 0.5) / 3
+    0.133333
+    """
+    a, scalar = _check_alpha(alpha)
+    eps = check_real(epsilon, "epsilon", low=0.0)
+    d = check_real(delta, "delta", low=0.0, high=1.0)
+    return _out(_f_eps_delta(a, eps, d), scalar)
+
+
+def _one_minus_scaled(a: np.ndarray, eps: float, d: float) -> np.ndarray:
+    """``1 - d - e^eps a`` without overflow (-inf where e^eps a overflows, 1 - d at a = 0)."""
+    with np.errstate(over="ignore"):
+        scaled = np.where(a > 0, np.exp(eps) * a, 0.0)
+    return 1.0 - d - scaled
+
+
+def _f_eps_delta(a: np.ndarray, eps: float, d: float) -> np.ndarray:
+    first = _one_minus_scaled(a, eps, d)
+    return np.maximum(np.maximum(first, math.exp(-eps) * (1.0 - d - a)), 0.0)
+
+
+def tradeoff_randomized_response(alpha, epsilon):
+    """The exact trade-off function of binary randomized response with ``p = e^epsilon / (1 + e^epsilon)``.
+
+    Equal to ``f_{epsilon, 0}`` (theorem ``fdp-thm-rr-curve``): randomized response meets the pure-DP
+    curve everywhere, which is why every epsilon-DP mechanism is a post-processing of it on each pair of
+    neighbours (Kairouz, Oh & Viswanath 2015). The curve is that of a test allowed its own coins
+    (randomized tests); deterministic tests reach only its corners (0, 1), (1 - p, 1 - p), (1, 0).
+
+    Examples
+    --------
+    >>> p = math.exp(1.0) / (1 + math.exp(1.0))
+    >>> round(tradeoff_randomized_response(1 - p, 1.0), 12) == round(1 - p, 12)
+    True
+    """
+    return tradeoff_epsilon_delta(alpha, epsilon, 0.0)
+
+
+def tradeoff_from_profile(alpha, epsilons, deltas):
+    """The trade-off function implied by a set of (epsilon_j, delta_j) guarantees: ``max_j f_{epsilon_j, delta_j}``.
+
+    If a mechanism is (epsilon_j, delta_j)-DP for every j, it is f-DP with the pointwise maximum of the
+    f_{epsilon_j, delta_j} (theorem ``fdp-thm-profile-envelope``); over the whole privacy profile
+    delta(epsilon), epsilon >= 0, of a symmetric pair this maximum is the exact trade-off function (Dong,
+    Roth & Su 2022, Proposition 2.12). An epsilon of ``inf`` (no guarantee at that delta) is skipped.
+
+    Parameters
+    ----------
+    alpha : float or array_like
+        Type I errors in [0, 1].
+    epsilons, deltas : array_like
+        Equal-length sequences: epsilon_j >= 0 (or inf) and delta_j in [0, 1].
+
+    Examples
+    --------
+    >>> round(tradeoff_from_profile(0.1, [1.0, 2.0], [0.1, 0.01]), 6)  # max(1 - .1 - .2718, 1 - .01 - .7389)
+    0.628172
+    """
+    a, scalar = _check_alpha(alpha)
+    eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
+    d = check_real_array(deltas, "deltas", ndim=1)
+    if eps.ndim != 1 or eps.size != d.size:
+        raise ValueError(f"epsilons and deltas must be 1-d and of equal length, got {eps.size} and {d.size}")
+    if np.any(np.isnan(eps)) or np.any(eps < 0) or np.any(eps == -np.inf):
+        raise ValueError("epsilons must be >= 0 (inf allowed for 'no guarantee at this delta'), got a negative or NaN")
+    if np.any(d < 0) or np.any(d > 1):
+        raise ValueError("deltas must lie in [0, 1]")
+    beta = np.zeros_like(a)
+    for e, dj in zip(eps, d):
+        if math.isfinite(e):
+            beta = np.maximum(beta, _f_eps_delta(a, float(e), float(dj)))
+    return _out(beta, scalar)
+
+
+def _counts(events):
+    """The accountant's flattened ``((base_event, runs), ...)`` of an event, a sequence of events or an accountant."""
+    if isinstance(events, PrivacyAccountant):
+        acc = events
+    elif isinstance(events, DpEvent):
+        acc = PrivacyAccountant([events])
+    else:
+        acc = PrivacyAccountant(events)
+    return acc, acc._counts()
+
+
+def clt_mu_poisson_gaussian(sampling_rate, noise_multiplier, steps) -> float:
+    """The CLT's mu for ``steps`` Poisson-sampled Gaussian steps: ``q sqrt(steps (e^{1/sigma^2} - 1))``.
+
+    Theorem ``fdp-thm-clt-sampled`` (Dong, Roth & Su 2022, section 5; Bu, Dong, Long & Su 2020): if
+    ``q sqrt(T) -> nu`` as T -> infinity with sigma fixed, the T-fold composition of the subsampled
+    Gaussian's trade-off function converges to G_mu with mu = nu sqrt(e^{1/sigma^2} - 1). For finite T this
+    is an **approximation, not a guarantee**: it can under-report the exact epsilon (measured in
+    ``benchmarks/bench_fdp.py`` against the PLD accountant).
+
+    Examples
+    --------
+    >>> round(clt_mu_poisson_gaussian(0.01, 1.0, 1000), 6)
+    0.414522
+    """
+    return gdp_mu(PrivacyAccountant().compose(PoissonSampledEvent(sampling_rate, GaussianEvent(noise_multiplier)),
+                                              steps), clt=True)
+
+
+def gdp_mu(events, *, clt=False) -> float:
+    """The Gaussian-DP parameter mu of the accountant's events (a DpEvent, a sequence of them, or an accountant).
+
+    * Gaussian events (any number, any sigmas, composed adaptively): exactly mu-GDP with
+      ``mu = sqrt(sum of runs * (l2_sensitivity / sigma)^2)`` (theorem ``fdp-thm-gdp-composition``); this is a
+      guarantee, and the composition's exact trade-off function is G_mu.
+    * Poisson-sampled Gaussian events: only with ``clt=True``, each run contributing
+      ``q^2 (e^{mu_0^2} - 1)`` to mu^2 (theorem ``fdp-thm-clt-sampled``). The result is the central limit
+      theorem's **approximation**, not a guarantee; it is refused unless asked for by name.
+    * Pure-DP and Laplace events: :class:`~dpcourse.accounting.NotApplicableError` (their compositions
+      are not exactly Gaussian; use :func:`tradeoff_curve`).
+
+    Examples
+    --------
+    >>> gdp_mu([GaussianEvent(sigma=2.0), GaussianEvent(sigma=2.0, l2_sensitivity=1.5)])  # sqrt(0.25 + 0.5625)
+    0.9013878188659973
+    """
+    clt = check_flag(clt, "clt")
+    _, counts = _counts(events)
+    total = []
+    for e, n in counts:
+        if isinstance(e, GaussianEvent):
+            total.append(n * e.mu ** 2)
+        elif isinstance(e, PoissonSampledEvent) and isinstance(e.event, GaussianEvent):
+            if not clt:
+                raise NotApplicableError("a Poisson-sampled Gaussian is not exactly mu-GDP for any useful mu; "
+                                         "gdp_mu(..., clt=True) returns the central limit theorem's approximation "
+                                         "(not a guarantee)")
+            total.append(n * e.sampling_rate ** 2 * math.expm1(e.event.mu ** 2))
+        else:
+            name = type(e).__name__ if not isinstance(e, PoissonSampledEvent) else \
+                f"PoissonSampledEvent({type(e.event).__name__})"
+            raise NotApplicableError(f"gdp_mu accounts for Gaussian (and, with clt=True, Poisson-sampled Gaussian) "
+                                     f"events only, got {name}: use tradeoff_curve")
+    mu = math.sqrt(math.fsum(total))
+    if not math.isfinite(mu):
+        raise ValueError("the composed mu overflows (e^{mu_0^2} too large): the events leak everything")
+    return mu
+
+
+def gdp_mu_for_dp(epsilon, delta) -> float:
+    """The largest mu such that mu-GDP implies (epsilon, delta)-DP: the way back from (epsilon, delta) to mu.
+
+    mu-GDP implies (epsilon, gaussian_delta(epsilon, mu))-DP and gaussian_delta is increasing in mu (theorem
+    ``fdp-thm-gdp-to-dp``), so the answer is the root of ``gaussian_delta(epsilon, mu) = delta``; it is
+    ``1 / analytic_gaussian_sigma(epsilon, delta)``, then certified: the returned mu satisfies
+    ``gaussian_delta(epsilon, mu) <= delta`` as computed (stepped down by a few ulps if rounding in 1/sigma
+    broke it) and ``gaussian_delta(epsilon, mu * (1 + 1e-9)) > delta`` (tested).
+
+    Parameters
+    ----------
+    epsilon : float
+        epsilon > 0.
+    delta : float
+        delta in (0, 1).
+
+    Examples
+    --------
+    >>> mu = gdp_mu_for_dp(1.0, 1e-5)
+    >>> round(mu, 6)
+    0.268051
+    """
+    eps = check_epsilon(epsilon)
+    d = check_delta(delta, allow_zero=False)
+    mu = 1.0 / analytic_gaussian_sigma(eps, d)
+    for _ in range(64):
+        if float(_gaussian_delta_array(np.array(eps), np.array(mu))) <= d:
+            return mu
+        mu = math.nextafter(mu, 0.0)
+    raise ArithmeticError(f"could not certify mu for epsilon={eps!r}, delta={d!r}")  # not reached in tests
+
+
+def _method_for(counts):
+    kinds = {type(e) for e, _ in counts}
+    if PoissonSampledEvent in kinds:
+        return "pld"
+    if kinds <= {PureDPEvent, LaplaceEvent}:
+        return "optimal"
+    return "rdp"
+
+
+def tradeoff_curve(events, alpha, *, method=None, deltas=None):
+    """The trade-off function (a lower bound on every test's type II error) of the accountant's events.
+
+    ``events`` is what :class:`~dpcourse.accounting.PrivacyAccountant` takes: one DpEvent, a sequence of
+    them, or an accountant. The returned beta(alpha) is a **guarantee**: no test between the composed
+    outputs on two neighbours (under the events' relation) has type I error alpha and type II error below it;
+    an attacker's true-positive rate at false-positive rate alpha is at most ``1 - beta``.
+
+    * Only Gaussian events: the exact curve G_mu, mu from :func:`gdp_mu` (theorem ``fdp-thm-gdp-composition``).
+    * One Laplace event (one run): its exact curve (:func:`tradeoff_laplace`).
+    * One pure-DP event (one run): f_{epsilon, 0} (:func:`tradeoff_epsilon_delta`).
+    * Anything else: the envelope of f_{epsilon(delta_j), delta_j} over ``deltas`` (theorem
+      ``fdp-thm-profile-envelope``), epsilon(delta_j) from ``PrivacyAccountant.epsilon(delta_j, method)``.
+      ``method=None`` chooses "pld" when a Poisson-sampled event is present, "optimal" for pure-DP events
+      and "rdp" otherwise. Every accountant method returns an upper bound on epsilon, so the envelope is a
+      valid lower bound on the exact curve; it is below the exact curve by the gaps between grid points.
+
+    Parameters
+    ----------
+    events : DpEvent, sequence of DpEvent, or PrivacyAccountant
+    alpha : float or array_like
+        Type I errors (false-positive rates) in [0, 1].
+    method : str or None
+        An accountant method (a key of ``ACCOUNTING_METHODS``), used only for the envelope.
+    deltas : sequence of float or None
+        The deltas of the envelope (default :data:`DEFAULT_PROFILE_DELTAS`, 25 values from 1e-10 to 0.5).
+
+    Examples
+    --------
+    >>> round(tradeoff_curve(GaussianEvent(sigma=1.0), 0.05), 6) == round(tradeoff_gaussian(0.05, 1.0), 6)
+    True
+    >>> from dpcourse.accounting import PoissonSampledEvent
+    >>> acc = PrivacyAccountant().compose(PoissonSampledEvent(0.01, GaussianEvent(1.0)), 100)
+    >>> b = tradeoff_curve(acc, 0.05, deltas=[1e-6, 1e-3])
+    >>> round(b, 4), b <= tradeoff_curve(acc, 0.05, deltas=[1e-6, 1e-3, 1e-2])
+    (0.9287, True)
+    """
+    acc, counts = _counts(events)
+    a, scalar = _check_alpha(alpha)
+    if all(isinstance(e, GaussianEvent) for e, _ in counts):
+        return tradeoff_gaussian(a[0] if scalar else a, gdp_mu(acc))
+    if len(counts) == 1 and counts[0][1] == 1 and isinstance(counts[0][0], (LaplaceEvent, PureDPEvent)):
+        e = counts[0][0]
+        f = tradeoff_laplace if isinstance(e, LaplaceEvent) else tradeoff_randomized_response
+        return f(a[0] if scalar else a, e.epsilon)
+    method = _method_for(counts) if method is None else method
+    ds = DEFAULT_PROFILE_DELTAS if deltas is None else deltas
+    ds = check_real_array(ds, "deltas", ndim=1)
+    if np.any(ds <= 0) or np.any(ds >= 1):
+        raise ValueError("deltas must lie in (0, 1)")
+    eps = [acc.epsilon(float(d), method) for d in ds]
+    return tradeoff_from_profile(a[0] if scalar else a, eps, ds)
