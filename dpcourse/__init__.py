@@ -20,6 +20,8 @@ from .discrete import (GaussianLattice, LaplaceLattice, discrete_gaussian, discr
                        discrete_gaussian_pmf, discrete_laplace, discrete_laplace_pmf, gaussian_lattice,
                        geometric_mechanism, laplace_lattice)
 from .gaussian import gaussian_delta, gaussian_epsilon
+from .fdp import (clt_mu_poisson_gaussian, gdp_mu, gdp_mu_for_dp, tradeoff_curve, tradeoff_epsilon_delta,
+                  tradeoff_from_profile, tradeoff_gaussian, tradeoff_laplace, tradeoff_randomized_response)
 from .float_attack import impossible_output_mechanism, lattice_reachable, textbook_reachable
 from .optimal_noise import geometric_remap_loss, knorm_l2_noise, optimal_count_mechanism
 from .gaussian import analytic_gaussian_sigma, gaussian_loss_tail, gaussian_mechanism, gaussian_sigma
