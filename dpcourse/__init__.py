@@ -46,5 +46,9 @@ from .deidentification import (histogram_attack_posterior, k_anonymity, l_divers
                                rappor_epsilon)
 from .scale import bound_contributions, dp_group_by, partition_selection_probability, select_partitions
 from .learning import dp_logistic_regression
+from .continual import (TreeCounter, factorization_counts, factorization_sensitivity, factorization_variance,
+                        naive_counts, naive_variance, sqrt_factor, tree_levels, tree_node_variance, tree_variance)
+from .inference import (PrivateInterval, difference_of_means_interval, interval_coverage, mean_interval,
+                        noise_aware_halfwidth, proportion_interval, quantile_interval)
 
 __version__ = "0.1.0"

@@ -1,0 +1,612 @@
+"""Confidence intervals from differentially private releases (chapter "Private statistical inference").
+
+Each interval function releases a few noisy statistics with the course's secure samplers, then turns that
+release into an interval without touching the data again (post-processing, theorem ``inf-thm-post``). It
+returns a :class:`PrivateInterval` holding the interval, the released numbers it was computed from, the
+public noise scales, and the privacy events of the release, which a caller's
+:class:`dpcourse.PrivacyAccountant` can compose (or pass ``accountant=`` and the events are composed into it).
+
+Neighbouring relation throughout: **replace one record**, with the number of records ``n`` public (for
+two groups: each group's size public, a record replaced inside its group). Coverage is over both the
+sampling of the records from a population and the privacy noise (definition ``inf-def-coverage``); the
+target is the *clamped* population parameter (the mean of the values clamped to the public bounds), which
+equals the true one only if the bounds hold the whole population.
+
+Methods:
+
+* ``"noise_aware"`` (default): the half-width is the ``level`` quantile of ``|S + L|``, with ``S`` the
+  normal approximation of the sampling error and ``L`` the Laplace noise of the release, computed exactly
+  (theorem ``inf-thm-convolution``); for a difference of two means, by a parametric bootstrap of that
+  error law (Ferrando, Wang and Sheldon 2022); for a quantile, ranks widened by the same law in rank units.
+* ``"naive"``: the textbook interval computed from the noisy statistics as if they were exact. It
+  under-covers when the privacy noise is not small against the sampling error.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.special import log_ndtr, ndtri
+
+from ._validation import (as_rng, check_binary_array, check_bounds, check_choice, check_epsilon,
+                          check_positive_int, check_probability, check_real, check_real_array, check_size)
+from .accounting import LaplaceEvent, PrivacyAccountant, PureDPEvent
+from .laplace import _clamped_mean_query, laplace_mechanism
+from .quantiles import _check_resolution, dp_quantile, dp_quantile_probabilities
+
+__all__ = ["PrivateInterval", "mean_interval", "proportion_interval", "difference_of_means_interval",
+           "quantile_interval", "noise_aware_halfwidth", "interval_coverage", "population_parameter",
+           "INTERVAL_METHODS", "MEAN_SPLIT", "BOOTSTRAP_DRAWS"]
+
+INTERVAL_METHODS = ("noise_aware", "naive")
+#: Share of epsilon spent on the clamped mean; the rest goes to the clamped second moment (theorem ``inf-thm-mean-privacy``).
+MEAN_SPLIT = 0.8
+#: Draws of the parametric bootstrap of :func:`difference_of_means_interval`.
+BOOTSTRAP_DRAWS = 4000
+_BISECTION_STEPS = 80
+_MAX_REPS = 20000
+
+
+@dataclass(frozen=True)
+class PrivateInterval:
+    """An interval computed from a DP release, with the release and its privacy cost.
+
+    Attributes
+    ----------
+    low, high : float
+        The interval.
+    estimate : float
+        The point estimate (from the release).
+    level : float
+        The nominal coverage.
+    method : str
+        ``"noise_aware"`` or ``"naive"``.
+    release : dict
+        The released noisy statistics (all that the interval was computed from, with the public ``n``).
+    noise : dict
+        The public Laplace scales of the released statistics.
+    events : tuple of DpEvent
+        The privacy events of the release (compose them into a :class:`dpcourse.PrivacyAccountant`).
+    epsilon : float
+        Total epsilon of the release (pure DP, replace-one relation).
+    relation : str
+        The neighbouring relation of the guarantee.
+    """
+
+    low: float
+    high: float
+    estimate: float
+    level: float
+    method: str
+    release: dict = field(repr=False)
+    noise: dict = field(repr=False)
+    events: tuple = field(repr=False)
+    epsilon: float = 0.0
+    relation: str = "replace_one"
+
+    @property
+    def width(self) -> float:
+        return self.high - self.low
+
+
+# ----------------------------------------------------------------------------------------------------
+# The law of sampling error plus Laplace noise.
+
+
+def _laplace_normal_tail(c, sigma, b):
+    """``P(|S + L| > c)`` for ``S ~ N(0, sigma^2)``, ``L ~ Laplace(b)`` independent (arrays broadcast; c >= 0).
+
+    ``P(S + L > c) = Phi(-c/s) + (1/2) e^{s^2/(2b^2)} [e^{-c/b} Phi(c/s - s/b) - e^{c/b} Phi(-c/s - s/b)]``
+    (theorem ``inf-thm-convolution``), evaluated in log space; the law is symmetric, so the two-sided tail is twice it.
+    """
+    c, sigma, b = np.broadcast_arrays(np.asarray(c, float), np.asarray(sigma, float), np.asarray(b, float))
+    out = np.empty(c.shape)
+    only_lap = sigma == 0
+    only_norm = (b == 0) & ~only_lap
+    both = ~(only_lap | only_norm)
+    out[only_lap] = np.exp(-c[only_lap] / np.where(b[only_lap] > 0, b[only_lap], 1.0))
+    out[only_lap & (b == 0)] = (c[only_lap & (b == 0)] == 0).astype(float)
+    out[only_norm] = 2.0 * np.exp(log_ndtr(-c[only_norm] / sigma[only_norm]))
+    cc, s, bb = c[both], sigma[both], b[both]
+    half = s * s / (2.0 * bb * bb)
+    a = np.exp(-cc / bb + half + log_ndtr(cc / s - s / bb))
+    d = np.exp(cc / bb + half + log_ndtr(-cc / s - s / bb))
+    one_side = np.exp(log_ndtr(-cc / s)) + 0.5 * (a - d)
+    out[both] = np.clip(2.0 * one_side, 0.0, 1.0)
+    return out
+
+
+def noise_aware_halfwidth(sigma, b, level=0.95):
+    """The half-width ``c`` with ``P(|S + L| <= c) = level``, ``S ~ N(0, sigma^2)``, ``L ~ Laplace(b)``.
+
+    Theorem ``inf-thm-convolution`` gives the law of ``S + L`` in closed form; ``c`` is found by bisection
+    (vectorized: ``sigma`` and ``b`` may be arrays) between 0 and the union bound
+    ``sigma z_{1-(1-level)/4} + b ln(2/(1-level))``. With ``b = 0`` it is ``sigma z_{(1+level)/2}``; with
+    ``sigma = 0`` it is ``b ln(1/(1-level))``.
+
+    Parameters
+    ----------
+    sigma : float or array_like
+        Standard deviation of the (normal) sampling error, >= 0.
+    b : float or array_like
+        Scale of the Laplace noise, >= 0.
+    level : float
+        In (0, 1).
+
+    Examples
+    --------
+    >>> round(float(noise_aware_halfwidth(1.0, 0.0)), 4)
+    1.96
+    >>> round(float(noise_aware_halfwidth(0.0, 1.0)), 4)   # ln 20
+    2.9957
+    """
+    lev = check_real(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
+    s = check_real_array(sigma, "sigma", allow_empty=True)
+    bb = check_real_array(b, "b", allow_empty=True)
+    if (s < 0).any() or (bb < 0).any():
+        raise ValueError("sigma and b must be >= 0")
+    s, bb = np.broadcast_arrays(s, bb)
+    alpha = 1.0 - lev
+    hi = s * float(-ndtri(alpha / 4.0)) + bb * math.log(2.0 / alpha)
+    lo = np.zeros_like(hi)
+    for _ in range(_BISECTION_STEPS):
+        mid = 0.5 * (lo + hi)
+        too_small = _laplace_normal_tail(mid, s, bb) > alpha
+        lo = np.where(too_small, mid, lo)
+        hi = np.where(too_small, hi, mid)
+    out = 0.5 * (lo + hi)
+    return float(out) if out.ndim == 0 else out
+
+
+def _z(level: float) -> float:
+    return float(-ndtri((1.0 - level) / 2.0))
+
+
+def _t_factor(level: float, df: int) -> float:
+    """``t_{df, (1+level)/2} / z_{(1+level)/2}``: widens a normal sampling error for an estimated variance (df = n - 1)."""
+    from scipy.stats import t as student_t
+    return float(student_t.ppf((1.0 + level) / 2.0, df)) / _z(level)
+
+
+def _halfwidth(method, sigma, b, level):
+    if method == "naive":
+        return _z(level) * np.asarray(sigma, float)
+    return noise_aware_halfwidth(sigma, b, level)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Checks shared by the interval functions.
+
+
+def _common(epsilon, level, method, rng, accountant):
+    eps = check_epsilon(epsilon)
+    lev = check_real(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
+    meth = check_choice(method, "method", INTERVAL_METHODS)
+    if accountant is not None and not isinstance(accountant, PrivacyAccountant):
+        raise TypeError(f"accountant must be None or a PrivacyAccountant, got {type(accountant).__name__}")
+    return eps, lev, meth, as_rng(rng)
+
+
+def _record(events, accountant):
+    if accountant is not None:
+        for e in events:
+            accountant.compose(e)
+    return tuple(events)
+
+
+def _values(x, name, n_min=2):
+    values = check_real_array(x, name, ndim=1)
+    if values.size < n_min:  # n is public under replace-one: refusing it reveals nothing
+        raise ValueError(f"{name} must hold at least {n_min} records (n is public), got n = {values.size}")
+    return values
+
+
+# ----------------------------------------------------------------------------------------------------
+# Mean with bounds.
+
+
+def _second_moment_bound(lo: float, hi: float) -> tuple[float, float]:
+    """The midpoint ``m`` and the bound ``h2 >= ((hi - lo)/2)^2`` of the squared deviations ``(clamp(x) - m)^2``."""
+    mid = lo / 2.0 + hi / 2.0
+    half = max(hi - mid, mid - lo)
+    return mid, math.nextafter(half * half, math.inf)
+
+
+def _mean_release(values, lo, hi, eps, gen):
+    """Noisy clamped mean (``MEAN_SPLIT * eps``) and noisy clamped second moment about the midpoint (the rest)."""
+    eps1, eps2 = MEAN_SPLIT * eps, (1.0 - MEAN_SPLIT) * eps
+    clamped = np.clip(values, lo, hi)
+    mean, sens1 = _clamped_mean_query(clamped, lo, hi)
+    mid, h2 = _second_moment_bound(lo, hi)
+    moment, sens2 = _clamped_mean_query((clamped - mid) ** 2, 0.0, h2)
+    m_t = laplace_mechanism(mean, sens1, eps1, rng=gen)
+    v_t = laplace_mechanism(moment, sens2, eps2, rng=gen)
+    return m_t, v_t, sens1 / eps1, sens2 / eps2, (eps1, eps2)
+
+
+def _variance_from_moments(m_t, v_t, lo, hi):
+    """Post-processing: the variance ``E(x - mid)^2 - (E x - mid)^2`` of the noisy moments, clipped to ``[0, ((hi-lo)/2)^2]``."""
+    mid, h2 = _second_moment_bound(lo, hi)
+    return np.clip(np.asarray(v_t) - (np.clip(m_t, lo, hi) - mid) ** 2, 0.0, h2)
+
+
+def mean_interval(x, lower, upper, epsilon, *, level=0.95, method="noise_aware", rng=None, accountant=None):
+    """A confidence interval for the mean of the values clamped to ``[lower, upper]``, from a DP release.
+
+    Release (theorem ``inf-thm-mean-privacy``): the clamped mean with Laplace noise of scale
+    ``(upper - lower) / (n eps1)``, ``eps1 = MEAN_SPLIT * epsilon``, and the mean of the squared deviations
+    of the clamped values from the midpoint ``mid`` with scale ``((upper - lower)/2)^2 / (n eps2)``,
+    ``eps2 = epsilon - eps1``; both with :func:`dpcourse.laplace_mechanism` (exact lattice sampler).
+    epsilon-DP under replace-one with ``n`` public (basic composition).
+
+    Interval (post-processing): ``m ± c`` with ``m`` the noisy mean, ``v`` the noisy variance
+    (clipped to ``[0, ((upper-lower)/2)^2]``), ``sigma = sqrt(v / n)``, ``b`` the mean's Laplace scale and
+
+    * ``"noise_aware"``: ``c = noise_aware_halfwidth(sigma, b, level)`` (theorem ``inf-thm-convolution``);
+    * ``"naive"``: ``c = z sigma``, which ignores the noise.
+
+    It targets the mean of the *clamped* population: values outside the bounds bias it (chapter text).
+    The coverage is approximate (normal sampling error, plug-in variance) and checked by simulation.
+
+    Parameters
+    ----------
+    x : array_like of floats, shape (n,), n >= 2
+        Private values, finite.
+    lower, upper : float
+        Public clamping bounds, chosen without looking at the data.
+    epsilon : float
+        Total privacy parameter, > 0.
+    level : float, default 0.95
+        Nominal coverage, in (0, 1).
+    method : {"noise_aware", "naive"}
+    rng : None, int or numpy.random.Generator, optional
+    accountant : PrivacyAccountant, optional
+        If given, the release's events are composed into it.
+
+    Returns
+    -------
+    PrivateInterval
+
+    Examples
+    --------
+    >>> r = mean_interval([3.0, 4.0, 5.0, 6.0], 0.0, 10.0, 1e6, rng=0)
+    >>> round(r.estimate, 3), [type(e).__name__ for e in r.events]
+    (4.5, ['LaplaceEvent', 'LaplaceEvent'])
+    """
+    values = _values(x, "x")
+    lo, hi = check_bounds(lower, upper)
+    eps, lev, meth, gen = _common(epsilon, level, method, rng, accountant)
+    n = values.size
+    m_t, v_t, b1, b2, (eps1, eps2) = _mean_release(values, lo, hi, eps, gen)
+    var = float(_variance_from_moments(m_t, v_t, lo, hi))
+    c = float(_halfwidth(meth, _t_factor(lev, n - 1) * math.sqrt(var / n), b1, lev))
+    events = _record([LaplaceEvent(eps1), LaplaceEvent(eps2)], accountant)
+    return PrivateInterval(m_t - c, m_t + c, m_t, lev, meth, {"mean": m_t, "second_moment": v_t, "n": n},
+                           {"mean": b1, "second_moment": b2}, events, eps)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Proportion.
+
+
+def proportion_interval(bits, epsilon, *, level=0.95, method="noise_aware", rng=None, accountant=None):
+    """A confidence interval for a proportion from a DP count (theorem ``inf-thm-mean-privacy`` with one release).
+
+    Release: the count of ones plus Laplace noise of scale ``1 / epsilon`` (:func:`dpcourse.laplace_mechanism`,
+    sensitivity 1 under replace-one with ``n`` public): epsilon-DP. Interval (post-processing): ``p ± c`` with
+    ``p`` the noisy count over ``n``, ``sigma = sqrt(p' (1 - p') / n)`` (``p'`` = ``p`` clipped to [0, 1]),
+    ``b = 1 / (n epsilon)``, and ``c`` as in :func:`mean_interval`.
+
+    Examples
+    --------
+    >>> r = proportion_interval([0, 1, 1, 0], 1e6, rng=0)
+    >>> round(r.estimate, 3), r.release["n"]
+    (0.5, 4)
+    """
+    x = check_binary_array(bits, "bits", ndim=1)
+    if x.size < 2:
+        raise ValueError(f"bits must hold at least 2 records (n is public), got n = {x.size}")
+    eps, lev, meth, gen = _common(epsilon, level, method, rng, accountant)
+    n = x.size
+    count_t = laplace_mechanism(float(x.sum()), 1.0, eps, rng=gen)
+    p = count_t / n
+    pc = min(max(p, 0.0), 1.0)
+    c = float(_halfwidth(meth, math.sqrt(pc * (1.0 - pc) / n), 1.0 / (n * eps), lev))
+    events = _record([LaplaceEvent(eps)], accountant)
+    return PrivateInterval(p - c, p + c, p, lev, meth, {"count": count_t, "n": n}, {"count": 1.0 / eps},
+                           events, eps)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Difference of two means (two groups with public sizes).
+
+
+def _bootstrap_halfwidth(sigma, b_x, b_y, level, gen, draws=BOOTSTRAP_DRAWS):
+    """Parametric bootstrap: the ``level`` quantile of ``|S + L1 - L2|`` (one row per entry of ``sigma``)."""
+    sigma = np.atleast_1d(np.asarray(sigma, float))
+    shape = (sigma.size, draws)
+    err = (sigma[:, None] * gen.standard_normal(shape) + gen.laplace(0.0, b_x, shape)
+           - gen.laplace(0.0, b_y, shape))
+    return np.quantile(np.abs(err), level, axis=1)
+
+
+def difference_of_means_interval(x, y, lower, upper, epsilon, *, level=0.95, method="noise_aware", rng=None,
+                                 accountant=None):
+    """A confidence interval for ``mean(x) - mean(y)`` (both clamped to ``[lower, upper]``) of two groups.
+
+    Release: :func:`mean_interval`'s two statistics for each group, each group with the whole ``epsilon``.
+    The groups are disjoint sets of people with public sizes; replacing one record changes one group's
+    statistics only, so the release is epsilon-DP (parallel composition, theorem ``inf-thm-mean-privacy``).
+    Interval (post-processing): ``(m_x - m_y) ± c``; ``"noise_aware"``: ``c`` is the ``level`` quantile of
+    ``|S + L_x - L_y|``, ``S ~ N(0, v_x/n_x + v_y/n_y)``, estimated from ``BOOTSTRAP_DRAWS`` draws (a
+    parametric bootstrap of the error, whose own randomness is post-processing of the release and drawn
+    from ``rng`` with numpy's samplers); ``"naive"``: ``c = z sqrt(v_x/n_x + v_y/n_y)``.
+
+    Examples
+    --------
+    >>> r = difference_of_means_interval([5.0, 6.0], [1.0, 2.0], 0.0, 10.0, 1e6, rng=0)
+    >>> round(r.estimate, 3), r.events
+    (4.0, (PureDPEvent(epsilon=1000000.0),))
+    """
+    vx, vy = _values(x, "x"), _values(y, "y")
+    lo, hi = check_bounds(lower, upper)
+    eps, lev, meth, gen = _common(epsilon, level, method, rng, accountant)
+    mx, sx, bx, bx2, (e1, e2) = _mean_release(vx, lo, hi, eps, gen)
+    my, sy, by, by2, _ = _mean_release(vy, lo, hi, eps, gen)
+    var = float(_variance_from_moments(mx, sx, lo, hi)) / vx.size + float(_variance_from_moments(my, sy, lo, hi)) / vy.size
+    sd = _t_factor(lev, min(vx.size, vy.size) - 1) * math.sqrt(var)
+    if meth == "naive":
+        c = _z(lev) * sd
+    else:
+        c = float(_bootstrap_halfwidth(sd, bx, by, lev, gen)[0])
+    # Parallel composition: the two groups' events are charged once, as one epsilon-DP release.
+    events = _record([PureDPEvent(eps)], accountant)
+    d = mx - my
+    return PrivateInterval(d - c, d + c, d, lev, meth,
+                           {"mean_x": mx, "second_moment_x": sx, "n_x": vx.size, "mean_y": my,
+                            "second_moment_y": sy, "n_y": vy.size},
+                           {"mean_x": bx, "second_moment_x": bx2, "mean_y": by, "second_moment_y": by2},
+                           events, eps)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Quantile: two exponential-mechanism quantiles at widened ranks.
+
+
+def _quantile_ranks(q, n, eps_each, level, method):
+    """The ranks ``q -+ c / n`` (clipped to [0, 1]) of the two released quantiles (theorem ``inf-thm-quantile-ranks``)."""
+    sd = math.sqrt(n * q * (1.0 - q))
+    c = float(_halfwidth(method, sd, 2.0 / eps_each, level))
+    return max(q - c / n, 0.0), min(q + c / n, 1.0)
+
+
+def quantile_interval(x, q, lower, upper, epsilon, *, level=0.95, method="noise_aware", rng=None,
+                      accountant=None, resolution=2**12):
+    """A confidence interval for the population q-quantile from two DP quantiles (:func:`dpcourse.dp_quantile`).
+
+    Release: ``dp_quantile(x, q_lo, ...)`` and ``dp_quantile(x, q_hi, ...)``, each with ``epsilon / 2``
+    (epsilon-DP by basic composition under replace-one, theorem ``inf-thm-mean-privacy``). The ranks are
+    ``q -+ c / n`` with ``c`` the ``level`` half-width of ``S + L`` in rank units: ``S ~ N(0, n q (1 - q))``
+    (the binomial count of sample values below the population quantile) and, for ``"noise_aware"``,
+    ``L ~ Laplace(2 / (epsilon / 2))``, the rank error of the exponential mechanism when every gap between
+    sorted values holds the same number of grid points (theorem ``inf-thm-quantile-ranks``); ``"naive"``
+    takes ``L = 0`` (the order-statistic interval). The interval is ``[Y_lo, Y_hi]``: post-processing. A rank
+    ``q - c/n <= 0`` (or ``q + c/n >= 1``) makes that end the public bound ``lower`` (``upper``) and nothing
+    is released or charged for it: at small ``n epsilon`` the interval is the whole range.
+    Approximate: the mechanism's rank error depends on the gaps; the chapter measures the coverage with the
+    exact output law (:func:`dpcourse.dp_quantile_probabilities`).
+
+    Examples
+    --------
+    >>> r = quantile_interval(list(range(1, 100)), 0.5, 0.0, 100.0, 50.0, rng=0, resolution=100)
+    >>> r.low < 50.0 < r.high, len(r.events)
+    (True, 2)
+    """
+    values = _values(x, "x")
+    qq = check_probability(q, "q")
+    lo, hi = check_bounds(lower, upper)
+    eps, lev, meth, gen = _common(epsilon, level, method, rng, accountant)
+    res = _check_resolution(resolution)
+    n = values.size
+    q_lo, q_hi = _quantile_ranks(qq, n, eps / 2.0, lev, meth)
+    # A rank clipped to 0 (or 1) makes that end the public bound: nothing is released for it (the
+    # decision depends on q, n, epsilon and level only, all public).
+    released = [qq_ for qq_ in (q_lo, q_hi) if 0.0 < qq_ < 1.0]
+    y_lo = dp_quantile(values, q_lo, lo, hi, eps / 2.0, rng=gen, resolution=res) if q_lo > 0.0 else lo
+    y_hi = dp_quantile(values, q_hi, lo, hi, eps / 2.0, rng=gen, resolution=res) if q_hi < 1.0 else hi
+    events = _record([PureDPEvent(eps / 2.0)] * len(released), accountant)
+    return PrivateInterval(y_lo, y_hi, 0.5 * (y_lo + y_hi), lev, meth,
+                           {"quantile_low": y_lo, "quantile_high": y_hi, "q_low": q_lo, "q_high": q_hi, "n": n},
+                           {"rank_scale": 2.0 / (eps / 2.0)}, events, eps)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Coverage by simulation (sampling from a population, then the privacy noise).
+
+KINDS = ("mean", "proportion", "difference", "quantile")
+
+
+def _clip_uniform_mean(a, w, lo, hi):
+    """``E clip(V, lo, hi)`` for ``V`` uniform on ``[a, a + w]`` (``w > 0``), elementwise."""
+    left = np.clip(a, lo, hi)
+    right = np.clip(a + w, lo, hi)
+    inside = (right ** 2 - left ** 2) / (2.0 * w)
+    return inside + lo * np.clip((lo - a) / w, 0.0, 1.0) + hi * np.clip((a + w - hi) / w, 0.0, 1.0)
+
+
+def population_parameter(kind, population, *, lower=None, upper=None, q=0.5, spread=0.0):
+    """The parameter an interval of ``kind`` targets, for a population of records (not private: a simulation tool).
+
+    A draw from the population is a record chosen uniformly plus ``Uniform(-spread/2, spread/2)`` jitter
+    (``spread = 0``: the records themselves). ``"mean"``: the mean of the draws clamped to the bounds;
+    ``"proportion"``: the share of ones; ``"difference"``: clamped mean of ``population[0]`` minus that of
+    ``population[1]``; ``"quantile"``: the q-quantile (``spread > 0`` needed, so that it is unique).
+
+    Examples
+    --------
+    >>> population_parameter("mean", [0.0, 10.0], lower=0.0, upper=4.0)
+    2.0
+    >>> round(population_parameter("quantile", [1.0, 3.0], q=0.25, spread=2.0), 9)
+    1.0
+    """
+    kind = check_choice(kind, "kind", KINDS)
+    sp = check_real(spread, "spread", low=0.0)
+    if kind == "proportion":
+        return float(np.mean(check_binary_array(population, "population", ndim=1)))
+    if kind == "difference":
+        px, py = population
+        return (population_parameter("mean", px, lower=lower, upper=upper, spread=sp)
+                - population_parameter("mean", py, lower=lower, upper=upper, spread=sp))
+    pop = check_real_array(population, "population", ndim=1)
+    if kind == "mean":
+        lo, hi = check_bounds(lower, upper)
+        if sp == 0.0:
+            return float(np.mean(np.clip(pop, lo, hi)))
+        return float(np.mean(_clip_uniform_mean(pop - sp / 2.0, sp, lo, hi)))
+    qq = check_probability(q, "q", open_low=True, open_high=True)
+    if sp == 0.0:
+        raise ValueError("spread must be > 0 for kind='quantile' (a population quantile of a discrete "
+                         "population need not be unique)")
+    a, b = pop.min() - sp, pop.max() + sp
+    for _ in range(200):   # bisection on the piecewise-linear CDF
+        mid = 0.5 * (a + b)
+        if np.mean(np.clip((mid - (pop - sp / 2.0)) / sp, 0.0, 1.0)) < qq:
+            a = mid
+        else:
+            b = mid
+    return 0.5 * (a + b)
+
+
+def _draw(pop, reps, n, spread, gen):
+    x = pop[gen.integers(0, pop.size, size=(reps, n))]
+    if spread > 0:
+        x = x + spread * (gen.random((reps, n)) - 0.5)
+    return x
+
+
+def _mean_sensitivity(lo, hi, n):
+    """The sensitivity :func:`mean_interval` charges for a clamped mean of n values in [lo, hi]."""
+    return _clamped_mean_query(np.full(n, lo), lo, hi)[1]
+
+
+def _simulated_mean_releases(x, lo, hi, eps, gen):
+    """Row-wise :func:`mean_interval` releases (numpy row means; the same secure noise and scales)."""
+    n = x.shape[1]
+    eps1, eps2 = MEAN_SPLIT * eps, (1.0 - MEAN_SPLIT) * eps
+    clamped = np.clip(x, lo, hi)
+    mid, h2 = _second_moment_bound(lo, hi)
+    means = clamped.mean(axis=1)
+    moments = ((clamped - mid) ** 2).mean(axis=1)
+    s1, s2 = _mean_sensitivity(lo, hi, n), _mean_sensitivity(0.0, h2, n)
+    m_t = laplace_mechanism(means, s1, eps1, rng=gen)
+    v_t = laplace_mechanism(moments, s2, eps2, rng=gen)
+    var_t = _variance_from_moments(m_t, v_t, lo, hi)
+    var = clamped.var(axis=1)
+    return means, var, m_t, var_t, s1 / eps1
+
+
+def _cover(est, half, truth):
+    return np.abs(np.asarray(est) - truth) <= half, 2.0 * np.broadcast_to(half, np.shape(est))
+
+
+def interval_coverage(kind, population, n, epsilon, *, reps=1000, level=0.95, lower=None, upper=None, q=0.5,
+                      spread=0.0, resolution=2**12, rng=None):
+    """Coverage and mean width of the noise-aware, naive and non-private intervals, by simulation.
+
+    Each of ``reps`` repetitions draws ``n`` records from ``population`` (see :func:`population_parameter`;
+    for ``"difference"``, ``n`` from each of the two populations), releases the statistics of the
+    interval function of ``kind`` with the course's secure samplers (vectorized over repetitions; the
+    clamped means are numpy row means rather than the release's exactly rounded ones, a difference of a
+    few ulps), builds the intervals and checks whether they hold the target parameter. Coverage is over
+    the sampling **and** the privacy noise (definition ``inf-def-coverage``). For ``"quantile"`` the
+    privacy noise is integrated exactly with :func:`dpcourse.dp_quantile_probabilities`: each repetition
+    contributes the probability that its two released quantiles bracket the target.
+
+    Returns
+    -------
+    dict
+        ``method -> (coverage, monte_carlo_standard_error, mean_width)`` for ``"noise_aware"``, ``"naive"``
+        and ``"non_private"`` (the textbook interval on the clamped data, no noise), plus ``"truth"``.
+
+    Examples
+    --------
+    >>> out = interval_coverage("proportion", [0, 1] * 50, 100, 1.0, reps=200, rng=0)
+    >>> sorted(out)
+    ['naive', 'noise_aware', 'non_private', 'truth']
+    """
+    kind = check_choice(kind, "kind", KINDS)
+    n = check_positive_int(n, "n", minimum=2)
+    eps = check_epsilon(epsilon)
+    reps = check_size(reps, "reps", cap=_MAX_REPS)
+    lev = check_real(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
+    check_size(reps * n, "reps * n")
+    gen = as_rng(rng)
+    truth = population_parameter(kind, population, lower=lower, upper=upper, q=q, spread=spread)
+    z, tf = _z(lev), _t_factor(lev, n - 1)
+    hits, widths = {}, {}
+    if kind == "mean":
+        lo, hi = check_bounds(lower, upper)
+        x = _draw(check_real_array(population, "population", ndim=1), reps, n, spread, gen)
+        means, var, m_t, var_t, b = _simulated_mean_releases(x, lo, hi, eps, gen)
+        for meth in INTERVAL_METHODS:
+            hits[meth], widths[meth] = _cover(m_t, _halfwidth(meth, tf * np.sqrt(var_t / n), b, lev), truth)
+        hits["non_private"], widths["non_private"] = _cover(means, z * tf * np.sqrt(var / n), truth)
+    elif kind == "proportion":
+        x = _draw(check_binary_array(population, "population", ndim=1).astype(float), reps, n, 0.0, gen)
+        p_hat = x.mean(axis=1)
+        p_t = laplace_mechanism(x.sum(axis=1), 1.0, eps, rng=gen) / n
+        pc = np.clip(p_t, 0.0, 1.0)
+        for meth in INTERVAL_METHODS:
+            hits[meth], widths[meth] = _cover(p_t, _halfwidth(meth, np.sqrt(pc * (1 - pc) / n), 1 / (n * eps), lev),
+                                              truth)
+        hits["non_private"], widths["non_private"] = _cover(p_hat, z * np.sqrt(p_hat * (1 - p_hat) / n), truth)
+    elif kind == "difference":
+        lo, hi = check_bounds(lower, upper)
+        rx = _simulated_mean_releases(_draw(check_real_array(population[0], "population[0]", ndim=1), reps, n,
+                                            spread, gen), lo, hi, eps, gen)
+        ry = _simulated_mean_releases(_draw(check_real_array(population[1], "population[1]", ndim=1), reps, n,
+                                            spread, gen), lo, hi, eps, gen)
+        d_t = rx[2] - ry[2]
+        sd_t = tf * np.sqrt((rx[3] + ry[3]) / n)
+        hits["noise_aware"], widths["noise_aware"] = _cover(d_t, _bootstrap_halfwidth(sd_t, rx[4], ry[4], lev, gen),
+                                                            truth)
+        hits["naive"], widths["naive"] = _cover(d_t, z * sd_t, truth)
+        hits["non_private"], widths["non_private"] = _cover(rx[0] - ry[0], z * tf * np.sqrt((rx[1] + ry[1]) / n),
+                                                            truth)
+    else:
+        lo, hi = check_bounds(lower, upper)
+        res = _check_resolution(resolution)
+        x = _draw(check_real_array(population, "population", ndim=1), reps, n, spread, gen)
+        grid_step = (hi - lo) / res
+        k_truth = int(np.clip(np.floor((truth - lo) / grid_step) + 1, 0, res + 1))  # grid points <= truth
+        for meth in INTERVAL_METHODS:
+            q_lo, q_hi = _quantile_ranks(q, n, eps / 2.0, lev, meth)
+            cov, wid = np.empty(reps), np.empty(reps)
+            for r in range(reps):
+                p_below, means = [], []
+                for qq, edge in ((q_lo, 0.0), (q_hi, 1.0)):
+                    if qq == edge:        # the public bound: lower (all below the truth) or upper (none)
+                        p_below.append(1.0 - edge)
+                        means.append(lo if edge == 0.0 else hi)
+                        continue
+                    starts, prob = dp_quantile_probabilities(x[r], qq, lo, hi, eps / 2.0, resolution=res)
+                    cnt = np.diff(starts)
+                    below = np.clip(k_truth - starts[:-1], 0, cnt)
+                    with np.errstate(invalid="ignore", divide="ignore"):
+                        p_below.append(float(np.sum(np.where(cnt > 0, prob * below / np.maximum(cnt, 1), 0.0))))
+                    means.append(lo + grid_step * float(np.sum(prob * (starts[:-1] + starts[1:] - 1) / 2.0)))
+                cov[r] = p_below[0] * (1.0 - p_below[1])
+                wid[r] = means[1] - means[0]
+            hits[meth], widths[meth] = cov, wid
+        q_lo, q_hi = _quantile_ranks(q, n, eps / 2.0, lev, "naive")
+        ends = np.quantile(x, [q_lo, q_hi], axis=1, method="inverted_cdf")
+        hits["non_private"] = (ends[0] <= truth) & (truth <= ends[1])
+        widths["non_private"] = ends[1] - ends[0]
+    out = {}
+    for meth in ("noise_aware", "naive", "non_private"):
+        h = np.asarray(hits[meth], dtype=float)
+        out[meth] = (float(h.mean()), float(h.std(ddof=1) / math.sqrt(reps)), float(np.mean(widths[meth])))
+    out["truth"] = float(truth)
+    return out
