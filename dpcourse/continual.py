@@ -1,0 +1,424 @@
+"""Continual release of a running count: the binary tree counter and the square-root factorization.
+
+A stream of T events ``x_1, ..., x_T`` in {0, 1} arrives one at a time; after step t the curator
+publishes a private estimate of the count ``c_t = x_1 + ... + x_t``. Neighbouring streams
+(**event-level**) differ in one event ``x_s`` (a 0 becomes a 1 or back), the horizon T being public; that
+one event moves every later count ``c_s, ..., c_T`` by 1. See the chapter "Continual release"
+(``chapters/19_continual_release``) for the theorems named below.
+
+* :class:`TreeCounter`: the binary (hierarchical) tree mechanism of Dwork, Naor, Pitassi & Rothblum (2010)
+  and Chan, Shi & Song (2011), as a streaming object: one event in, one private count out, O(log T)
+  integers of state. Pure epsilon-DP with exact discrete Laplace noise, or rho-zCDP with the exact discrete
+  Gaussian (theorems ``cr-thm-tree-privacy`` and ``cr-thm-tree-variance``).
+* :func:`factorization_counts`: the square-root factorization A = L L of the prefix-sum matrix
+  (Fichtenberger, Henzinger & Upadhyay 2023; Henzinger, Upadhyay & Upadhyay 2023) with lattice Gaussian
+  noise, rho-zCDP (theorem ``cr-thm-fact``).
+* :func:`naive_counts`: the two naive answers (fresh noise on every count; noise on every increment).
+* Exact variances of every answer: :func:`tree_variance`, :func:`factorization_variance`,
+  :func:`naive_variance`.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from ._validation import as_rng, check_binary_array, check_choice, check_epsilon, check_positive_int, check_real
+from .discrete import _dgauss_from_variance, _dlap, _lattice_steps, _round_up, discrete_laplace
+
+__all__ = ["TreeCounter", "tree_levels", "tree_node_variance", "tree_variance", "naive_counts", "naive_variance",
+           "sqrt_factor", "factorization_sensitivity", "factorization_lattice", "factorization_counts",
+           "factorization_variance", "MAX_HORIZON"]
+
+MAX_HORIZON = 2**40        # a tree counter's horizon (41 levels of state)
+MAX_BATCH_HORIZON = 2**20  # batch releases (naive_counts, factorization_counts) build arrays of length T
+NOISE_BLOCK = 1 << 14      # noise values a TreeCounter draws at once (one value per step)
+FFT_ERROR_MARGIN = 2.0**-20  # charged per coordinate for the float convolution R x (measured error ~1e-12)
+
+
+def _check_horizon(horizon, cap=MAX_HORIZON) -> int:
+    T = check_positive_int(horizon, "horizon")
+    if T > cap:
+        raise ValueError(f"horizon must be at most {cap} (the cap of this function), got {T}")
+    return T
+
+
+def _check_rho(rho) -> float:
+    return check_real(rho, "rho", low=0.0, low_open=True, high=1e6)
+
+
+def _privacy(epsilon, rho) -> tuple[str, float]:
+    if (epsilon is None) == (rho is None):
+        raise ValueError("give exactly one of epsilon (pure DP, discrete Laplace) and rho (zCDP, discrete Gaussian)")
+    return ("laplace", check_epsilon(epsilon)) if rho is None else ("gaussian", _check_rho(rho))
+
+
+def tree_levels(horizon) -> int:
+    """Number of levels of the binary tree over ``horizon`` steps: ``floor(log2 T) + 1`` (``T.bit_length()``).
+
+    Every event lies in at most one released node per level, so this is the l1 sensitivity of the vector of
+    node sums (lemma ``cr-lem-tree-sensitivity``).
+
+    >>> tree_levels(1), tree_levels(8), tree_levels(2**16), tree_levels(2**16 - 1)
+    (1, 4, 17, 16)
+    """
+    return _check_horizon(horizon).bit_length()
+
+
+def _node_parameter(kind: str, value: float, levels: int) -> Fraction:
+    """The exact noise parameter of one node: Laplace scale >= L / epsilon, or Gaussian variance >= L / (2 rho)."""
+    if kind == "laplace":
+        return _round_up(Fraction(levels) / Fraction(value))
+    return _round_up(Fraction(levels) / (2 * Fraction(value)))
+
+
+def _dlap_variance(scale: Fraction) -> float:
+    """Variance of the discrete Laplace of scale b: 2 p / (1 - p)^2 = 1 / (2 sinh^2(1 / (2 b))), p = e^{-1/b}."""
+    return 0.5 / math.sinh(0.5 / float(scale)) ** 2
+
+
+def _dgauss_variance(var: Fraction) -> float:
+    """Variance of the discrete Gaussian with parameter sigma^2 = var, summed over its support (< sigma^2)."""
+    s2 = float(var)
+    k = np.arange(0, int(12 * math.sqrt(s2)) + 12, dtype=np.float64)
+    w = np.exp(-k * k / (2 * s2))
+    return float(2 * np.sum(k * k * w) / (2 * np.sum(w) - 1))
+
+
+def tree_node_variance(horizon, epsilon=None, *, rho=None) -> float:
+    """Variance of the noise of one tree node (theorem ``cr-thm-tree-variance``).
+
+    Pure epsilon-DP: discrete Laplace of scale b = L / epsilon (L = :func:`tree_levels`), variance
+    ``1 / (2 sinh^2(1/(2b)))``, between ``2 b^2 - 1/6`` and ``2 b^2``. rho-zCDP: discrete Gaussian of
+    parameter sigma^2 = L / (2 rho), variance just below sigma^2.
+
+    >>> round(tree_node_variance(2**10 - 1, 1.0), 4)  # L = 10, b = 10: 2 b^2 - 1/6 + 1/(120 b^2) + ...
+    199.8334
+    """
+    T = _check_horizon(horizon)
+    kind, value = _privacy(epsilon, rho)
+    param = _node_parameter(kind, value, T.bit_length())
+    return _dlap_variance(param) if kind == "laplace" else _dgauss_variance(param)
+
+
+def _check_steps(t, T: int) -> np.ndarray:
+    arr = np.asarray(t)
+    if arr.dtype.kind not in "iu" or arr.size == 0 or arr.min() < 1 or arr.max() > T:
+        raise ValueError(f"t must be whole numbers (an int array) in [1, horizon={T}]")
+    return arr.astype(np.int64)
+
+
+def _popcount(t: np.ndarray) -> np.ndarray:
+    count = np.zeros(t.shape, dtype=np.int64)
+    x = t.copy()
+    while x.any():
+        count += x & 1
+        x >>= 1
+    return count
+
+
+def tree_variance(t, horizon, epsilon=None, *, rho=None):
+    """Exact variance of the tree counter's answer at step t: ``popcount(t)`` times one node's variance.
+
+    Theorem ``cr-thm-tree-variance``: the answer at step t adds the noise of the nodes of the binary
+    expansion of t, one per 1 bit, independent and identically distributed. Vectorized over ``t`` (ints in
+    [1, horizon]).
+
+    >>> float(tree_variance(7, 8, 1.0) / tree_variance(8, 8, 1.0))  # 7 = 111b: three nodes; 8 = 1000b: one
+    3.0
+    """
+    T = _check_horizon(horizon)
+    steps = _check_steps(t, T)
+    var = tree_node_variance(T, epsilon, rho=rho) * _popcount(steps)
+    return float(var) if np.ndim(t) == 0 else var
+
+
+class TreeCounter:
+    """A private running count over a stream of 0/1 events: the binary tree mechanism, in O(log T) memory.
+
+    Step t (1-based) completes exactly one dyadic node: the one of level ``i = trailing zeros of t``, which
+    covers steps ``t - 2**i + 1 .. t``. It draws one noise value for that node. The answer at step t is the
+    sum of the noisy node sums of the binary expansion of t (``popcount(t)`` nodes, which partition
+    ``1..t``), i.e. the exact count plus the noises of those nodes; the counter keeps that count, the noise
+    of the last completed node of each level and their running sum (O(log T) integers). All arithmetic is
+    on integers: the answers are integers, the noise exact.
+
+    Privacy (event-level neighbours, horizon public; theorem ``cr-thm-tree-privacy``): an event lies in at
+    most one node per level, so the node sums have l1 sensitivity ``L = tree_levels(horizon)`` and l2
+    sensitivity sqrt(L). With ``epsilon`` each node gets discrete Laplace noise of scale L / epsilon (rounded
+    up to a dyadic rational): the whole output sequence is epsilon-DP. With ``rho`` each node gets discrete
+    Gaussian noise of parameter sigma^2 = L / (2 rho) (rounded up): rho-zCDP. The answers are post-processing
+    of the noisy nodes, and the privacy holds for adaptively chosen events too (each node's noise is fresh).
+
+    Noise is drawn from ``rng`` in blocks of ``NOISE_BLOCK`` values, so a step costs a few integer
+    operations (amortized O(1); at most O(log T)). :meth:`feed` processes many steps with NumPy and gives
+    the same answers as calling :meth:`step` on each value with the same ``rng`` state.
+
+    Parameters
+    ----------
+    horizon : int
+        The number of steps T, in [1, 2**40]; public. A step beyond it is refused.
+    epsilon : float, optional
+        Pure DP parameter, > 0 (exactly one of ``epsilon``, ``rho``).
+    rho : float, optional
+        zCDP parameter, in (0, 1e6].
+    rng : None, int or numpy.random.Generator
+
+    Examples
+    --------
+    >>> c = TreeCounter(8, epsilon=1.0, rng=0)
+    >>> answers = [c.step(x) for x in [1, 0, 1, 1, 0, 0, 1, 0]]
+    >>> len(answers), all(isinstance(a, int) for a in answers), c.levels
+    (8, True, 4)
+    """
+
+    def __init__(self, horizon, epsilon=None, *, rho=None, rng=None):
+        self.horizon = _check_horizon(horizon)
+        self.noise, value = _privacy(epsilon, rho)
+        self.epsilon = value if self.noise == "laplace" else None
+        self.rho = value if self.noise == "gaussian" else None
+        self.levels = self.horizon.bit_length()
+        self.noise_parameter = _node_parameter(self.noise, value, self.levels)
+        self._gen = as_rng(rng)
+        self.t = 0
+        self._noisy = [0] * (self.levels + 1)   # noise of the last completed node, per level
+        self._count = 0                         # exact count c_t (never released)
+        self._noise_sum = 0                     # sum of the noises of the nodes of t's binary expansion
+        self._block: list = []
+        self._block_array = np.zeros(0, dtype=np.int64)
+        self._pos = 0
+
+    def _draw(self, n: int) -> np.ndarray:
+        p = self.noise_parameter
+        if self.noise == "laplace":
+            return _dlap(p.numerator, p.denominator, n, self._gen)
+        return _dgauss_from_variance(p, n, self._gen)
+
+    def _refill(self, done: int) -> None:
+        """Draw the noise of the next min(NOISE_BLOCK, T - done) steps (``done`` steps taken so far)."""
+        self._block_array = self._draw(min(NOISE_BLOCK, self.horizon - done))
+        self._block = self._block_array.tolist()
+        self._pos = 0
+
+    def step(self, x) -> int:
+        """Take the next event (0 or 1; ``True``/``False`` and ``1.0`` are read as 1/0) and return the private
+        count of the events so far (an int)."""
+        t = self.t + 1
+        if t > self.horizon:
+            raise ValueError(f"the stream's horizon of {self.horizon} steps is reached (public); start a new counter")
+        if x == 1:
+            self._count += 1
+        elif x != 0:
+            raise ValueError("a stream event must be 0 or 1 (another value was given): recode the stream")
+        pos = self._pos
+        if pos == len(self._block):
+            self._refill(t - 1)
+            pos = 0
+        z = self._block[pos]
+        self._pos = pos + 1
+        i = (t & -t).bit_length() - 1        # level of the node completed at step t
+        noisy = self._noisy
+        if i:                                # the lower nodes merge into the new one: their noise leaves the answer
+            z_sum = self._noise_sum + z - sum(noisy[:i])
+        else:
+            z_sum = self._noise_sum + z
+        noisy[i] = z
+        self._noise_sum = z_sum
+        self.t = t
+        return self._count + z_sum
+
+    def feed(self, values) -> np.ndarray:
+        """Take many events at once (an array of 0/1) and return the private counts after each (int64 array).
+
+        The same answers as ``[self.step(x) for x in values]`` with the same ``rng`` state (one noise value per
+        step, consumed in the same order), computed with NumPy in O(n log T) vectorized operations.
+        """
+        x = check_binary_array(values, "values", ndim=1, allow_empty=True)
+        n = x.size
+        if n > self.horizon - self.t:
+            raise ValueError(f"{n} events would go past the horizon of {self.horizon} steps (at step {self.t}); "
+                             "start a new counter")
+        if n == 0:
+            return np.zeros(0, dtype=np.int64)
+        t0 = self.t
+        parts = []                            # the noise of the node completed at step t0 + 1 + k, k < n
+        need = n
+        while need:
+            if self._pos == len(self._block):
+                self._refill(t0 + n - need)
+            take = min(need, len(self._block) - self._pos)
+            parts.append(self._block_array[self._pos:self._pos + take])
+            self._pos += take
+            need -= take
+        z = np.concatenate(parts)
+        t = np.arange(t0 + 1, t0 + n + 1, dtype=np.int64)
+        noise = np.zeros(n, dtype=np.int64)
+        csum = np.cumsum(x)
+        for j in range(self.levels):
+            # Steps t0 < t < m_end share their level-j node with t0 (drawn before this call); the others use
+            # the node ending at (t >> j) << j, drawn in this call.
+            m = min(n, (((t0 >> j) + 1) << j) - t0 - 1)
+            if m > 0 and (t0 >> j) & 1:
+                noise[:m] += self._noisy[j]
+            if m < n:
+                tt = t[m:]
+                on = (tt >> j) & 1
+                noise[m:] += on * z[((tt >> j) << j) - t0 - 1]
+            last = ((t0 + n) >> j) << j      # the last step <= t0 + n completing a level-j node (odd multiple)
+            if not (last >> j) & 1:
+                last -= 1 << j
+            if last > t0:
+                self._noisy[j] = int(z[last - t0 - 1])
+        counts = csum + self._count
+        self._count = int(counts[-1])
+        self._noise_sum = int(noise[-1])
+        self.t = t0 + n
+        return counts + noise
+
+
+# ----------------------------------------------------------------------------------------------------
+# The naive answers.
+
+
+def naive_counts(stream, epsilon, *, method="fresh", rng=None) -> np.ndarray:
+    """The two naive epsilon-DP running counts (theorem ``cr-thm-naive``), with exact discrete Laplace noise.
+
+    ``method="fresh"``: every count c_t gets its own noise of scale T / epsilon (the vector of the T counts has
+    l1 sensitivity T under event-level neighbours). ``method="increments"``: every event gets noise of scale
+    1 / epsilon and the answers are the running sums of the noisy events.
+
+    >>> naive_counts([1, 0, 1], 1.0, method="increments", rng=0).dtype
+    dtype('int64')
+    """
+    x = check_binary_array(stream, "stream", ndim=1)
+    T = _check_horizon(x.size, MAX_BATCH_HORIZON)
+    eps = check_epsilon(epsilon)
+    method = check_choice(method, "method", ("fresh", "increments"))
+    gen = as_rng(rng)
+    if method == "fresh":
+        return np.cumsum(x) + discrete_laplace(_round_up(Fraction(T) / Fraction(eps)), size=T, rng=gen)
+    return np.cumsum(x + discrete_laplace(_round_up(Fraction(1) / Fraction(eps)), size=T, rng=gen))
+
+
+def naive_variance(t, horizon, epsilon, *, method="fresh"):
+    """Exact variance of the naive answers at step t (theorem ``cr-thm-naive``).
+
+    ``"fresh"``: one discrete Laplace of scale T/epsilon, ``1 / (2 sinh^2(epsilon / (2T)))``, at most
+    ``2 T^2 / epsilon^2``; ``"increments"``: t discrete Laplaces of scale 1/epsilon, at most ``2 t / epsilon^2``.
+
+    >>> round(float(naive_variance(4, 4, 1.0, method="increments") / naive_variance(1, 4, 1.0, method="increments")))
+    4
+    """
+    T = _check_horizon(horizon, MAX_BATCH_HORIZON)
+    steps = _check_steps(t, T)
+    eps = check_epsilon(epsilon)
+    method = check_choice(method, "method", ("fresh", "increments"))
+    if method == "fresh":
+        var = np.full(steps.shape, _dlap_variance(_round_up(Fraction(T) / Fraction(eps))))
+    else:
+        var = steps * _dlap_variance(_round_up(Fraction(1) / Fraction(eps)))
+    return float(var) if np.ndim(t) == 0 else var
+
+
+# ----------------------------------------------------------------------------------------------------
+# The square-root factorization.
+
+
+def sqrt_factor(horizon) -> np.ndarray:
+    """The coefficients ``c_0, ..., c_{T-1}`` of (1 - x)^{-1/2}: ``c_k = binom(2k, k) / 4^k``.
+
+    The lower-triangular Toeplitz matrix L with ``L[i, j] = c_{i-j}`` satisfies L L = A, the T x T prefix-sum
+    matrix (lemma ``cr-lem-sqrt``), because ``((1-x)^{-1/2})^2 = (1-x)^{-1} = 1 + x + x^2 + ...``. Computed by
+    the recurrence ``c_k = c_{k-1} (2k - 1) / (2k)`` (relative error below 2k ulps).
+
+    >>> sqrt_factor(4).tolist()
+    [1.0, 0.5, 0.375, 0.3125]
+    """
+    T = _check_horizon(horizon, MAX_BATCH_HORIZON)
+    k = np.arange(1, T, dtype=np.float64)
+    return np.concatenate(([1.0], np.cumprod((2 * k - 1) / (2 * k))))
+
+
+def factorization_sensitivity(horizon) -> float:
+    """l2 sensitivity of R x for the right factor R = L (event-level): its largest column norm.
+
+    Column s of R is ``(0, ..., 0, c_0, ..., c_{T-s})``, so the largest is the first, ``sqrt(sum_k c_k^2)``
+    (lemma ``cr-lem-fact-sensitivity``); it grows like ``sqrt(ln(T) / pi)``.
+
+    >>> factorization_sensitivity(2) == (1 + 0.25) ** 0.5
+    True
+    """
+    c = sqrt_factor(horizon)
+    return math.sqrt(math.fsum(c * c))
+
+
+def factorization_lattice(horizon, rho) -> tuple[int, int, float]:
+    """The lattice of the secure factorization release: ``(exponent, variance, sigma)``.
+
+    R x is rounded to the lattice g Z^T (g = 2**exponent) and g times discrete Gaussian noise of parameter
+    ``variance`` (lattice steps squared) is added to each coordinate. Computed neighbours differ by at most
+    ``Delta + 2 sqrt(T) m`` in l2 norm (Delta = :func:`factorization_sensitivity`, m = ``FFT_ERROR_MARGIN``
+    per coordinate for the float convolution), so after rounding by at most ``D = that / g + sqrt(T)`` steps;
+    ``variance = ceil(D^2 / (2 rho))`` makes the release rho-zCDP (theorem ``cr-thm-fact``). ``sigma`` is the
+    noise standard deviation in the units of the count, ``g sqrt(variance)``.
+    """
+    T = _check_horizon(horizon, MAX_BATCH_HORIZON)
+    r = _check_rho(rho)
+    delta = factorization_sensitivity(T) + 2 * math.sqrt(T) * FFT_ERROR_MARGIN
+    sigma_ref = delta / math.sqrt(2 * r)
+    exponent = math.frexp(min(sigma_ref * 2.0**-12, delta / math.sqrt(T) * 2.0**-10))[1] - 1
+    g = math.ldexp(1.0, exponent)
+    steps = math.nextafter(delta / g + math.sqrt(T), math.inf)
+    variance = math.ceil(steps * steps / (2 * r) * (1 + 1e-12))
+    return exponent, variance, g * math.sqrt(variance)
+
+
+def _toeplitz_apply(c: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """The first T entries of the convolution c * v (L v for the Toeplitz factor), by FFT."""
+    T = v.size
+    size = 1 << (2 * T - 1).bit_length()
+    return np.fft.irfft(np.fft.rfft(c, size) * np.fft.rfft(v, size), size)[:T]
+
+
+def factorization_counts(stream, rho, *, rng=None) -> np.ndarray:
+    """The square-root factorization mechanism: ``L (round(R x) + noise)``, all T private counts at once.
+
+    The horizon is the stream's length (public). rho-zCDP under event-level neighbours (theorem ``cr-thm-fact``);
+    the exact variance of each answer is :func:`factorization_variance`. Noise: the exact discrete Gaussian on a
+    power-of-two lattice (:func:`factorization_lattice`).
+
+    >>> factorization_counts([1, 1, 0, 1], 0.5, rng=0).shape
+    (4,)
+    """
+    x = check_binary_array(stream, "stream", ndim=1)
+    T = _check_horizon(x.size, MAX_BATCH_HORIZON)
+    exponent, variance, _ = factorization_lattice(T, rho)
+    gen = as_rng(rng)
+    c = sqrt_factor(T)
+    w = _toeplitz_apply(c, x.astype(np.float64))                 # R x, float (error << FFT_ERROR_MARGIN)
+    noisy = _lattice_steps(w, exponent) + _dgauss_from_variance(Fraction(variance), T, gen)
+    return _toeplitz_apply(c, np.ldexp(noisy.astype(np.float64), exponent))   # post-processing by L
+
+
+def factorization_variance(t, horizon, rho):
+    """Exact variance of the factorization mechanism's answer at step t: ``sigma^2 sum_{k < t} c_k^2``.
+
+    Answer t is ``c_t`` plus row t of L applied to the noise, ``sum_{k<t} c_k z_{t-k}`` (plus the lattice rounding
+    of R x carried through L, a deterministic error below ``g/2 sum_{k<t} c_k``); ``sigma`` from
+    :func:`factorization_lattice` (theorem ``cr-thm-fact``; the discrete Gaussian's variance equals its parameter
+    to far below double precision at these sizes).
+
+    >>> T = 2**10
+    >>> v = factorization_variance(np.arange(1, T + 1), T, 0.5)
+    >>> bool(np.all(np.diff(v) > 0))
+    True
+    """
+    T = _check_horizon(horizon, MAX_BATCH_HORIZON)
+    steps = _check_steps(t, T)
+    sigma = factorization_lattice(T, rho)[2]
+    c = sqrt_factor(T)
+    row_norms = np.cumsum(c * c)
+    var = sigma * sigma * row_norms[steps - 1]
+    return float(var) if np.ndim(t) == 0 else var
