@@ -476,7 +476,7 @@ def population_parameter(kind, population, *, lower=None, upper=None, q=0.5, spr
             a = mid
         else:
             b = mid
-    return 0.5 * (a + b)
+    return float(0.5 * (a + b))
 
 
 def _draw(pop, reps, n, spread, gen):
