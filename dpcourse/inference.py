@@ -199,7 +199,7 @@ def _record(events, accountant):
 def _values(x, name, n_min=2):
     values = check_real_array(x, name, ndim=1)
     if values.size < n_min:  # n is public under replace-one: refusing it reveals nothing
-        raise ValueError(f"{name} must hold at least {n_min} records (n is public), got n = {values.size}")
+        raise ValueError(f"{name} must hold at least {n_min} records (an interval needs a sample variance)")
     return values
 
 
@@ -214,16 +214,41 @@ def _second_moment_bound(lo: float, hi: float) -> tuple[float, float]:
     return mid, math.nextafter(half * half, math.inf)
 
 
-def _mean_release(values, lo, hi, eps, gen):
-    """Noisy clamped mean (``MEAN_SPLIT * eps``) and noisy clamped second moment about the midpoint (the rest)."""
+def _mean_sensitivity(lo, hi, n):
+    """The sensitivity charged for a clamped mean of n values in [lo, hi] (that of :func:`dpcourse.dp_mean`'s query).
+
+    It depends on ``lo``, ``hi`` and ``n`` only: ``(hi - lo)/n`` plus the float rounding of the exactly rounded mean.
+    """
+    return _clamped_mean_query(np.full(n, lo), lo, hi)[1]
+
+
+def _noisy_moments(means, moments, n, lo, hi, eps, gen):
+    """Laplace releases of clamped means (``MEAN_SPLIT * eps``) and second moments about the midpoint (the rest).
+
+    ``means`` and ``moments`` may be arrays (one entry per independent dataset of size ``n``, for the
+    simulation); each entry is then released as a single call would release it. Returns the noisy
+    values, the two Laplace scales the interval assumes and the two epsilons.
+    """
     eps1, eps2 = MEAN_SPLIT * eps, (1.0 - MEAN_SPLIT) * eps
+    _, h2 = _second_moment_bound(lo, hi)
+    s1, s2 = _mean_sensitivity(lo, hi, n), _mean_sensitivity(0.0, h2, n)
+    m_t = laplace_mechanism(means, s1, eps1, rng=gen)
+    v_t = laplace_mechanism(moments, s2, eps2, rng=gen)
+    return m_t, v_t, s1 / eps1, s2 / eps2, (eps1, eps2)
+
+
+def _mean_release(values, lo, hi, eps, gen):
+    """One dataset: the exactly rounded clamped mean and second moment (``math.fsum``), released."""
     clamped = np.clip(values, lo, hi)
-    mean, sens1 = _clamped_mean_query(clamped, lo, hi)
     mid, h2 = _second_moment_bound(lo, hi)
-    moment, sens2 = _clamped_mean_query((clamped - mid) ** 2, 0.0, h2)
-    m_t = laplace_mechanism(mean, sens1, eps1, rng=gen)
-    v_t = laplace_mechanism(moment, sens2, eps2, rng=gen)
-    return m_t, v_t, sens1 / eps1, sens2 / eps2, (eps1, eps2)
+    mean = _clamped_mean_query(clamped, lo, hi)[0]
+    moment = _clamped_mean_query((clamped - mid) ** 2, 0.0, h2)[0]
+    return _noisy_moments(mean, moment, values.size, lo, hi, eps, gen)
+
+
+def _proportion_release(counts, n, eps, gen):
+    """Noisy proportions: counts of ones plus Laplace noise of scale 1/eps (sensitivity 1), over n; and that scale / n."""
+    return laplace_mechanism(counts, 1.0, eps, rng=gen) / n, 1.0 / (n * eps)
 
 
 def _variance_from_moments(m_t, v_t, lo, hi):
@@ -307,15 +332,15 @@ def proportion_interval(bits, epsilon, *, level=0.95, method="noise_aware", rng=
     """
     x = check_binary_array(bits, "bits", ndim=1)
     if x.size < 2:
-        raise ValueError(f"bits must hold at least 2 records (n is public), got n = {x.size}")
+        raise ValueError("bits must hold at least 2 records (an interval needs a sample variance)")
     eps, lev, meth, gen = _common(epsilon, level, method, rng, accountant)
     n = x.size
-    count_t = laplace_mechanism(float(x.sum()), 1.0, eps, rng=gen)
-    p = count_t / n
+    p, b = _proportion_release(float(x.sum()), n, eps, gen)
+    count_t = p * n
     pc = min(max(p, 0.0), 1.0)
-    c = float(_halfwidth(meth, math.sqrt(pc * (1.0 - pc) / n), 1.0 / (n * eps), lev))
+    c = float(_halfwidth(meth, math.sqrt(pc * (1.0 - pc) / n), b, lev))
     events = _record([LaplaceEvent(eps)], accountant)
-    return PrivateInterval(p - c, p + c, p, lev, meth, {"count": count_t, "n": n}, {"count": 1.0 / eps},
+    return PrivateInterval(p - c, p + c, p, lev, meth, {"count": count_t, "n": n}, {"count": b * n},
                            events, eps)
 
 
@@ -486,25 +511,13 @@ def _draw(pop, reps, n, spread, gen):
     return x
 
 
-def _mean_sensitivity(lo, hi, n):
-    """The sensitivity :func:`mean_interval` charges for a clamped mean of n values in [lo, hi]."""
-    return _clamped_mean_query(np.full(n, lo), lo, hi)[1]
-
-
 def _simulated_mean_releases(x, lo, hi, eps, gen):
     """Row-wise :func:`mean_interval` releases (numpy row means; the same secure noise and scales)."""
-    n = x.shape[1]
-    eps1, eps2 = MEAN_SPLIT * eps, (1.0 - MEAN_SPLIT) * eps
     clamped = np.clip(x, lo, hi)
-    mid, h2 = _second_moment_bound(lo, hi)
+    mid, _ = _second_moment_bound(lo, hi)
     means = clamped.mean(axis=1)
-    moments = ((clamped - mid) ** 2).mean(axis=1)
-    s1, s2 = _mean_sensitivity(lo, hi, n), _mean_sensitivity(0.0, h2, n)
-    m_t = laplace_mechanism(means, s1, eps1, rng=gen)
-    v_t = laplace_mechanism(moments, s2, eps2, rng=gen)
-    var_t = _variance_from_moments(m_t, v_t, lo, hi)
-    var = clamped.var(axis=1)
-    return means, var, m_t, var_t, s1 / eps1
+    m_t, v_t, b, _, _ = _noisy_moments(means, ((clamped - mid) ** 2).mean(axis=1), x.shape[1], lo, hi, eps, gen)
+    return means, clamped.var(axis=1), m_t, _variance_from_moments(m_t, v_t, lo, hi), b
 
 
 def _cover(est, half, truth):
@@ -556,11 +569,10 @@ def interval_coverage(kind, population, n, epsilon, *, reps=1000, level=0.95, lo
     elif kind == "proportion":
         x = _draw(check_binary_array(population, "population", ndim=1).astype(float), reps, n, 0.0, gen)
         p_hat = x.mean(axis=1)
-        p_t = laplace_mechanism(x.sum(axis=1), 1.0, eps, rng=gen) / n
+        p_t, b = _proportion_release(x.sum(axis=1), n, eps, gen)
         pc = np.clip(p_t, 0.0, 1.0)
         for meth in INTERVAL_METHODS:
-            hits[meth], widths[meth] = _cover(p_t, _halfwidth(meth, np.sqrt(pc * (1 - pc) / n), 1 / (n * eps), lev),
-                                              truth)
+            hits[meth], widths[meth] = _cover(p_t, _halfwidth(meth, np.sqrt(pc * (1 - pc) / n), b, lev), truth)
         hits["non_private"], widths["non_private"] = _cover(p_hat, z * np.sqrt(p_hat * (1 - p_hat) / n), truth)
     elif kind == "difference":
         lo, hi = check_bounds(lower, upper)
