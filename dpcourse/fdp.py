@@ -169,7 +169,7 @@ def tradeoff_epsilon_delta(alpha, epsilon, delta=0.0):
 
 def _one_minus_scaled(a: np.ndarray, eps: float, d: float) -> np.ndarray:
     """``1 - d - e^eps a`` without overflow (-inf where e^eps a overflows, 1 - d at a = 0)."""
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):
         scaled = np.where(a > 0, np.exp(eps) * a, 0.0)
     return 1.0 - d - scaled
 
@@ -381,6 +381,9 @@ def tradeoff_curve(events, alpha, *, method=None, deltas=None):
     """
     acc, counts = _counts(events)
     a, scalar = _check_alpha(alpha)
+    ds = check_real_array(DEFAULT_PROFILE_DELTAS if deltas is None else deltas, "deltas", ndim=1)
+    if np.any(ds <= 0) or np.any(ds >= 1):
+        raise ValueError("deltas must lie in (0, 1)")
     if all(isinstance(e, GaussianEvent) for e, _ in counts):
         return tradeoff_gaussian(a[0] if scalar else a, gdp_mu(acc))
     if len(counts) == 1 and counts[0][1] == 1 and isinstance(counts[0][0], (LaplaceEvent, PureDPEvent)):
@@ -388,9 +391,5 @@ def tradeoff_curve(events, alpha, *, method=None, deltas=None):
         f = tradeoff_laplace if isinstance(e, LaplaceEvent) else tradeoff_randomized_response
         return f(a[0] if scalar else a, e.epsilon)
     method = _method_for(counts) if method is None else method
-    ds = DEFAULT_PROFILE_DELTAS if deltas is None else deltas
-    ds = check_real_array(ds, "deltas", ndim=1)
-    if np.any(ds <= 0) or np.any(ds >= 1):
-        raise ValueError("deltas must lie in (0, 1)")
     eps = [acc.epsilon(float(d), method) for d in ds]
     return tradeoff_from_profile(a[0] if scalar else a, eps, ds)

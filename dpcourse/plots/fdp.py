@@ -1,0 +1,120 @@
+"""Figures of the chapter "The hypothesis-testing view: trade-off functions, f-DP and Gaussian DP"."""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from .._validation import check_delta, check_positive_int, check_real, check_real_array
+from ..accounting import dpsgd_epsilon
+from ..fdp import clt_mu_poisson_gaussian, tradeoff_epsilon_delta, tradeoff_gaussian, tradeoff_laplace
+from ..gaussian import gaussian_epsilon
+
+__all__ = ["plot_tradeoff_composition", "plot_mechanism_curves", "clt_gap_table", "plot_clt_gap", "fdp_widget"]
+
+
+def plot_tradeoff_composition(mu=1.0, k=1, *, delta=1e-5):
+    """Left: trade-off curves of k runs of a Gaussian mechanism with ``mu`` each (G_{mu sqrt k}), of one run,
+    and of the (epsilon, delta) guarantee read off the composition at ``delta`` (f_{epsilon, delta}, dashed).
+    Right: the attacker's best true-positive rate 1 - f(alpha) against the false-positive rate, log axes."""
+    m = check_real(mu, "mu", low=0.0, low_open=True)
+    k = check_positive_int(k, "k")
+    d = check_delta(delta, allow_zero=False)
+    mu_k = m * math.sqrt(k)
+    eps = gaussian_epsilon(d, mu_k)
+    a = np.concatenate([[0.0], np.geomspace(1e-6, 1.0, 400)])
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(9.6, 3.9))
+    curves = [(tradeoff_gaussian(a, m), f"one run: G_{m:g}", "C0", ":"),
+              (tradeoff_gaussian(a, mu_k), f"{k} runs: G_{mu_k:.3g}", "C3", "-"),
+              (tradeoff_epsilon_delta(a, eps, d), f"f_(ε={eps:.2f}, δ={d:g})", "C2", "--")]
+    for beta, label, color, ls in curves:
+        ax.plot(a, beta, ls, color=color, label=label)
+        bx.plot(a[1:], 1.0 - beta[1:], ls, color=color, label=label)
+    ax.plot([0, 1], [1, 0], color="0.6", lw=0.8, label="random guess")
+    bx.plot(a[1:], a[1:], color="0.6", lw=0.8)
+    ax.set_xlabel("type I error α (false-positive rate)")
+    ax.set_ylabel("smallest type II error β")
+    ax.set_title(f"μ = {m:g} per run, k = {k}")
+    ax.legend(fontsize=8)
+    bx.set_xscale("log")
+    bx.set_yscale("log")
+    bx.set_ylim(1e-6, 1.05)
+    bx.set_xlabel("false-positive rate α")
+    bx.set_ylabel("largest true-positive rate 1 − β")
+    bx.set_title(f"attacker at α = 0.1%: TPR ≤ {1 - tradeoff_gaussian(1e-3, mu_k):.3f}")
+    fig.tight_layout()
+    return fig
+
+
+def plot_mechanism_curves(epsilon=1.0):
+    """The exact trade-off curves of randomized response (f_{epsilon, 0}), Laplace and the Gaussian mechanism
+    whose (epsilon, delta = 1e-5) guarantee is the same epsilon, at one epsilon."""
+    eps = check_real(epsilon, "epsilon", low=0.0, low_open=True)
+    a = np.linspace(0.0, 1.0, 501)
+    from ..fdp import gdp_mu_for_dp
+    mu = gdp_mu_for_dp(eps, 1e-5)
+    fig, ax = plt.subplots(figsize=(4.8, 4.4))
+    ax.plot(a, tradeoff_epsilon_delta(a, eps), color="C1", label=f"randomized response = f_({eps:g}, 0)")
+    ax.plot(a, tradeoff_laplace(a, eps), "--", color="C0", label=f"Laplace, ε = {eps:g}")
+    ax.plot(a, tradeoff_gaussian(a, mu), "-.", color="C3", label=f"Gaussian, ({eps:g}, 1e-5): μ = {mu:.3f}")
+    ax.plot([0, 1], [1, 0], color="0.6", lw=0.8)
+    ax.set_xlabel("type I error α")
+    ax.set_ylabel("type II error β")
+    ax.legend(fontsize=8)
+    ax.set_aspect("equal")
+    fig.tight_layout()
+    return fig
+
+
+def clt_gap_table(sampling_rates, noise_multipliers, steps, delta=1e-5):
+    """Epsilon at ``delta`` of DP-SGD by the PLD accountant and by the CLT's mu, on a grid.
+
+    Returns a list of dicts with keys ``q, sigma, steps, mu_clt, eps_pld, eps_clt, ratio`` (ratio =
+    eps_clt / eps_pld: below 1 where the CLT under-reports)."""
+    qs = check_real_array(sampling_rates, "sampling_rates", ndim=1)
+    sigmas = check_real_array(noise_multipliers, "noise_multipliers", ndim=1)
+    d = check_delta(delta, allow_zero=False)
+    rows = []
+    for q in qs:
+        for s in sigmas:
+            for t in steps:
+                t = check_positive_int(t, "steps")
+                mu = clt_mu_poisson_gaussian(float(q), float(s), t)
+                e_pld = dpsgd_epsilon(float(q), float(s), t, d)
+                e_clt = gaussian_epsilon(d, mu)
+                rows.append({"q": float(q), "sigma": float(s), "steps": t, "mu_clt": mu, "eps_pld": e_pld,
+                             "eps_clt": e_clt, "ratio": e_clt / e_pld if e_pld > 0 else math.nan})
+    return rows
+
+
+def plot_clt_gap(rows):
+    """eps_clt / eps_pld against the number of steps, one line per (q, sigma), from :func:`clt_gap_table`."""
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    keys = sorted({(r["q"], r["sigma"]) for r in rows})
+    for i, (q, s) in enumerate(keys):
+        sub = sorted((r["steps"], r["ratio"]) for r in rows if r["q"] == q and r["sigma"] == s)
+        ax.plot([x for x, _ in sub], [y for _, y in sub], "o-", color=f"C{i}", label=f"q = {q:g}, σ = {s:g}")
+    ax.axhline(1.0, color="0.5", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("steps T")
+    ax.set_ylabel("ε by the CLT / ε by the PLD")
+    ax.set_title("below 1: the CLT under-reports ε (δ = 1e-5)")
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def fdp_widget():
+    """Sliders for mu per run and the number of runs k, redrawing :func:`plot_tradeoff_composition`.
+
+    A :func:`dpcourse.plots.explorer.explorer` with 4 x 4 = 16 settings (closed forms: each is cheap)."""
+    from .explorer import explorer
+
+    return explorer(plot_tradeoff_composition,
+                    {"mu": ("μ per run", (0.25, 0.5, 1.0, 2.0), 0.5),
+                     "k": ("runs k", (1, 4, 16, 64), 4)},
+                    alt="Trade-off curves of k composed Gaussian mechanisms against the (epsilon, delta) curve, "
+                        "and the attacker's largest true-positive rate against the false-positive rate",
+                    delta=1e-5)
