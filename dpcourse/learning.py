@@ -23,6 +23,7 @@ Per-example gradients are one matrix product (no Python loop over examples).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 from scipy import special
@@ -30,6 +31,7 @@ from scipy import special
 from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_positive_int, check_real,
                           check_real_array)
 from .accounting import dpsgd_noise_multiplier
+from .exact_uniform import bernoulli, dyadic_bounds
 from .gaussian import gaussian_mechanism
 
 __all__ = ["logistic_regression", "dp_logistic_regression", "logistic_loss", "load_fair_features"]
@@ -214,9 +216,11 @@ def _dpsgd(X, yv, eps, delta, lam, gen, *, clip_norm, sampling_rate, steps, expe
     q = sampling_rate
     sigma = dpsgd_noise_multiplier(q, steps, eps, delta)  # q, steps, eps, delta: all public, none from n
     expected = expected_batch_size  # public normaliser given by the caller, never computed from the private n
+    q_exact = Fraction(q)
+    q_bounds = lambda prec: dyadic_bounds(q_exact, prec)  # noqa: E731 (the float q is an exact dyadic)
     w = np.zeros(d)
     for _ in range(steps):
-        mask = gen.random(n) < q  # Poisson sampling: each record kept independently with probability q
+        mask = bernoulli(gen, n, q_bounds)  # Poisson sampling: each record kept with probability exactly q
         Xb, yb = X[mask], yv[mask]
         g = _clipped_gradient_sum(Xb, yb, w, clip_norm)
         g += gen.normal(0.0, sigma * clip_norm, size=d)  # float Gaussian: see the chapter's remark

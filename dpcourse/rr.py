@@ -13,10 +13,12 @@ from fractions import Fraction
 
 import numpy as np
 
+from .exact_uniform import bernoulli, logistic_bounds
 from ._validation import (
     as_rng,
     check_binary_array,
     check_epsilon,
+    check_flag,
     check_positive_int,
     check_probability,
     check_real,
@@ -110,7 +112,7 @@ def rr_truth_probability(epsilon) -> float:
     return 1.0 / (1.0 + math.exp(-eps))
 
 
-def randomized_response(bits, epsilon, *, rng=None) -> np.ndarray:
+def randomized_response(bits, epsilon, *, rng=None, secure=True) -> np.ndarray:
     """Randomize every bit independently: keep it with probability ``e^eps/(1+e^eps)``, flip it otherwise.
 
     Releases one report per entry of ``bits``. Each entry's report is epsilon-LDP (local differential
@@ -131,6 +133,12 @@ def randomized_response(bits, epsilon, *, rng=None) -> np.ndarray:
         Privacy parameter of each report, > 0.
     rng : None, int or numpy.random.Generator, optional
         Source of randomness: None for fresh OS entropy, an int seed, or a Generator.
+    secure : bool, optional
+        True (default): each coin is exact, ``U < e^eps / (1 + e^eps)`` decided for a real uniform U whose
+        first 53 bits are the float coin's ``rng.random()`` (theorem ``rr-thm-exact-coin``;
+        :mod:`dpcourse.exact_uniform`), so the truth probability is exactly the theorem's and a flip
+        stays possible at every epsilon. False: the float coin ``rng.random() >= fl(t)``, whose truth
+        probability is the float ``t`` rounded to 53 bits (1.0, so no flip at all, once eps > 37).
 
     Returns
     -------
@@ -147,8 +155,12 @@ def randomized_response(bits, epsilon, *, rng=None) -> np.ndarray:
     x = check_binary_array(bits, "bits", allow_empty=True)
     t = rr_truth_probability(epsilon)
     gen = as_rng(rng)
-    flip = gen.random(x.shape) >= t  # probability 1 - t of a flip
-    return np.bitwise_xor(x, flip.astype(np.int64))
+    if not check_flag(secure, "secure"):
+        flip = gen.random(x.shape) >= t  # float coin: probability 1 - fl(t) of a flip
+        return np.bitwise_xor(x, flip.astype(np.int64))
+    eps = Fraction(check_epsilon(epsilon))
+    keep = bernoulli(gen, x.shape, lambda prec: logistic_bounds(eps, prec))  # exactly U < e^eps / (1 + e^eps)
+    return np.bitwise_xor(x, (~keep).astype(np.int64))
 
 
 def _keep_minus_flip(epsilon: float) -> float:

@@ -13,10 +13,15 @@ the chapter "Private selection" (labels ``thm-sel-rnm-privacy``, ``thm-sel-em-pr
 
 from __future__ import annotations
 
+import functools
 import math
+from fractions import Fraction
 
 import numpy as np
 from scipy import integrate
+
+from .discrete import _round_up, discrete_laplace
+from .exact_uniform import below, cdf_bounds, choose_slot, exp_neg_bounds, uniform_prefix
 
 from ._validation import (
     as_rng,
@@ -45,6 +50,36 @@ _NOISES = ("laplace", "exponential", "gumbel")
 # every noise of this module; exact-probability routines treat it as 0.
 _NEGLIGIBLE_GAP = 800.0
 _CHUNK = 1 << 22  # noise values drawn at once by the samplers (bounds memory for large ``size``)
+# Secure samplers: a scaled gap x_r = epsilon (max u - u_r) / (k sensitivity) larger than GAP_CAP is
+# replaced by GAP_CAP, i.e. the utility by max(u_r, max u - GAP_CAP k sensitivity / epsilon): a map that
+# keeps the sensitivity and monotonicity (theorem ``sel-thm-secure-selection``), so privacy is unchanged and
+# only candidates of probability below e^-GAP_CAP move.
+GAP_CAP = 1 << 16
+# Report noisy max (secure): utilities rounded to the lattice spacing 2**(floor(log2 sensitivity) - 5).
+LATTICE_SHIFT = 5
+
+
+def _exact_gaps(utilities, sensitivity, epsilon, monotone, name):
+    """Validate; the exact scaled gaps ``min(GAP_CAP, eps (max u - u_r) / (k sensitivity))`` as (num, den).
+
+    Every float is a dyadic rational, so the gaps are exact: integer numerators over one denominator.
+    """
+    u = check_real_array(utilities, name, ndim=1)
+    delta = check_sensitivity(sensitivity)
+    eps = check_epsilon(epsilon)
+    k = 1 if check_flag(monotone, "monotone") else 2
+    coef = Fraction(eps) / (k * Fraction(delta))
+    ratios = [v.as_integer_ratio() for v in u.tolist()]
+    shift = max(d.bit_length() for _, d in ratios) - 1  # every denominator is a power of 2, at most 2**shift
+    ints = [n << (shift - d.bit_length() + 1) for n, d in ratios]  # u_r * 2**shift, exactly
+    top = max(ints)
+    den = coef.denominator << shift
+    cap = GAP_CAP * den
+    return [(min(cap, coef.numerator * (top - v)), den) for v in ints]
+
+
+def _weight_bounds(gaps):
+    return functools.lru_cache(maxsize=None)(lambda prec: exp_neg_bounds(gaps, prec))
 
 
 def _scaled(utilities, sensitivity, epsilon, monotone, name):
@@ -108,12 +143,21 @@ def exponential_probabilities(utilities, sensitivity, epsilon, *, monotone=False
     return w / w.sum()
 
 
-def exponential_mechanism(utilities, sensitivity, epsilon, *, monotone=False, rng=None, size=None):
+def exponential_mechanism(utilities, sensitivity, epsilon, *, monotone=False, rng=None, size=None, secure=True):
     """Sample the index chosen by the exponential mechanism.
 
-    Draws from :func:`exponential_probabilities` (inverse-CDF sampling; many draws are one vectorized
+    Draws from :func:`exponential_probabilities` by inverse-CDF sampling (many draws are one vectorized
     call). epsilon-DP when every utility moves by at most ``sensitivity`` between neighbours
     (theorem ``thm-sel-em-privacy``); with ``monotone=True`` only for monotone utilities.
+
+    With ``secure=True`` (the default) the sampling is exact (theorem ``sel-thm-secure-selection``): the
+    uniform ``rng.random()`` of the float code is located *exactly* among the CDF's real boundaries,
+    whose weights ``exp(-x_r)`` are bounded with correctly rounded arithmetic and refined with fresh
+    random bits when 53 bits do not decide (:mod:`dpcourse.exact_uniform`). The law is the textbook
+    one for every candidate whose scaled gap is at most ``GAP_CAP = 2**16``; farther candidates keep a
+    probability of at least ``e^-65536 / m`` instead of less (never 0), at the same epsilon.
+    ``secure=False`` is the float sampler (``Generator.choice`` with float probabilities, where a far
+    candidate's weight underflows to 0), kept for the lessons.
 
     Parameters
     ----------
@@ -124,6 +168,8 @@ def exponential_mechanism(utilities, sensitivity, epsilon, *, monotone=False, rn
     size : None or int, optional
         None for one index; an int >= 1 for that many independent draws (each one is an epsilon-DP
         release: releasing all of them costs ``size * epsilon`` by composition).
+    secure : bool, optional
+        Exact sampling (default) or the float sampler.
 
     Returns
     -------
@@ -137,11 +183,18 @@ def exponential_mechanism(utilities, sensitivity, epsilon, *, monotone=False, rn
     >>> exponential_mechanism([3.0, 2.0], 2, 0.2, rng=0, size=5).shape
     (5,)
     """
-    p = exponential_probabilities(utilities, sensitivity, epsilon, monotone=monotone)
+    if not check_flag(secure, "secure"):
+        p = exponential_probabilities(utilities, sensitivity, epsilon, monotone=monotone)
+        size = _check_size(size)
+        gen = as_rng(rng)
+        out = gen.choice(p.size, size=size, p=p)
+        return int(out) if size is None else out.astype(np.int64)
+    gaps = _exact_gaps(utilities, sensitivity, epsilon, monotone, "utilities")
     size = _check_size(size)
     gen = as_rng(rng)
-    out = gen.choice(p.size, size=size, p=p)
-    return int(out) if size is None else out.astype(np.int64)
+    k = uniform_prefix(gen, () if size is None else (size,))  # the uniform Generator.choice draws
+    out = choose_slot(k, cdf_bounds(_weight_bounds(gaps)), gen)
+    return int(out) if size is None else out
 
 
 def exponential_accuracy_gap(n_candidates, sensitivity, epsilon, t, *, monotone=False):
@@ -194,7 +247,8 @@ def _draw_noise(gen, noise, shape):
     return gen.gumbel(0.0, 1.0, size=shape)
 
 
-def report_noisy_max(scores, sensitivity, epsilon, *, monotone=False, noise="laplace", rng=None, size=None):
+def report_noisy_max(scores, sensitivity, epsilon, *, monotone=False, noise="laplace", rng=None, size=None,
+                     secure=True):
     """Add independent noise to every score and release only the index of the largest noisy score.
 
     The noise has scale ``b = 2 * sensitivity / epsilon`` by default and ``b = sensitivity / epsilon``
@@ -212,6 +266,16 @@ def report_noisy_max(scores, sensitivity, epsilon, *, monotone=False, noise="lap
     exponential noise gives permute-and-flip (:func:`permute_and_flip`), Gumbel noise gives exactly the
     exponential mechanism (:func:`exponential_mechanism`); all three are epsilon-DP with the same ``b``.
 
+    With ``secure=True`` (the default) no float noise is drawn (theorem ``sel-thm-secure-selection``):
+    for ``noise="laplace"`` the scores are rounded to the public lattice ``g Z`` with
+    ``g = 2**(floor(log2 sensitivity) - 5)``, whose sensitivity is ``D g`` with ``D = ceil(sensitivity / g)``
+    (``D g = sensitivity`` when the sensitivity is a multiple of g, e.g. any integer), and exact discrete
+    Laplace noise of scale ``k D / epsilon`` lattice steps is added (ties go to the smallest index); the
+    law is :func:`noisy_max_probabilities` with ``secure=True``, close to but not equal to the continuous
+    one. ``noise="exponential"`` and ``noise="gumbel"`` are sampled exactly by the secure
+    :func:`permute_and_flip` and :func:`exponential_mechanism`, which have their laws. ``secure=False``
+    draws float noise, for the lessons.
+
     Parameters
     ----------
     scores : array_like of shape (m,)
@@ -228,6 +292,8 @@ def report_noisy_max(scores, sensitivity, epsilon, *, monotone=False, noise="lap
         Source of randomness: None for fresh OS entropy, an int seed, or a Generator.
     size : None or int, optional
         None for one index; an int >= 1 for that many independent runs (each one an epsilon-DP release).
+    secure : bool, optional
+        Exact sampling (default) or float noise.
 
     Returns
     -------
@@ -243,6 +309,13 @@ def report_noisy_max(scores, sensitivity, epsilon, *, monotone=False, noise="lap
     >>> report_noisy_max([1, 4, 3], 1, 1.0, rng=0, size=1000).shape
     (1000,)
     """
+    if check_flag(secure, "secure"):
+        noise = check_choice(noise, "noise", _NOISES)
+        if noise == "exponential":
+            return permute_and_flip(scores, sensitivity, epsilon, monotone=monotone, rng=rng, size=size)
+        if noise == "gumbel":
+            return exponential_mechanism(scores, sensitivity, epsilon, monotone=monotone, rng=rng, size=size)
+        return _secure_laplace_noisy_max(scores, sensitivity, epsilon, monotone, rng, size)
     logits = _scaled(scores, sensitivity, epsilon, monotone, "scores")
     noise = check_choice(noise, "noise", _NOISES)
     size = _check_size(size)
@@ -258,6 +331,72 @@ def report_noisy_max(scores, sensitivity, epsilon, *, monotone=False, noise="lap
     return out
 
 
+def _lattice_scores(scores, sensitivity, epsilon, monotone):
+    """Validate; lattice scores ``-min(cap, n_max - n_r)`` (int64, best = 0) and the noise scale in steps.
+
+    ``n_r = floor(s_r / g + 1/2)`` on the lattice ``g = 2**(floor(log2 sensitivity) - LATTICE_SHIFT)``;
+    the sensitivity of n is ``D = ceil(sensitivity / g)`` steps; the scale ``k D / epsilon`` is rounded up
+    to a rational the exact sampler takes (more noise). The gap cap keeps the sensitivity D.
+    """
+    s = check_real_array(scores, "scores", ndim=1)
+    delta = check_sensitivity(sensitivity)
+    eps = check_epsilon(epsilon)
+    k = 1 if check_flag(monotone, "monotone") else 2
+    frac_delta = Fraction(delta)
+    exponent = math.floor(math.log2(delta)) - LATTICE_SHIFT
+    while Fraction(2) ** (exponent + LATTICE_SHIFT) > frac_delta:  # log2 rounding guard
+        exponent -= 1
+    g = Fraction(2) ** exponent
+    d_steps = math.ceil(frac_delta / g)
+    scale = _round_up(Fraction(k * d_steps) / Fraction(eps))
+    cap = math.ceil(GAP_CAP * scale)  # gaps beyond cap steps: more than GAP_CAP noise scales below the best
+    n = [math.floor(Fraction(float(v)) / g + Fraction(1, 2)) for v in s.tolist()]
+    top = max(n)
+    return np.array([-min(cap, top - v) for v in n], dtype=np.int64), scale
+
+
+def _secure_laplace_noisy_max(scores, sensitivity, epsilon, monotone, rng, size):
+    lattice, scale = _lattice_scores(scores, sensitivity, epsilon, monotone)
+    size = _check_size(size)
+    gen = as_rng(rng)
+    m = lattice.size
+    n = 1 if size is None else size
+    out = np.empty(n, dtype=np.int64)
+    rows = max(1, _CHUNK // m)
+    for start in range(0, n, rows):  # chunks only bound memory; ties (possible: integer noise) go to the first
+        k = min(n, start + rows) - start
+        out[start:start + k] = np.argmax(lattice + discrete_laplace(scale, size=(k, m), rng=gen), axis=1)
+    return int(out[0]) if size is None else out
+
+
+def _discrete_noisy_max_law(scores, sensitivity, epsilon, monotone):
+    """Law of the secure report noisy max: sum over the winner's integer score y of
+    ``f(y - a_i) prod_{j<i} F(y - 1 - a_j) prod_{j>i} F(y - a_j)`` (f, F: discrete Laplace pmf and cdf)."""
+    a, scale = _lattice_scores(scores, sensitivity, epsilon, monotone)
+    t = float(scale)
+    q = math.exp(-1.0 / t)
+    half = int(math.ceil(60.0 * t)) + 1  # P(|Z| > half) < e^-60
+    if (2 * half + 1) * a.size > 50_000_000:
+        raise ValueError(f"the exact law of the secure report noisy max is computed by summation over "
+                         f"{2 * half + 1} noise values per candidate; use epsilon larger or fewer than "
+                         f"{50_000_000 // (2 * half + 1)} candidates")
+    y = np.arange(-half, half + 1, dtype=np.float64)
+
+    def cdf(z):  # P(Z <= z) for integer z
+        return np.where(z < 0, q ** np.abs(z) / (1.0 + q), 1.0 - q ** (np.maximum(z, 0) + 1.0) / (1.0 + q))
+
+    pmf = lambda z: (1.0 - q) / (1.0 + q) * q ** np.abs(z)  # noqa: E731
+    af = a.astype(np.float64)[:, None]
+    strict = cdf(y[None, :] - 1.0 - af)   # used by the candidates before the winner
+    weak = cdf(y[None, :] - af)           # used by the candidates after it
+    m = a.size
+    before = np.vstack([np.ones((1, y.size)), np.cumprod(strict[:-1], axis=0)]) if m > 1 else np.ones((1, y.size))
+    after = (np.vstack([np.cumprod(weak[:0:-1], axis=0)[::-1], np.ones((1, y.size))]) if m > 1
+             else np.ones((1, y.size)))
+    probs = (pmf(y[None, :] - af) * before * after).sum(axis=1)
+    return probs / probs.sum()
+
+
 def _noise_pdf_cdf(noise):
     if noise == "laplace":
         return (lambda z: 0.5 * np.exp(-np.abs(z)),
@@ -268,7 +407,7 @@ def _noise_pdf_cdf(noise):
     return (lambda z: np.exp(-z - np.exp(-z)), lambda z: np.exp(-np.exp(-z)))
 
 
-def noisy_max_probabilities(scores, sensitivity, epsilon, *, monotone=False, noise="laplace"):
+def noisy_max_probabilities(scores, sensitivity, epsilon, *, monotone=False, noise="laplace", secure=True):
     """Exact output distribution of :func:`report_noisy_max`, by numerical integration.
 
     With ``Y_j = s_j + b N_j`` (N_j i.i.d. standard noise with density f and CDF F), candidate i wins with
@@ -282,9 +421,15 @@ def noisy_max_probabilities(scores, sensitivity, epsilon, *, monotone=False, noi
     :func:`exponential_probabilities` (the Gumbel-max fact) and for ``noise="exponential"`` it equals
     :func:`permute_and_flip_probabilities`: both serve as independent checks of those closed forms.
 
+    With ``secure=True`` (the default, the law of the default sampler) and ``noise="laplace"``, the law of
+    the secure :func:`report_noisy_max` (lattice scores, discrete Laplace noise, ties to the smallest
+    index), by exact summation over the winner's score truncated at 60 noise scales (mass below e^-60);
+    the Gumbel and exponential noises have the same law secure or not (up to the gap cap, see
+    :func:`exponential_mechanism`). ``secure=False``: the continuous-noise law by integration.
+
     Parameters
     ----------
-    scores, sensitivity, epsilon, monotone, noise
+    scores, sensitivity, epsilon, monotone, noise, secure
         As in :func:`report_noisy_max`.
 
     Returns
@@ -297,9 +442,11 @@ def noisy_max_probabilities(scores, sensitivity, epsilon, *, monotone=False, noi
     --------
     Two tied candidates win equally often:
 
-    >>> noisy_max_probabilities([2.0, 2.0], 1.0, 1.0).tolist()
+    >>> noisy_max_probabilities([2.0, 2.0], 1.0, 1.0, secure=False).tolist()
     [0.5, 0.5]
     """
+    if check_flag(secure, "secure") and check_choice(noise, "noise", _NOISES) == "laplace":
+        return _discrete_noisy_max_law(scores, sensitivity, epsilon, monotone)
     logits = _scaled(scores, sensitivity, epsilon, monotone, "scores")
     noise = check_choice(noise, "noise", _NOISES)
     m = logits.size
@@ -334,7 +481,7 @@ def noisy_max_probabilities(scores, sensitivity, epsilon, *, monotone=False, noi
     return out / total
 
 
-def permute_and_flip(utilities, sensitivity, epsilon, *, monotone=False, rng=None, size=None):
+def permute_and_flip(utilities, sensitivity, epsilon, *, monotone=False, rng=None, size=None, secure=True):
     """The permute-and-flip mechanism of McKenna and Sheldon.
 
     Visit the candidates in a uniformly random order; at candidate r flip a coin with heads probability
@@ -349,9 +496,14 @@ def permute_and_flip(utilities, sensitivity, epsilon, *, monotone=False, rng=Non
     utility is never below the exponential mechanism's at the same epsilon. In distribution it equals
     :func:`report_noisy_max` with ``noise="exponential"``.
 
+    With ``secure=True`` (the default) every coin is exact (theorem ``sel-thm-secure-selection``): the
+    float code's uniform is compared exactly with the real ``exp(-x_r)`` (:mod:`dpcourse.exact_uniform`),
+    and arrival times that tie in their 53 bits are ordered by fresh uniform bits, so the order is exactly
+    uniform. Same law as the float version, up to the gap cap of :func:`exponential_mechanism`.
+
     Parameters
     ----------
-    utilities, sensitivity, epsilon, monotone, rng, size
+    utilities, sensitivity, epsilon, monotone, rng, size, secure
         As in :func:`exponential_mechanism`.
 
     Returns
@@ -364,7 +516,13 @@ def permute_and_flip(utilities, sensitivity, epsilon, *, monotone=False, rng=Non
     >>> permute_and_flip([0.0, 50.0, 0.0], sensitivity=1, epsilon=1, rng=3)  # coins e^-25 for the others
     1
     """
-    p = np.exp(_scaled(utilities, sensitivity, epsilon, monotone, "utilities"))
+    if not check_flag(secure, "secure"):
+        p = np.exp(_scaled(utilities, sensitivity, epsilon, monotone, "utilities"))
+        lo53 = hi53 = None
+    else:
+        gaps = _exact_gaps(utilities, sensitivity, epsilon, monotone, "utilities")
+        lo53, hi53 = (np.array(b, dtype=np.int64) for b in exp_neg_bounds(gaps, 53))
+        p = lo53  # only its size is used below
     size = _check_size(size)
     gen = as_rng(rng)
     m = p.size
@@ -374,9 +532,19 @@ def permute_and_flip(utilities, sensitivity, epsilon, *, monotone=False, rng=Non
     for start in range(0, n, rows):  # chunks only bound memory
         k = min(n, start + rows) - start
         arrival = gen.random((k, m))  # ranking i.i.d. uniforms gives a uniform random order
-        heads = gen.random((k, m)) < p  # a best candidate (p = 1) always shows heads
+        if lo53 is None:
+            heads = gen.random((k, m)) < p  # a best candidate (p = 1) always shows heads
+        else:
+            heads = below(uniform_prefix(gen, (k, m)), lo53, hi53,
+                          lambda j: (lambda prec: tuple([b[0]] for b in exp_neg_bounds([gaps[j]], prec))), gen)
         arrival[~heads] = 2.0  # later than every real arrival time in [0, 1)
-        out[start:start + k] = np.argmin(arrival, axis=1)
+        first = np.argmin(arrival, axis=1)
+        if lo53 is not None:  # 53-bit arrival times that tie: the next bits decide, uniformly among them
+            tied = (arrival == arrival[np.arange(k), first][:, None]).sum(axis=1) > 1
+            for i in np.flatnonzero(tied):
+                cands = np.flatnonzero(arrival[i] == arrival[i, first[i]])
+                first[i] = cands[gen.integers(0, cands.size)]
+        out[start:start + k] = first
     return int(out[0]) if size is None else out
 
 

@@ -1,0 +1,209 @@
+"""Exact choices from a uniform drawn as the float code draws it, refined only when undecided.
+
+A float sampler draws ``u = rng.random()`` and compares it with a float probability (or a float CDF).
+For every numpy bit generator (PCG64, PCG64DXSM, MT19937, Philox, SFC64) ``rng.random()`` returns
+``k / 2**53`` with ``k`` a uniform integer on ``[0, 2**53)``: numpy builds it from 53 raw bits (two
+32-bit words for MT19937, the top 53 bits of a 64-bit word for the others). So ``u`` is the first 53
+bits of an infinitely precise uniform ``U = (k + V) / 2**53``, with V an independent uniform whose bits
+are drawn only when needed (``Generator.integers``, 62 bits at a time).
+
+The functions here decide *exactly* where U falls among real boundaries ``0 < B_0 <= ... < 1`` known
+only through certified integer bounds ``lo <= 2**P B <= hi`` at a precision P of our choice:
+
+* at 53 bits (one vectorized numpy step) the interval ``[k, k + 1) / 2**53`` lies on one side of every
+  boundary except when it straddles one, which happens with probability at most about
+  ``(number of boundaries) * 2**-50``;
+* an undecided draw gets more bits of V and tighter bounds (P = 128, 256, ...) until it is decided.
+
+The output is then exactly ``r`` with probability ``B_r - B_(r-1)``: no floating-point rounding enters
+the law (theorem ``sel-thm-exact-uniform`` of the chapter "Private selection"). The seeded outputs equal
+those of the float code except in the rare draws where the float comparison itself was wrong or
+undecided. ``exp(-x)`` for an exact rational x is bounded with :mod:`decimal`, whose ``exp`` is
+correctly rounded.
+"""
+
+from __future__ import annotations
+
+import bisect
+import decimal
+import functools
+from fractions import Fraction
+
+import numpy as np
+
+__all__: list[str] = []  # internal helpers of the samplers (not releases)
+
+_BITS = 53
+_ONE53 = 1 << _BITS
+_NUMPY_BIT_GENERATORS = (np.random.PCG64, np.random.PCG64DXSM, np.random.MT19937, np.random.Philox,
+                         np.random.SFC64)
+
+
+def check_bit_generator(gen: np.random.Generator) -> None:
+    """Refuse a Generator whose ``random()`` is not known to be a uniform multiple of 2**-53."""
+    bg = gen.bit_generator
+    if not isinstance(bg, _NUMPY_BIT_GENERATORS):
+        raise TypeError(f"rng uses the bit generator {type(bg).__name__}, whose random() is not known to give "
+                        f"53 uniform bits; use one of numpy's PCG64, PCG64DXSM, MT19937, Philox or SFC64")
+
+
+def uniform_prefix(gen: np.random.Generator, shape) -> np.ndarray:
+    """The 53-bit integers k of ``gen.random(shape) == k / 2**53`` (the same draws as the float code)."""
+    check_bit_generator(gen)
+    return (gen.random(shape) * _ONE53).astype(np.int64)  # exact: every value is an integer below 2**53
+
+
+def _fresh_bits(gen: np.random.Generator, n: int) -> int:
+    out = 0
+    while n > 0:
+        b = min(62, n)
+        out = (out << b) | int(gen.integers(0, 1 << b))
+        n -= b
+    return out
+
+
+def _refine(k: int, bounds, gen: np.random.Generator, cache: dict) -> int:
+    """Index of the slot of U = (k + V) / 2**53, deciding with ever tighter bounds and more bits of V."""
+    u, have, prec = k, _BITS, 64
+    while True:
+        prec *= 2
+        u = (u << (prec - have)) | _fresh_bits(gen, prec - have)
+        have = prec
+        if prec not in cache:
+            cache[prec] = bounds(prec)
+        lo, hi = cache[prec]
+        passed = bisect.bisect_right(hi, u)       # boundaries surely <= U: hi <= u
+        maybe = bisect.bisect_left(lo, u + 1)     # boundaries possibly <= U: lo < u + 1
+        if passed == maybe:
+            return passed
+
+
+def choose_slot(k: np.ndarray, bounds, gen: np.random.Generator) -> np.ndarray:
+    """For each prefix k, the number of boundaries B_r with B_r <= U (exactly), U = (k + V) / 2**53.
+
+    ``bounds(P)`` returns two nondecreasing lists of Python ints ``lo, hi`` with
+    ``lo[r] <= 2**P B_r <= hi[r]``. Returns int64 indices in ``[0, len(lo)]``.
+    """
+    lo53, hi53 = bounds(_BITS)
+    lo53 = np.asarray(lo53, dtype=np.int64)
+    hi53 = np.asarray(hi53, dtype=np.int64)
+    flat = k.ravel()
+    passed = np.searchsorted(hi53, flat, side="right")
+    maybe = np.searchsorted(lo53, flat + 1, side="left")
+    out = passed.astype(np.int64)
+    cache: dict = {}
+    for i in np.flatnonzero(passed != maybe):  # rare: the 53-bit interval straddles a boundary
+        out[i] = _refine(int(flat[i]), bounds, gen, cache)
+    return out.reshape(k.shape)
+
+
+def below(k: np.ndarray, lo53: np.ndarray, hi53: np.ndarray, bounds_of, gen: np.random.Generator) -> np.ndarray:
+    """Exact coins: for each k[..., j], whether U = (k + V) / 2**53 < p_j (p_j in [0, 1] real).
+
+    ``lo53[j] <= 2**53 p_j <= hi53[j]`` (int64 arrays); ``bounds_of(j)(P)`` gives ``([lo], [hi])`` at
+    precision P for the undecided draws of column j (one boundary each).
+    """
+    heads = k + 1 <= lo53
+    undecided = ~heads & (k < hi53)
+    if undecided.any():
+        caches: dict = {}
+        for idx in zip(*np.nonzero(undecided)):
+            j = idx[-1] if k.ndim else 0
+            cache = caches.setdefault(j, {})
+            heads[idx] = _refine(int(k[idx]), bounds_of(j), gen, cache) == 0
+    return heads
+
+
+def bernoulli(gen: np.random.Generator, shape, bounds) -> np.ndarray:
+    """Exact coins ``U < p`` of one real probability p, drawing ``gen.random(shape)`` as the float coin
+    ``gen.random(shape) < p`` does; ``bounds(P)`` returns integers ``lo <= 2**P p <= hi``."""
+    k = uniform_prefix(gen, shape).reshape(-1, 1)
+    lo53, hi53 = bounds(_BITS)
+    cached = functools.lru_cache(maxsize=None)(lambda prec: tuple([b] for b in bounds(prec)))
+    heads = below(k, np.array([lo53], dtype=np.int64), np.array([hi53], dtype=np.int64), lambda j: cached, gen)
+    return heads.reshape(shape)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Certified bounds.
+
+
+def dyadic_bounds(value: Fraction, prec: int) -> tuple[int, int]:
+    """floor and ceil of ``2**prec * value`` for an exact rational."""
+    scaled = value * (1 << prec)
+    return scaled.numerator // scaled.denominator, -((-scaled.numerator) // scaled.denominator)
+
+
+def _context(prec_bits: int, rounding) -> decimal.Context:
+    return decimal.Context(prec=int(prec_bits * 0.302) + 6, rounding=rounding, Emin=decimal.MIN_EMIN,
+                           Emax=decimal.MAX_EMAX)
+
+
+_LN2_UP = decimal.Decimal("0.6931471805599454")  # > ln 2
+
+
+def exp_neg_bounds(xs, prec: int) -> tuple[list, list]:
+    """Integers ``lo[i] <= 2**prec * exp(-x_i) <= hi[i]`` for exact rationals ``x_i = num / den >= 0``.
+
+    ``xs`` holds ``(num, den)`` pairs of Python ints. The argument is bounded by directed rounding,
+    ``x_lo <= x <= x_hi``; ``decimal``'s ``exp`` is correctly rounded (relative error below
+    ``10**(1 - digits)``), so ``E = exp(-x_lo)`` rounded gives ``exp(-x) <= E (1 + r)`` and
+    ``exp(-x) >= exp(-x_lo) e^-(x_hi - x_lo) >= E (1 - r) (1 - (x_hi - x_lo))``; every later step rounds
+    towards the side that keeps the bound valid.
+    """
+    down = _context(prec, decimal.ROUND_FLOOR)
+    up = _context(prec, decimal.ROUND_CEILING)
+    near = _context(prec, decimal.ROUND_HALF_EVEN)
+    rel = decimal.Decimal(10) ** (1 - near.prec)
+    scale = decimal.Decimal(1 << prec)
+    small = up.multiply(prec, _LN2_UP)  # x >= prec ln 2: 2**prec exp(-x) <= 1
+    full = 1 << prec
+    lo_out, hi_out = [], []
+    for num, den in xs:
+        if num == 0:
+            lo_out.append(full)
+            hi_out.append(full)
+            continue
+        dn, dd = decimal.Decimal(num), decimal.Decimal(den)
+        x_lo = down.divide(dn, dd)
+        if x_lo >= small:
+            lo_out.append(0)
+            hi_out.append(1)
+            continue
+        x_hi = up.divide(dn, dd)
+        e = near.exp(-x_lo)
+        e_hi = up.multiply(e, up.add(1, rel))
+        e_lo = down.multiply(down.multiply(e, down.subtract(1, rel)), down.subtract(1, up.subtract(x_hi, x_lo)))
+        lo_out.append(max(0, int(down.multiply(e_lo, scale).to_integral_value(decimal.ROUND_FLOOR))))
+        hi_out.append(min(full, int(up.multiply(e_hi, scale).to_integral_value(decimal.ROUND_CEILING))))
+    return lo_out, hi_out
+
+
+def logistic_bounds(x: Fraction, prec: int) -> tuple[int, int]:
+    """Integers ``lo <= 2**prec / (1 + exp(-x)) <= hi`` for an exact rational x >= 0."""
+    e_lo, e_hi = exp_neg_bounds([(x.numerator, x.denominator)], prec + 8)
+    one = 1 << (prec + 8)
+    return (one << prec) // (one + e_hi[0]), -((-(one << prec)) // (one + e_lo[0]))
+
+
+def cdf_bounds(weight_bounds) -> object:
+    """``bounds(P)`` for the boundaries ``B_r = (w_0 + ... + w_r) / (w_0 + ... + w_(m-1))``, r < m - 1.
+
+    ``weight_bounds(P)`` returns integer bounds of ``2**P w_i``; B_r = C / (C + R) grows with the head
+    sum C and shrinks with the rest R, so ``C_lo / (C_lo + R_hi) <= B_r <= C_hi / (C_hi + R_lo)``.
+    """
+    def bounds(prec):
+        wl, wh = weight_bounds(prec + 8)
+        cl = np.cumsum(np.array(wl, dtype=object))
+        ch = np.cumsum(np.array(wh, dtype=object))
+        tot_l, tot_h = cl[-1], ch[-1]
+        lo, hi = [], []
+        for r in range(len(wl) - 1):
+            c_lo, c_hi = cl[r], ch[r]
+            r_lo, r_hi = tot_l - cl[r], tot_h - ch[r]
+            den_lo = c_lo + r_hi
+            lo.append((c_lo << prec) // den_lo if den_lo else 0)
+            den_hi = c_hi + r_lo
+            hi.append(-((-(c_hi << prec)) // den_hi) if den_hi else 1 << prec)
+        return lo, hi
+    return bounds
