@@ -15,6 +15,7 @@ import pytest
 
 import dpcourse.exercises as exercises
 from dpcourse import counting_queries_sample_size, quantile_rank_error_bound
+from dpcourse import gaussian_epsilon
 from dpcourse.exercises import local_dp, quantiles, scale
 
 _BOUND = counting_queries_sample_size(10, 0.01, 0.05, 1.0)   # the chapter-03 question
@@ -26,6 +27,8 @@ ANSWERS = {
     "composition_basics.check_plan_epsilon": ([], ["max over parts", "sum of the maxima"]),
     "deidentification.check_posterior_bound": ([], ["odds", "e^epsilon p /", "e^epsilon * p"]),
     "deidentification.check_user_epsilon": ([0.05 * 20 * 30], ["0.05 x 20 x 30", "20 x 30", "20 * 30"]),
+    "fdp.check_gdp_epsilon": ([gaussian_epsilon(1e-7, math.sqrt(0.03))], ["sqrt(2 rho)", "sqrt(2 * rho)", "sqrt(0.03)"]),
+    "fdp.check_laplace_tradeoff": ([], ["/ (4 alpha)", "/(4 alpha)", "4 * alpha", "(4 * a", "e^-epsilon / 4"]),
     "gaussian.check_analytic_sigma": ([], ["Phi(", "Balle"]),
     "gaussian.check_group_delta": ([], ["e^{(k-1)", "(1 + e^eps", "sum_i e^(i"]),
     "histogram.check_my_dp_histogram": ([], ["2 / epsilon", "2/epsilon", "1 / epsilon", "sensitivity 2",
@@ -109,6 +112,7 @@ NUMERIC = {  # checker of one numeric answer -> the answer
     "deidentification.check_user_epsilon": (CHECKERS["deidentification.check_user_epsilon"], 30.0),
     "learning.check_output_sensitivity": (CHECKERS["learning.check_output_sensitivity"], 0.4),
     "local_dp.check_crossover_domain": (CHECKERS["local_dp.check_crossover_domain"], local_dp._crossover(2.0)),
+    "fdp.check_gdp_epsilon": (CHECKERS["fdp.check_gdp_epsilon"], gaussian_epsilon(1e-7, math.sqrt(0.03))),
 }
 
 
