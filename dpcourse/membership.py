@@ -1,0 +1,294 @@
+"""Membership inference on trained models and canary audits of private training.
+
+Chapter "Membership inference and auditing private training":
+
+* **LiRA** (Carlini et al. 2022): train shadow models on random halves of a public pool, record each
+  pool record's logit-confidence under the models that saw it ("in") and the models that did not ("out"),
+  fit one Gaussian to each, and score a target model's confidence on the record by the likelihood ratio
+  (online) or by the one-sided tail of the "out" Gaussian (offline). :func:`lira_scores` does this for
+  every model of the pool at once, each in turn the target and the others its shadows (leave-one-out),
+  vectorized over models and records.
+* **The DP bound** on any attack (theorem ``mia-thm-tpr-bound``): :func:`dp_tpr_bound`, the largest
+  true-positive rate of any membership test with a given false-positive rate against an
+  (epsilon, delta)-DP training algorithm under add/remove one.
+* **A canary audit** (theorem ``mia-thm-audit``): :func:`canary_audit` trains many models with and
+  without one inserted record and gives a lower bound on epsilon with :func:`dpcourse.audit.audit_epsilon`
+  (Clopper-Pearson, theorem ``thm-audit-validity``), to set beside the accountant's epsilon.
+
+Nothing here is private: these are attacks and tests. Errors name public arguments only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from ._validation import (as_rng, check_callable, check_delta, check_epsilon, check_flag,
+                          check_positive_int, check_probability, check_real_array)
+from .audit import audit_epsilon
+from .queries import tpr_at_fpr
+
+__all__ = ["fair_onehot_features", "inclusion_masks", "train_models", "logit_confidence", "lira_scores", "roc_points", "attack_tprs",
+           "dp_tpr_bound", "canary_audit", "MAX_MODELS"]
+
+#: Cap on the number of models trained or scored in one call (shadow models, audit runs per side).
+MAX_MODELS = 100_000
+
+
+def _labels_pm(y, n):
+    raw = np.asarray(y)
+    if raw.dtype == bool:
+        raise TypeError("y must hold labels 0/1 or -1/+1, got booleans (use .astype(int))")
+    yv = check_real_array(y, "y", ndim=1)
+    if yv.shape[0] != n:
+        raise ValueError("y must have one label per row of X (their lengths differ)")
+    values = set(np.unique(yv).tolist())
+    if values <= {0.0, 1.0}:
+        return 2.0 * yv - 1.0
+    if values <= {-1.0, 1.0}:
+        return yv
+    raise ValueError("y must hold labels in {0, 1} or in {-1, +1}")
+
+
+def fair_onehot_features():
+    """The Redbook affairs survey (Fair 1978) one-hot encoded: ``(X, y)`` with 47 columns.
+
+    Each of the eight answer columns of :func:`dpcourse.learning.load_fair_features` becomes one indicator
+    per answer level (5 + 6 + 7 + 6 + 4 + 6 + 6 + 6 = 46), plus a constant 1, all divided by 3: every row
+    has exactly 9 ones / 3, Euclidean norm 1. ``y`` = 1 for any time in extramarital affairs. Many columns
+    and few rows make an unregularised logistic regression overfit, which is what an attack needs.
+    """
+    from .data import read_csv
+    from .learning import FAIR_BOUNDS
+
+    table = read_csv("fair_redbook.csv")
+    cols = [(table[name] == level).astype(float) for name in FAIR_BOUNDS for level in np.unique(table[name])]
+    cols.append(np.ones(table["any_affair"].shape[0]))
+    return np.column_stack(cols) / 3.0, table["any_affair"].astype(int)
+
+
+def inclusion_masks(n_records, n_models, *, rng=None) -> np.ndarray:
+    """Which pool record each shadow model trains on: a boolean array of shape (n_models, n_records).
+
+    Every record is in exactly half of the models (Carlini et al.'s balanced design), the half drawn
+    uniformly at random for each record independently, so each model sees about half of the pool.
+
+    Parameters
+    ----------
+    n_records : int
+        Size of the pool, >= 1.
+    n_models : int
+        Number of models, even, in [2, MAX_MODELS].
+    rng : None, int or numpy.random.Generator
+
+    Examples
+    --------
+    >>> m = inclusion_masks(5, 4, rng=0)
+    >>> m.shape, m.sum(axis=0).tolist()
+    ((4, 5), [2, 2, 2, 2, 2])
+    """
+    n = check_positive_int(n_records, "n_records")
+    k = check_positive_int(n_models, "n_models", minimum=2)
+    if k % 2 or k > MAX_MODELS:
+        raise ValueError(f"n_models must be even and at most {MAX_MODELS}, got {k}")
+    if n * k > 10**8:
+        raise ValueError(f"n_records * n_models must be at most 1e8, got {n} * {k}")
+    gen = as_rng(rng)
+    ranks = np.argsort(gen.random((k, n)), axis=0)
+    return ranks < k // 2
+
+
+def train_models(train, X, y, masks, *, rng=None) -> np.ndarray:
+    """Train one model per row of ``masks`` on the records it selects; returns the weights, (n_models, d).
+
+    ``train(X_subset, y_subset, rng)`` returns a weight vector of length d (for instance
+    ``lambda X, y, rng: dpcourse.dp_logistic_regression(X, y, 1.0, 1e-5, ..., rng=rng)``); each call gets
+    its own generator spawned from ``rng``, so the models are independent.
+    """
+    train = check_callable(train, "train")
+    X = check_real_array(X, "X", ndim=2)
+    masks = np.asarray(masks)
+    if masks.dtype != bool or masks.ndim != 2 or masks.shape[1] != X.shape[0]:
+        raise ValueError(f"masks must be a boolean array of shape (n_models, {X.shape[0]})")
+    if masks.shape[0] > MAX_MODELS:
+        raise ValueError(f"at most {MAX_MODELS} models per call, got {masks.shape[0]}")
+    yv = np.asarray(y)
+    gens = as_rng(rng).spawn(masks.shape[0])
+    W = np.empty((masks.shape[0], X.shape[1]))
+    for j, (m, g) in enumerate(zip(masks, gens)):
+        w = np.asarray(train(X[m], yv[m], g), dtype=float)
+        if w.shape != (X.shape[1],):
+            raise ValueError(f"train must return a weight vector of shape ({X.shape[1]},), got {w.shape}")
+        W[j] = w
+    return W
+
+
+def logit_confidence(W, X, y) -> np.ndarray:
+    """Logit-scaled confidence of each model in each record's true label, shape (n_models, n_records).
+
+    For logistic regression the model's probability of label y in {-1, +1} is sigmoid(y w.x), so the
+    logit log(p / (1 - p)) of that probability is exactly the margin ``y w.x``: the statistic LiRA fits
+    with a Gaussian (Carlini et al. 2022, Section IV). Labels 0/1 or -1/+1.
+
+    Examples
+    --------
+    >>> logit_confidence(np.array([[1.0, -1.0]]), np.array([[2.0, 0.5], [1.0, 1.0]]), [1, 0]).tolist()
+    [[1.5, -0.0]]
+    """
+    X = check_real_array(X, "X", ndim=2)
+    W = check_real_array(W, "W", ndim=2)
+    if W.shape[1] != X.shape[1]:
+        raise ValueError(f"W must have {X.shape[1]} columns (one per column of X), got {W.shape[1]}")
+    yv = _labels_pm(y, X.shape[0])
+    return (W @ X.T) * yv
+
+
+def lira_scores(confidences, masks, *, online=True, fixed_variance=False) -> np.ndarray:
+    """LiRA membership scores of every (model, record) pair, each model the target and the others its shadows.
+
+    For target model j and record i, the Gaussians N(mu_in, s_in^2) and N(mu_out, s_out^2) are fitted to
+    the confidences of record i under the *other* models that did and did not train on it (leave-one-out;
+    computed for all j at once from running sums). The score is
+
+    * online: ``log N(phi; mu_in, s_in^2) - log N(phi; mu_out, s_out^2)``, the log likelihood ratio;
+    * offline: ``log P[Z <= phi]`` with Z ~ N(mu_out, s_out^2), needing no "in" models;
+
+    where phi is model j's confidence on record i. A larger score means "member". With
+    ``fixed_variance`` one standard deviation per side, pooled over all records, replaces the per-record
+    ones (Carlini et al.'s choice when there are few shadow models).
+
+    Parameters
+    ----------
+    confidences : array of shape (n_models, n_records)
+        From :func:`logit_confidence`.
+    masks : bool array of the same shape
+        From :func:`inclusion_masks`; each record must be in at least 3 and out of at least 3 models.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_models, n_records)
+        Members are ``scores[masks]``, non-members ``scores[~masks]``.
+    """
+    phi = check_real_array(confidences, "confidences", ndim=2)
+    masks = np.asarray(masks)
+    if masks.dtype != bool or masks.shape != phi.shape:
+        raise ValueError(f"masks must be a boolean array of the shape of confidences {phi.shape}")
+    online = check_flag(online, "online")
+    fixed_variance = check_flag(fixed_variance, "fixed_variance")
+    n_in = masks.sum(axis=0)
+    if n_in.min() < 3 or (masks.shape[0] - n_in).min() < 3:
+        raise ValueError("every record must be in at least 3 and out of at least 3 models "
+                         "(use inclusion_masks with n_models >= 8)")
+
+    def fit(side):
+        w = side.astype(float)
+        s1, s2, c = (w * phi).sum(0), (w * phi * phi).sum(0), w.sum(0)
+        c_loo = c - w                                   # leave model j out: shape (n_models, n_records)
+        mu = (s1 - w * phi) / c_loo
+        var = ((s2 - w * phi * phi) - c_loo * mu * mu) / (c_loo - 1)
+        var = np.maximum(var, 0.0)
+        if fixed_variance:
+            var = np.broadcast_to(var.mean(axis=1, keepdims=True), var.shape)
+        return mu, np.sqrt(np.maximum(var, 1e-12))     # a floor keeps a constant column finite
+
+    mu_out, sd_out = fit(~masks)
+    if not online:
+        return stats.norm.logcdf((phi - mu_out) / sd_out)
+    mu_in, sd_in = fit(masks)
+    return stats.norm.logpdf(phi, mu_in, sd_in) - stats.norm.logpdf(phi, mu_out, sd_out)
+
+
+def roc_points(member_scores, nonmember_scores):
+    """The ROC curve of the tests "score > t" over all thresholds t: arrays (fpr, tpr), from (0, 0) to (1, 1).
+
+    Examples
+    --------
+    >>> fpr, tpr = roc_points([3.0, 2.0], [1.0, 2.5])
+    >>> fpr.tolist(), tpr.tolist()
+    [[0.0, 0.0, 0.5, 0.5, 1.0], [0.0, 0.5, 0.5, 1.0, 1.0]]
+    """
+    mem = check_real_array(member_scores, "member_scores", ndim=1)
+    non = check_real_array(nonmember_scores, "nonmember_scores", ndim=1)
+    t = np.unique(np.concatenate([mem, non]))[::-1]
+    ms, ns = np.sort(mem), np.sort(non)
+    tpr = (mem.size - np.searchsorted(ms, t, side="left")) / mem.size    # P[score >= t]
+    fpr = (non.size - np.searchsorted(ns, t, side="left")) / non.size
+    return np.concatenate([[0.0], fpr]), np.concatenate([[0.0], tpr])
+
+
+def attack_tprs(member_scores, nonmember_scores, fprs=(1e-3, 1e-2)) -> dict:
+    """``{fpr: TPR at that FPR}`` with :func:`dpcourse.queries.tpr_at_fpr` (test "score > tau")."""
+    return {float(f): tpr_at_fpr(member_scores, nonmember_scores, f) for f in fprs}
+
+
+def dp_tpr_bound(fpr, epsilon, delta=0.0):
+    """Largest TPR any membership test can have at false-positive rate ``fpr`` against (epsilon, delta)-DP training.
+
+    ``min(1, e^eps fpr + delta, 1 - e^-eps (1 - delta - fpr))`` (theorem ``mia-thm-tpr-bound``, from the
+    hypothesis-testing view of DP, ``thm-testing-tradeoff``), for the membership game under add/remove one.
+    Vectorized over ``fpr``.
+
+    Examples
+    --------
+    >>> round(float(dp_tpr_bound(0.01, 1.0)), 6)
+    0.027183
+    """
+    f = check_real_array(fpr, "fpr")
+    if np.any(f < 0) or np.any(f > 1):
+        raise ValueError("fpr must lie in [0, 1]")
+    eps = check_epsilon(epsilon)
+    d = check_delta(delta)
+    bound = np.minimum.reduce([np.ones_like(f), np.exp(eps) * f + d, 1.0 - np.exp(-eps) * (1.0 - d - f)])
+    return float(bound) if bound.ndim == 0 else bound
+
+
+def canary_audit(train, X, y, canary_x, canary_y, runs, *, delta, confidence=0.95, rng=None):
+    """Audit a training algorithm with one canary: a lower bound on its epsilon (theorem ``mia-thm-audit``).
+
+    The neighbouring datasets are D = (X, y) and D' = D plus the record (canary_x, canary_y) (add/remove
+    one). The mechanism audited is "train on the dataset, output the model's logit-confidence on the
+    canary" (a post-processing of the trained model, so it is (epsilon, delta)-DP if training is). It is run
+    ``runs`` times on each dataset, and :func:`dpcourse.audit.audit_epsilon` selects a threshold test on half
+    the runs and bounds its two error rates with Clopper-Pearson on the other half: with probability at least
+    ``confidence`` the returned ``lower_bound`` is at most the training's true epsilon at this delta.
+
+    Parameters
+    ----------
+    train : callable
+        ``train(X, y, rng) -> weights`` (as for :func:`train_models`).
+    X, y : arrays
+        The dataset without the canary.
+    canary_x : array of shape (d,), canary_y : label
+        The inserted record.
+    runs : int
+        Training runs per dataset, in [100, MAX_MODELS].
+    delta : float
+        The delta of the claim being audited, in [0, 1).
+    confidence : float
+        In (0, 1).
+
+    Returns
+    -------
+    dpcourse.audit.AuditResult
+    """
+    train = check_callable(train, "train")
+    X = check_real_array(X, "X", ndim=2)
+    yv = _labels_pm(y, X.shape[0])
+    cx = check_real_array(canary_x, "canary_x", ndim=1)
+    if cx.shape[0] != X.shape[1]:
+        raise ValueError(f"canary_x must have {X.shape[1]} entries (one per column of X), got {cx.shape[0]}")
+    cy = float(_labels_pm(np.array([canary_y]), 1)[0])
+    r = check_positive_int(runs, "runs", minimum=100)
+    if r > MAX_MODELS:
+        raise ValueError(f"runs must be at most {MAX_MODELS}, got {r}")
+    d = check_delta(delta)
+    conf = check_probability(confidence, "confidence", open_low=True, open_high=True)
+    X1, y1 = np.vstack([X, cx]), np.append(yv, cy)
+
+    def mechanism(with_canary, gen, size=None):
+        Xs, ys = (X1, y1) if with_canary else (X, yv)
+        masks = np.ones((size, Xs.shape[0]), dtype=bool)
+        W = train_models(train, Xs, ys, masks, rng=gen)
+        return cy * (W @ cx)
+
+    return audit_epsilon(mechanism, False, True, r, rng=rng, confidence=conf, delta=d)
