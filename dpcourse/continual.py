@@ -25,10 +25,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._validation import as_rng, check_binary_array, check_choice, check_epsilon, check_positive_int, check_real
+from ._validation import MAX_SIZE, as_rng, check_binary_array, check_choice, check_epsilon, check_positive_int, check_real
 from .discrete import _dgauss_from_variance, _dlap, _lattice_steps, _round_up, discrete_laplace
 
-__all__ = ["TreeCounter", "tree_levels", "tree_node_variance", "tree_variance", "naive_counts", "naive_variance",
+__all__ = ["TreeCounter", "tree_counts", "tree_levels", "tree_node_variance", "tree_variance", "naive_counts", "naive_variance",
            "sqrt_factor", "factorization_sensitivity", "factorization_lattice", "factorization_counts",
            "factorization_variance", "MAX_HORIZON"]
 
@@ -135,6 +135,35 @@ def tree_variance(t, horizon, epsilon=None, *, rho=None):
     return float(var) if np.ndim(t) == 0 else var
 
 
+def _expansion_noise(t0: int, z: np.ndarray, stored: list, levels: int) -> np.ndarray:
+    """The noise of the answers at steps t0 + 1 .. t0 + n: the sum over the 1 bits j of t of the noise of the
+    level-j node of t's binary expansion (theorem ``cr-thm-tree-variance``).
+
+    ``z[..., k]`` is the noise of the node completed at step t0 + 1 + k (leading axes: independent runs);
+    ``stored[j]`` the noise of the last level-j node completed at or before t0; it is updated in place to the
+    last level-j node completed at or before t0 + n (of the last run).
+    """
+    n = z.shape[-1]
+    t = np.arange(t0 + 1, t0 + n + 1, dtype=np.int64)
+    noise = np.zeros(z.shape, dtype=np.int64)
+    for j in range(levels):
+        # Steps t0 < t < m_end share their level-j node with t0 (drawn before); the others use the node
+        # ending at (t >> j) << j, drawn in z.
+        m = min(n, (((t0 >> j) + 1) << j) - t0 - 1)
+        if m > 0 and (t0 >> j) & 1:
+            noise[..., :m] += stored[j]
+        if m < n:
+            tt = t[m:]
+            on = (tt >> j) & 1
+            noise[..., m:] += on * z[..., ((tt >> j) << j) - t0 - 1]
+        last = ((t0 + n) >> j) << j          # the last step <= t0 + n completing a level-j node (odd multiple)
+        if not (last >> j) & 1:
+            last -= 1 << j
+        if last > t0:
+            stored[j] = int(z.reshape(-1, n)[-1, last - t0 - 1])
+    return noise
+
+
 class TreeCounter:
     """A private running count over a stream of 0/1 events: the binary tree mechanism, in O(log T) memory.
 
@@ -183,7 +212,7 @@ class TreeCounter:
         self.noise_parameter = _node_parameter(self.noise, value, self.levels)
         self._gen = as_rng(rng)
         self.t = 0
-        self._noisy = [0] * (self.levels + 1)   # noise of the last completed node, per level
+        self._noisy = [0] * self.levels   # noise of the last completed node, per level
         self._count = 0                         # exact count c_t (never released)
         self._noise_sum = 0                     # sum of the noises of the nodes of t's binary expansion
         self._block: list = []
@@ -253,24 +282,8 @@ class TreeCounter:
             self._pos += take
             need -= take
         z = np.concatenate(parts)
-        t = np.arange(t0 + 1, t0 + n + 1, dtype=np.int64)
-        noise = np.zeros(n, dtype=np.int64)
+        noise = _expansion_noise(t0, z, self._noisy, self.levels)
         csum = np.cumsum(x)
-        for j in range(self.levels):
-            # Steps t0 < t < m_end share their level-j node with t0 (drawn before this call); the others use
-            # the node ending at (t >> j) << j, drawn in this call.
-            m = min(n, (((t0 >> j) + 1) << j) - t0 - 1)
-            if m > 0 and (t0 >> j) & 1:
-                noise[:m] += self._noisy[j]
-            if m < n:
-                tt = t[m:]
-                on = (tt >> j) & 1
-                noise[m:] += on * z[((tt >> j) << j) - t0 - 1]
-            last = ((t0 + n) >> j) << j      # the last step <= t0 + n completing a level-j node (odd multiple)
-            if not (last >> j) & 1:
-                last -= 1 << j
-            if last > t0:
-                self._noisy[j] = int(z[last - t0 - 1])
         counts = csum + self._count
         self._count = int(counts[-1])
         self._noise_sum = int(noise[-1])
@@ -278,16 +291,45 @@ class TreeCounter:
         return counts + noise
 
 
+def tree_counts(stream, epsilon=None, *, rho=None, horizon=None, runs=None, rng=None) -> np.ndarray:
+    """The tree counter's answers on a whole stream at once, for ``runs`` independent runs (experiments, audits).
+
+    The same mechanism as :class:`TreeCounter` (same noise parameter, same node structure, the answers computed
+    by the same function); with ``runs=None`` and a horizon of at most ``NOISE_BLOCK`` steps it returns exactly
+    ``TreeCounter(horizon, ...).feed(stream)`` for the same ``rng``. ``horizon`` defaults to the stream's
+    length (it sets the noise, theorem ``cr-thm-tree-privacy``). Returns shape (T,) or (runs, T), int64.
+
+    >>> tree_counts([1, 0, 1, 1], 1.0, runs=3, rng=0).shape
+    (3, 4)
+    """
+    x = check_binary_array(stream, "stream", ndim=1)
+    T = _check_horizon(x.size if horizon is None else horizon)
+    if x.size > T:
+        raise ValueError(f"the stream is longer than horizon={T}: pass a horizon of at least its (public) length")
+    shape = _runs_shape(runs, x.size)
+    counter = TreeCounter(T, epsilon, rho=rho, rng=rng)
+    z = counter._draw(math.prod(shape)).reshape(shape)
+    return np.cumsum(x) + _expansion_noise(0, z, [0] * counter.levels, counter.levels)
+
+
 # ----------------------------------------------------------------------------------------------------
 # The naive answers.
 
 
-def naive_counts(stream, epsilon, *, method="fresh", rng=None) -> np.ndarray:
+def _runs_shape(runs, T: int) -> tuple:
+    shape = (T,) if runs is None else (check_positive_int(runs, "runs"), T)
+    if math.prod(shape) > MAX_SIZE:
+        raise ValueError(f"runs times the stream length must be at most {MAX_SIZE}, got {math.prod(shape)}")
+    return shape
+
+
+def naive_counts(stream, epsilon, *, method="fresh", runs=None, rng=None) -> np.ndarray:
     """The two naive epsilon-DP running counts (theorem ``cr-thm-naive``), with exact discrete Laplace noise.
 
     ``method="fresh"``: every count c_t gets its own noise of scale T / epsilon (the vector of the T counts has
     l1 sensitivity T under event-level neighbours). ``method="increments"``: every event gets noise of scale
-    1 / epsilon and the answers are the running sums of the noisy events.
+    1 / epsilon and the answers are the running sums of the noisy events. ``runs``: that many independent
+    releases, shape (runs, T).
 
     >>> naive_counts([1, 0, 1], 1.0, method="increments", rng=0).dtype
     dtype('int64')
@@ -296,10 +338,11 @@ def naive_counts(stream, epsilon, *, method="fresh", rng=None) -> np.ndarray:
     T = _check_horizon(x.size, MAX_BATCH_HORIZON)
     eps = check_epsilon(epsilon)
     method = check_choice(method, "method", ("fresh", "increments"))
+    shape = _runs_shape(runs, T)
     gen = as_rng(rng)
     if method == "fresh":
-        return np.cumsum(x) + discrete_laplace(_round_up(Fraction(T) / Fraction(eps)), size=T, rng=gen)
-    return np.cumsum(x + discrete_laplace(_round_up(Fraction(1) / Fraction(eps)), size=T, rng=gen))
+        return np.cumsum(x) + discrete_laplace(_round_up(Fraction(T) / Fraction(eps)), size=shape, rng=gen)
+    return np.cumsum(x + discrete_laplace(_round_up(Fraction(1) / Fraction(eps)), size=shape, rng=gen), axis=-1)
 
 
 def naive_variance(t, horizon, epsilon, *, method="fresh"):
@@ -376,29 +419,32 @@ def factorization_lattice(horizon, rho) -> tuple[int, int, float]:
 
 
 def _toeplitz_apply(c: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """The first T entries of the convolution c * v (L v for the Toeplitz factor), by FFT."""
-    T = v.size
+    """The first T entries of the convolution c * v along the last axis (L v for the Toeplitz factor), by FFT."""
+    T = v.shape[-1]
     size = 1 << (2 * T - 1).bit_length()
-    return np.fft.irfft(np.fft.rfft(c, size) * np.fft.rfft(v, size), size)[:T]
+    return np.fft.irfft(np.fft.rfft(c, size) * np.fft.rfft(v, size, axis=-1), size, axis=-1)[..., :T]
 
 
-def factorization_counts(stream, rho, *, rng=None) -> np.ndarray:
+def factorization_counts(stream, rho, *, runs=None, rng=None) -> np.ndarray:
     """The square-root factorization mechanism: ``L (round(R x) + noise)``, all T private counts at once.
 
     The horizon is the stream's length (public). rho-zCDP under event-level neighbours (theorem ``cr-thm-fact``);
     the exact variance of each answer is :func:`factorization_variance`. Noise: the exact discrete Gaussian on a
-    power-of-two lattice (:func:`factorization_lattice`).
+    power-of-two lattice (:func:`factorization_lattice`). ``runs``: that many independent releases, shape
+    (runs, T).
 
     >>> factorization_counts([1, 1, 0, 1], 0.5, rng=0).shape
     (4,)
     """
     x = check_binary_array(stream, "stream", ndim=1)
     T = _check_horizon(x.size, MAX_BATCH_HORIZON)
+    shape = _runs_shape(runs, T)
     exponent, variance, _ = factorization_lattice(T, rho)
     gen = as_rng(rng)
     c = sqrt_factor(T)
     w = _toeplitz_apply(c, x.astype(np.float64))                 # R x, float (error << FFT_ERROR_MARGIN)
-    noisy = _lattice_steps(w, exponent) + _dgauss_from_variance(Fraction(variance), T, gen)
+    noise = _dgauss_from_variance(Fraction(variance), math.prod(shape), gen).reshape(shape)
+    noisy = _lattice_steps(w, exponent) + noise
     return _toeplitz_apply(c, np.ldexp(noisy.astype(np.float64), exponent))   # post-processing by L
 
 
