@@ -30,7 +30,7 @@ from .laplace import (counting_queries_sample_size, dp_mean, laplace_max_error_b
                       laplace_max_error_tail, laplace_mechanism, laplace_tail)
 from .selection import (exponential_accuracy_gap, exponential_mechanism, exponential_probabilities,
                         noisy_max_probabilities, permute_and_flip, permute_and_flip_probabilities,
-                        report_noisy_max, selection_support)
+                        report_noisy_max)
 from .sensitivity import brute_force_sensitivity
 from .local_dp import (krr, krr_estimate, krr_variance, local_hashing, local_hashing_estimate, local_hashing_variance,
                        oracle_probabilities, shuffle_amplification_epsilon, unary_encoding, unary_encoding_estimate,
@@ -46,7 +46,9 @@ from .deidentification import (histogram_attack_posterior, k_anonymity, l_divers
                                rappor_epsilon)
 from .scale import bound_contributions, dp_group_by, partition_selection_probability, select_partitions
 from .learning import dp_logistic_regression
-from .membership import canary_audit, dp_tpr_bound, lira_scores
+from .continual import (TreeCounter, factorization_counts, factorization_sensitivity, factorization_variance,
+                        naive_counts, naive_variance, sqrt_factor, tree_counts, tree_levels, tree_node_variance,
+                        tree_variance)
 from .continual import (TreeCounter, factorization_counts, factorization_sensitivity, factorization_variance,
                         naive_counts, naive_variance, sqrt_factor, tree_levels, tree_node_variance, tree_variance)
 from .inference import (PrivateInterval, difference_of_means_interval, interval_coverage, mean_interval,
