@@ -49,8 +49,6 @@ from .learning import dp_logistic_regression
 from .continual import (TreeCounter, factorization_counts, factorization_sensitivity, factorization_variance,
                         naive_counts, naive_variance, sqrt_factor, tree_counts, tree_levels, tree_node_variance,
                         tree_variance)
-from .continual import (TreeCounter, factorization_counts, factorization_sensitivity, factorization_variance,
-                        naive_counts, naive_variance, sqrt_factor, tree_levels, tree_node_variance, tree_variance)
 from .inference import (PrivateInterval, difference_of_means_interval, interval_coverage, mean_interval,
                         noise_aware_halfwidth, proportion_interval, quantile_interval)
 
