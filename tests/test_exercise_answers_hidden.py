@@ -17,6 +17,7 @@ import dpcourse.exercises as exercises
 from dpcourse import counting_queries_sample_size, quantile_rank_error_bound
 from dpcourse import gaussian_epsilon
 from dpcourse.exercises import local_dp, quantiles, scale
+from dpcourse.exercises import membership as membership_ex
 
 _BOUND = counting_queries_sample_size(10, 0.01, 0.05, 1.0)   # the chapter-03 question
 
@@ -42,6 +43,9 @@ ANSWERS = {
     "learning.check_output_sensitivity": ([2.0 / (5000 * 1e-3)], ["2 / (n", "2/(n", "n lambda)"]),
     "local_dp.check_crossover_domain": ([local_dp._crossover(2.0)], ["e^eps + 2", "3 e^eps", "3e^eps"]),
     "local_dp.check_oue_estimator": ([], ["(ones - n q)", "/ (p - q)", "/(p - q)"]),
+    "membership.check_lira_online": ([], ["logpdf(phi, mu_in", "log(sd_out / sd_in)", "log(sd_out/sd_in)"]),
+    "membership.check_max_audit_epsilon": ([membership_ex._max_audit_epsilon(100, 0.95)],
+                                           ["alpha ** (1", "alpha^(1/n)", "(1 - alpha)"]),
     "noise.check_bernoulli_exp": ([], ["von Neumann", "factorial", "1/k"]),
     "noise.check_lattice_scale": ([], ["floor(sensitivity / g) + dim", "floor(sensitivity/spacing)"]),
     "promise.check_hockey_stick": ([], ["max(p - e^eps q", "max(0, p", "sum(max"]),
