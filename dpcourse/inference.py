@@ -28,6 +28,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.optimize import brentq
 from scipy.special import log_ndtr, ndtri
 
 from ._validation import (as_rng, check_binary_array, check_bounds, check_choice, check_epsilon,
@@ -45,7 +46,7 @@ INTERVAL_METHODS = ("noise_aware", "naive")
 MEAN_SPLIT = 0.8
 #: Draws of the parametric bootstrap of :func:`difference_of_means_interval`.
 BOOTSTRAP_DRAWS = 4000
-_BISECTION_STEPS = 80
+_BISECTION_STEPS = 60
 _MAX_REPS = 20000
 
 
@@ -102,20 +103,16 @@ def _laplace_normal_tail(c, sigma, b):
     (theorem ``inf-thm-convolution``), evaluated in log space; the law is symmetric, so the two-sided tail is twice it.
     """
     c, sigma, b = np.broadcast_arrays(np.asarray(c, float), np.asarray(sigma, float), np.asarray(b, float))
-    out = np.empty(c.shape)
-    only_lap = sigma == 0
-    only_norm = (b == 0) & ~only_lap
-    both = ~(only_lap | only_norm)
-    out[only_lap] = np.exp(-c[only_lap] / np.where(b[only_lap] > 0, b[only_lap], 1.0))
-    out[only_lap & (b == 0)] = (c[only_lap & (b == 0)] == 0).astype(float)
-    out[only_norm] = 2.0 * np.exp(log_ndtr(-c[only_norm] / sigma[only_norm]))
-    cc, s, bb = c[both], sigma[both], b[both]
+    s = np.where(sigma > 0, sigma, 1.0)          # safe stand-ins where a part is absent (chosen by np.where below)
+    bb = np.where(b > 0, b, 1.0)
     half = s * s / (2.0 * bb * bb)
-    a = np.exp(-cc / bb + half + log_ndtr(cc / s - s / bb))
-    d = np.exp(cc / bb + half + log_ndtr(-cc / s - s / bb))
-    one_side = np.exp(log_ndtr(-cc / s)) + 0.5 * (a - d)
-    out[both] = np.clip(2.0 * one_side, 0.0, 1.0)
-    return out
+    with np.errstate(over="ignore", invalid="ignore"):
+        a = np.exp(-c / bb + half + log_ndtr(c / s - s / bb))
+        d = np.exp(c / bb + half + log_ndtr(-c / s - s / bb))
+        both = np.clip(2.0 * np.exp(log_ndtr(-c / s)) + (a - d), 0.0, 1.0)
+    only_norm = 2.0 * np.exp(log_ndtr(-c / s))
+    only_lap = np.where(b > 0, np.exp(-c / bb), (c == 0).astype(float))
+    return np.where(sigma == 0, only_lap, np.where(b == 0, only_norm, both))
 
 
 def noise_aware_halfwidth(sigma, b, level=0.95):
@@ -123,7 +120,7 @@ def noise_aware_halfwidth(sigma, b, level=0.95):
 
     Theorem ``inf-thm-convolution`` gives the law of ``S + L`` in closed form; ``c`` is found by bisection
     (vectorized: ``sigma`` and ``b`` may be arrays) between 0 and the union bound
-    ``sigma z_{1-(1-level)/4} + b ln(2/(1-level))``. With ``b = 0`` it is ``sigma z_{(1+level)/2}``; with
+    ``sigma z_{1-(1-level)/4} + b ln(2/(1-level))`` (Brent's method for one pair). With ``b = 0`` it is ``sigma z_{(1+level)/2}``; with
     ``sigma = 0`` it is ``b ln(1/(1-level))``.
 
     Parameters
@@ -150,6 +147,11 @@ def noise_aware_halfwidth(sigma, b, level=0.95):
     s, bb = np.broadcast_arrays(s, bb)
     alpha = 1.0 - lev
     hi = s * float(-ndtri(alpha / 4.0)) + bb * math.log(2.0 / alpha)
+    if hi.ndim == 0:                             # one interval: Brent's method, a dozen evaluations
+        if hi == 0.0:
+            return 0.0
+        return float(brentq(lambda c: float(_laplace_normal_tail(c, s, bb)) - alpha, 0.0, float(hi),
+                            xtol=1e-15 * float(hi), rtol=4 * np.finfo(float).eps))
     lo = np.zeros_like(hi)
     for _ in range(_BISECTION_STEPS):
         mid = 0.5 * (lo + hi)
@@ -407,6 +409,16 @@ def _quantile_ranks(q, n, eps_each, level, method):
     return max(q - c / n, 0.0), min(q + c / n, 1.0)
 
 
+def _quantile_ends(values, q_lo, q_hi, lo, hi, eps, gen, res, size=None):
+    """The two ends: ``dp_quantile`` at ranks ``q_lo`` and ``q_hi`` with ``eps / 2`` each, or the public bound
+    where a rank is 0 (1); and the events of what was released. ``size``: that many independent draws of each."""
+    eps_each = eps / 2.0
+    y_lo = dp_quantile(values, q_lo, lo, hi, eps_each, rng=gen, resolution=res, size=size) if q_lo > 0.0 else lo
+    y_hi = dp_quantile(values, q_hi, lo, hi, eps_each, rng=gen, resolution=res, size=size) if q_hi < 1.0 else hi
+    released = [r for r in (q_lo, q_hi) if 0.0 < r < 1.0]
+    return y_lo, y_hi, [PureDPEvent(eps_each)] * len(released)
+
+
 def quantile_interval(x, q, lower, upper, epsilon, *, level=0.95, method="noise_aware", rng=None,
                       accountant=None, resolution=2**12):
     """A confidence interval for the population q-quantile from two DP quantiles (:func:`dpcourse.dp_quantile`).
@@ -438,10 +450,8 @@ def quantile_interval(x, q, lower, upper, epsilon, *, level=0.95, method="noise_
     q_lo, q_hi = _quantile_ranks(qq, n, eps / 2.0, lev, meth)
     # A rank clipped to 0 (or 1) makes that end the public bound: nothing is released for it (the
     # decision depends on q, n, epsilon and level only, all public).
-    released = [qq_ for qq_ in (q_lo, q_hi) if 0.0 < qq_ < 1.0]
-    y_lo = dp_quantile(values, q_lo, lo, hi, eps / 2.0, rng=gen, resolution=res) if q_lo > 0.0 else lo
-    y_hi = dp_quantile(values, q_hi, lo, hi, eps / 2.0, rng=gen, resolution=res) if q_hi < 1.0 else hi
-    events = _record([PureDPEvent(eps / 2.0)] * len(released), accountant)
+    y_lo, y_hi, events = _quantile_ends(values, q_lo, q_hi, lo, hi, eps, gen, res)
+    events = _record(events, accountant)
     return PrivateInterval(y_lo, y_hi, 0.5 * (y_lo + y_hi), lev, meth,
                            {"quantile_low": y_lo, "quantile_high": y_hi, "q_low": q_lo, "q_high": q_hi, "n": n},
                            {"rank_scale": 2.0 / (eps / 2.0)}, events, eps)
@@ -525,7 +535,7 @@ def _cover(est, half, truth):
 
 
 def interval_coverage(kind, population, n, epsilon, *, reps=1000, level=0.95, lower=None, upper=None, q=0.5,
-                      spread=0.0, resolution=2**12, rng=None):
+                      spread=0.0, resolution=2**12, target=None, rng=None):
     """Coverage and mean width of the noise-aware, naive and non-private intervals, by simulation.
 
     Each of ``reps`` repetitions draws ``n`` records from ``population`` (see :func:`population_parameter`;
@@ -536,6 +546,9 @@ def interval_coverage(kind, population, n, epsilon, *, reps=1000, level=0.95, lo
     the sampling **and** the privacy noise (definition ``inf-def-coverage``). For ``"quantile"`` the
     privacy noise is integrated exactly with :func:`dpcourse.dp_quantile_probabilities`: each repetition
     contributes the probability that its two released quantiles bracket the target.
+
+    ``target`` (optional, a float): the number whose coverage is measured instead of the parameter the
+    intervals aim at, e.g. the population's true mean when the bounds clamp some values.
 
     Returns
     -------
@@ -557,6 +570,8 @@ def interval_coverage(kind, population, n, epsilon, *, reps=1000, level=0.95, lo
     check_size(reps * n, "reps * n")
     gen = as_rng(rng)
     truth = population_parameter(kind, population, lower=lower, upper=upper, q=q, spread=spread)
+    if target is not None:
+        truth = check_real(target, "target")
     z, tf = _z(lev), _t_factor(lev, n - 1)
     hits, widths = {}, {}
     if kind == "mean":
