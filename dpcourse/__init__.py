@@ -30,7 +30,7 @@ from .laplace import (counting_queries_sample_size, dp_mean, laplace_max_error_b
                       laplace_max_error_tail, laplace_mechanism, laplace_tail)
 from .selection import (exponential_accuracy_gap, exponential_mechanism, exponential_probabilities,
                         noisy_max_probabilities, permute_and_flip, permute_and_flip_probabilities,
-                        report_noisy_max)
+                        report_noisy_max, selection_support)
 from .sensitivity import brute_force_sensitivity
 from .local_dp import (krr, krr_estimate, krr_variance, local_hashing, local_hashing_estimate, local_hashing_variance,
                        oracle_probabilities, shuffle_amplification_epsilon, unary_encoding, unary_encoding_estimate,

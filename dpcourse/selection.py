@@ -43,6 +43,7 @@ __all__ = [
     "noisy_max_probabilities",
     "permute_and_flip",
     "permute_and_flip_probabilities",
+    "selection_support",
 ]
 
 _NOISES = ("laplace", "exponential", "gumbel")
@@ -596,3 +597,50 @@ def permute_and_flip_probabilities(utilities, sensitivity, epsilon, *, monotone=
         n[rows] += 1.0
     probs = p * E.mean(axis=1)
     return probs / probs.sum()
+
+
+_FLOAT_LAPLACE_REACH = 36.05  # |numpy's float Laplace noise| <= -ln(2**-52) < 36.05 noise scales
+
+
+def selection_support(utilities, sensitivity, epsilon, *, mechanism, monotone=False, secure=True):
+    """Which candidates can the sampler output at all? Exact, no sampling (the reachability check).
+
+    ``secure=True``: every candidate, for all three mechanisms (theorem ``sel-thm-secure-selection``: each
+    weight or coin is ``exp(-x)`` with ``x <= GAP_CAP``, and discrete Laplace noise gives every integer
+    positive probability). ``secure=False``: the float samplers, as numpy runs them on the 53-bit
+    uniforms ``k / 2**53``: the exponential mechanism outputs r iff some k lies in
+    ``[cdf[r-1], cdf[r]) * 2**53`` of its float CDF; permute-and-flip iff the float coin ``exp(-x_r)`` is
+    not 0; report noisy max (Laplace) is marked impossible when its score plus the largest float noise
+    (36.05 scales) stays below the best minus it (impossible for sure; possible otherwise).
+
+    Parameters
+    ----------
+    utilities, sensitivity, epsilon, monotone, secure
+        As in :func:`exponential_mechanism`.
+    mechanism : {"exponential", "permute_and_flip", "noisy_max"}
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (m,)
+
+    Examples
+    --------
+    >>> selection_support([0.0, -1500.0], 1.0, 1.0, mechanism="permute_and_flip", secure=False).tolist()
+    [True, False]
+    >>> selection_support([0.0, -1500.0], 1.0, 1.0, mechanism="permute_and_flip").tolist()
+    [True, True]
+    """
+    which = check_choice(mechanism, "mechanism", ("exponential", "permute_and_flip", "noisy_max"))
+    scaled = _scaled(utilities, sensitivity, epsilon, monotone, "utilities")
+    if check_flag(secure, "secure"):
+        return np.ones(scaled.size, dtype=bool)
+    if which == "exponential":
+        p = np.exp(scaled)
+        cdf = np.cumsum(p / p.sum())
+        cdf /= cdf[-1]  # as Generator.choice computes it
+        edges = np.ceil(np.concatenate(([0.0], cdf)) * 2.0**53)
+        return edges[1:] > edges[:-1]
+    if which == "permute_and_flip":
+        return np.exp(scaled) > 0.0
+    # scaled = (s - max s) / b; each float noise is at most 36.05 b in size
+    return scaled + 2 * _FLOAT_LAPLACE_REACH >= 0.0

@@ -1,0 +1,148 @@
+"""Exact (secure) selection and coins: laws (chi-square at 1e-6) under all five bit generators, the refinement
+of undecided 53-bit draws, the charged epsilon of report noisy max on its lattice, and reachability."""
+
+import decimal
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import dpcourse as dp
+from dpcourse import exact_uniform as xu
+from dpcourse import selection as sel
+
+ALPHA = 1e-6
+BIT_GENERATORS = [np.random.PCG64, np.random.PCG64DXSM, np.random.MT19937, np.random.Philox, np.random.SFC64]
+U = np.array([0.0, 1.0, 3.0, 2.5, -4.0])
+
+
+def chi2_p(counts, probs):
+    counts = np.asarray(counts, dtype=float)
+    expected = counts.sum() * np.asarray(probs)
+    keep = expected > 0
+    assert counts[~keep].sum() == 0
+    return stats.chisquare(counts[keep], expected[keep] * counts[keep].sum() / expected[keep].sum()).pvalue
+
+
+@pytest.mark.parametrize("bit_generator", BIT_GENERATORS, ids=lambda b: b.__name__)
+def test_secure_selection_laws_every_bit_generator(bit_generator):
+    n = 20_000
+    cases = [(dp.exponential_mechanism, dp.exponential_probabilities(U, 1.0, 1.0)),
+             (dp.permute_and_flip, dp.permute_and_flip_probabilities(U, 1.0, 1.0)),
+             (dp.report_noisy_max, dp.noisy_max_probabilities(U, 1.0, 1.0))]
+    for i, (draw, law) in enumerate(cases):
+        idx = draw(U, 1.0, 1.0, size=n, rng=np.random.Generator(bit_generator(40 + i)))
+        assert chi2_p(np.bincount(idx, minlength=U.size), law) > ALPHA, draw.__name__
+
+
+@pytest.mark.parametrize("bit_generator", BIT_GENERATORS, ids=lambda b: b.__name__)
+def test_secure_randomized_response_law_every_bit_generator(bit_generator):
+    n, eps = 200_000, 0.7
+    flips = dp.randomized_response(np.ones(n, dtype=np.int64), eps, rng=np.random.Generator(bit_generator(5)))
+    t = dp.rr_truth_probability(eps)
+    kept = int(flips.sum())
+    assert chi2_p([kept, n - kept], [t, 1 - t]) > ALPHA
+
+
+def test_secure_noisy_max_monotone_and_non_dyadic_sensitivity():
+    n = 40_000
+    for mono, sens in [(True, 1.0), (False, 0.3)]:
+        idx = dp.report_noisy_max(U * sens, sens, 1.0, monotone=mono, size=n, rng=7)
+        law = dp.noisy_max_probabilities(U * sens, sens, 1.0, monotone=mono)
+        assert chi2_p(np.bincount(idx, minlength=U.size), law) > ALPHA
+
+
+def test_refinement_of_an_undecided_draw_is_exact():
+    # every draw starts at the 53-bit prefix k0 that straddles p: P(U < p | k0) = 2**53 p - k0 exactly
+    gen = np.random.default_rng(3)
+    n = 4000
+    third = Fraction(1, 3)
+    k0 = (1 << 53) // 3
+    heads = xu.below(np.full((n, 1), k0, dtype=np.int64), np.array([k0]), np.array([k0 + 1]),
+                     lambda j: (lambda prec: tuple([b] for b in xu.dyadic_bounds(third, prec))), gen)
+    frac = float(third * (1 << 53) - k0)  # 2/3
+    assert chi2_p([heads.sum(), n - heads.sum()], [frac, 1 - frac]) > ALPHA
+    # a weight exp(-1): the fractional part of 2**53 e^-1, to 40 digits
+    decimal.getcontext().prec = 60
+    scaled = decimal.Decimal(-1).exp() * (1 << 53)
+    k1 = int(scaled)
+    p1 = float(scaled - k1)
+    bounds = lambda prec: xu.exp_neg_bounds([(1, 1)], prec)  # noqa: E731
+    heads = xu.below(np.full((n, 1), k1, dtype=np.int64), np.array([k1]), np.array([k1 + 1]), lambda j: bounds, gen)
+    assert chi2_p([heads.sum(), n - heads.sum()], [p1, 1 - p1]) > ALPHA
+
+
+def test_exp_bounds_are_valid_and_positive_far_out():
+    for x in [Fraction(1, 3), Fraction(7), Fraction(745), Fraction(800), Fraction(40, 7)]:
+        decimal.getcontext().prec = 400
+        true = decimal.Decimal(-x.numerator / decimal.Decimal(x.denominator)).exp() * (1 << 1200)
+        lo, hi = xu.exp_neg_bounds([(x.numerator, x.denominator)], 1200)
+        assert lo[0] <= true <= hi[0] and hi[0] - lo[0] <= 2 and lo[0] > 0  # e^-800 > 0: not underflowed
+    lo, hi = xu.exp_neg_bounds([(800, 1)], 53)
+    assert lo == [0] and hi == [1]
+
+
+def test_seeded_outputs_equal_the_float_code():
+    u = np.random.default_rng(0).normal(0, 3, 40)
+    for f in (dp.exponential_mechanism, dp.permute_and_flip):
+        assert np.array_equal(f(u, 1.0, 1.0, rng=9, size=2000), f(u, 1.0, 1.0, rng=9, size=2000, secure=False))
+    bits = np.arange(5000) % 2
+    assert np.array_equal(dp.randomized_response(bits, 1.3, rng=2), dp.randomized_response(bits, 1.3, rng=2,
+                                                                                          secure=False))
+
+
+def test_noisy_max_lattice_charges_epsilon_honestly():
+    # exact privacy loss of the secure law on neighbours (every score moved by at most the sensitivity)
+    for sens, mono, shift in [(1.0, False, [1, -1, 1, -1, 0]), (0.3, False, [0.3, -0.3, 0.3, 0.0, -0.3]),
+                              (1.0, True, [1, 1, 0, 1, 1])]:
+        x = U * 2 * sens
+        x2 = x + np.array(shift, dtype=float)
+        for eps in (0.5, 2.0):
+            p = dp.noisy_max_probabilities(x, sens, eps, monotone=mono)
+            q = dp.noisy_max_probabilities(x2, sens, eps, monotone=mono)
+            assert np.max(np.abs(np.log(p) - np.log(q))) <= eps * (1 + 1e-9)
+
+
+def test_secure_law_differs_from_the_continuous_one_by_a_computed_amount():
+    p = dp.noisy_max_probabilities(U, 1.0, 1.0)
+    q = dp.noisy_max_probabilities(U, 1.0, 1.0, secure=False)
+    tv = 0.5 * np.abs(p - q).sum()
+    assert 0 < tv < 0.01  # lattice 2**-5 and discrete noise: close, not equal
+
+
+def test_reachability_secure_zero_float_not():
+    # outputs possible under one input and impossible under its neighbour, exactly (no sampling)
+    counts = {}
+    for secure in (True, False):
+        for mech in ("exponential", "permute_and_flip", "noisy_max"):
+            c = 0
+            for g in np.concatenate((np.arange(0.0, 2000.0, 50.0), np.arange(70.0, 75.0, 0.5),
+                                     np.arange(142.0, 146.0, 0.5), np.arange(1486.0, 1494.0, 0.5))):
+                a = dp.selection_support([0.0, -g], 1.0, 1.0, mechanism=mech, secure=secure)
+                b = dp.selection_support([0.0, -g - 1.0], 1.0, 1.0, mechanism=mech, secure=secure)
+                c += int((a & ~b).sum() + (b & ~a).sum())
+            counts[mech, secure] = c
+    assert all(counts[m, True] == 0 for m in ("exponential", "permute_and_flip", "noisy_max"))
+    assert all(counts[m, False] > 0 for m in ("exponential", "permute_and_flip", "noisy_max"))
+    # randomized response: a flip is possible at every epsilon (t < 1 exactly), so both reports stay possible
+    for eps in (1.0, 40.0, 700.0):
+        lo, hi = xu.logistic_bounds(Fraction(eps), 53)
+        assert hi < 1 << 53 or xu.logistic_bounds(Fraction(eps), 2048)[1] < 1 << 2048
+    assert dp.rr_truth_probability(40.0) == 1.0  # the float coin never flips there
+
+
+def test_secure_flag_and_bit_generator_refused():
+    with pytest.raises(TypeError, match="secure"):
+        dp.exponential_mechanism(U, 1.0, 1.0, secure=1)
+    with pytest.raises(TypeError, match="secure"):
+        dp.randomized_response([1, 0], 1.0, secure="yes")
+
+    with pytest.raises(TypeError, match="bit generator"):
+        xu.check_bit_generator(type("G", (), {"bit_generator": object()})())
+
+
+def test_gap_cap_keeps_far_candidates_possible():
+    gaps = sel._exact_gaps([0.0, -1e300], 1.0, 1.0, False, "u")
+    assert Fraction(*gaps[1]) == sel.GAP_CAP
