@@ -18,12 +18,16 @@ from dpcourse import counting_queries_sample_size, quantile_rank_error_bound
 from dpcourse import gaussian_epsilon
 from dpcourse.exercises import local_dp, quantiles, scale
 from dpcourse.exercises import membership as membership_ex
+from dpcourse.exercises import continual as continual_ex
 
 _BOUND = counting_queries_sample_size(10, 0.01, 0.05, 1.0)   # the chapter-03 question
 
 #: checker -> (expected numbers, formula fragments). Numbers are searched in several roundings.
 ANSWERS = {
     "audit.check_clamped_mean": ([], ["(upper - lower) / n", "(upper - lower)/n", "(u - l) / n"]),
+    "continual.check_node_scale": ([], ["bit_length", "floor(log2", "L / epsilon", "levels / epsilon"]),
+    "continual.check_tree_variance": ([continual_ex._tree_variance_truth(*continual_ex.TREE_VARIANCE_QUESTION)],
+                                      ["popcount", "bin(t)", "sinh"]),
     "composition.check_optimal_delta": ([], ["binom", "C(k, j)", "(1 + e^eps)^k"]),
     "composition_basics.check_plan_epsilon": ([], ["max over parts", "sum of the maxima"]),
     "deidentification.check_posterior_bound": ([], ["odds", "e^epsilon p /", "e^epsilon * p"]),
@@ -117,6 +121,8 @@ NUMERIC = {  # checker of one numeric answer -> the answer
     "learning.check_output_sensitivity": (CHECKERS["learning.check_output_sensitivity"], 0.4),
     "local_dp.check_crossover_domain": (CHECKERS["local_dp.check_crossover_domain"], local_dp._crossover(2.0)),
     "fdp.check_gdp_epsilon": (CHECKERS["fdp.check_gdp_epsilon"], gaussian_epsilon(1e-7, math.sqrt(0.03))),
+    "continual.check_tree_variance": (CHECKERS["continual.check_tree_variance"],
+                                      continual_ex._tree_variance_truth(*continual_ex.TREE_VARIANCE_QUESTION)),
 }
 
 
