@@ -521,6 +521,15 @@ MUTANTS = [
     Mutant("selection_cap_checked_after_empty_table", "side-channel", "dpcourse/scale.py",
            "    _selection_sequence(*_per_partition_parameters(eps, dlt, m), dlt, m)   # refused or not, whatever the data\n",
            "", ("tests/test_scale.py",)),
+    Mutant("membership_bound_without_delta", "delta-split", "dpcourse/membership.py",
+           "np.exp(eps) * f + d,", "np.exp(eps) * f,", ("tests/test_membership.py",)),
+    Mutant("membership_bound_complement_sign", "factor", "dpcourse/membership.py",
+           "1.0 - np.exp(-eps) * (1.0 - d - f)", "1.0 - np.exp(-eps) * (1.0 - f)", ("tests/test_membership.py",)),
+    Mutant("membership_lira_not_leave_one_out", "estimator", "dpcourse/membership.py",
+           "mu = (s1 - w * phi) / c_loo", "mu = s1 / c", ("tests/test_membership.py",)),
+    Mutant("membership_audit_canary_never_inserted", "neighbour", "dpcourse/membership.py",
+           "(X1, y1) if with_canary else (X, yv)", "(X, yv) if with_canary else (X, yv)",
+           ("tests/test_membership.py",)),
 ]
 
 

@@ -1,0 +1,211 @@
+"""dpcourse.membership: LiRA scores, the DP bound on an attack, the canary audit (chapter 22)."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import dpcourse
+from dpcourse import membership as mia
+from dpcourse.exercises import membership as ex
+from dpcourse.learning import logistic_regression
+
+
+# ----------------------------------------------------------------------------------------------------------
+# exact values
+
+
+def test_inclusion_masks_balanced():
+    m = mia.inclusion_masks(7, 10, rng=3)
+    assert m.shape == (10, 7) and m.dtype == bool
+    assert (m.sum(axis=0) == 5).all()
+    assert not np.array_equal(m, mia.inclusion_masks(7, 10, rng=4))
+
+
+def test_logit_confidence_is_the_margin():
+    W = np.array([[1.0, -2.0], [0.5, 0.0]])
+    X = np.array([[1.0, 1.0], [2.0, -1.0], [0.0, 3.0]])
+    got = mia.logit_confidence(W, X, [1, 0, 1])
+    assert got.tolist() == [[-1.0, -4.0, -6.0], [0.5, -1.0, 0.0]]
+    p = 1.0 / (1.0 + np.exp(-(W @ X.T) * np.array([1, -1, 1])))
+    np.testing.assert_allclose(got, np.log(p / (1 - p)), rtol=1e-12)
+
+
+def _lira_direct(phi, masks, online):
+    """LiRA by its definition: for each target j and record i, Gaussians fitted to the other models."""
+    k, n = phi.shape
+    out = np.empty_like(phi)
+    for j in range(k):
+        for i in range(n):
+            others = np.arange(k) != j
+            vin = phi[others & masks[:, i], i]
+            vout = phi[others & ~masks[:, i], i]
+            lo = stats.norm.logcdf(phi[j, i], vout.mean(), vout.std(ddof=1))
+            li = stats.norm.logpdf(phi[j, i], vin.mean(), vin.std(ddof=1))
+            out[j, i] = li - stats.norm.logpdf(phi[j, i], vout.mean(), vout.std(ddof=1)) if online else lo
+    return out
+
+
+@pytest.mark.parametrize("online", [True, False])
+def test_lira_scores_equal_the_leave_one_out_definition(online):
+    gen = np.random.default_rng(5)
+    masks = mia.inclusion_masks(6, 10, rng=6)
+    phi = gen.normal(size=(10, 6)) + 2.0 * masks
+    np.testing.assert_allclose(mia.lira_scores(phi, masks, online=online), _lira_direct(phi, masks, online),
+                               rtol=1e-9, atol=1e-9)
+
+
+def test_lira_fixed_variance_pools_each_side():
+    masks = mia.inclusion_masks(4, 8, rng=1)
+    phi = np.random.default_rng(2).normal(size=(8, 4))
+    a = mia.lira_scores(phi, masks, online=False, fixed_variance=True)
+    b = mia.lira_scores(phi, masks, online=False)
+    assert a.shape == b.shape and not np.allclose(a, b)
+
+
+def test_roc_points_and_tprs():
+    fpr, tpr = mia.roc_points([3.0, 2.0], [1.0, 2.5])
+    assert fpr.tolist() == [0.0, 0.0, 0.5, 0.5, 1.0] and tpr.tolist() == [0.0, 0.5, 0.5, 1.0, 1.0]
+    assert mia.attack_tprs([5.0, 6.0, 0.5], [0.0, 1.0, 2.0, 3.0], (0.25,)) == {0.25: 2 / 3}
+
+
+def test_dp_tpr_bound_exact():
+    assert mia.dp_tpr_bound(0.01, 1.0, 1e-5) == pytest.approx(math.e * 0.01 + 1e-5, rel=1e-14)
+    assert mia.dp_tpr_bound(0.9, 1.0, 0.0) == pytest.approx(1 - math.exp(-1) * 0.1, rel=1e-14)
+    assert mia.dp_tpr_bound(0.5, 20.0, 0.0) == pytest.approx(1 - math.exp(-20) * 0.5, rel=1e-14)
+    assert mia.dp_tpr_bound(0.5, 20.0, 0.6) == 1.0
+    np.testing.assert_allclose(mia.dp_tpr_bound(np.array([0.0, 1.0]), 2.0, 0.01), [0.01, 1.0])
+
+
+def test_dp_tpr_bound_holds_for_the_exact_gaussian_tradeoff():
+    """The Gaussian mechanism's most powerful test (Neyman-Pearson) has TPR Phi(Phi^-1(a) + mu) at FPR a; with
+    its exact delta(epsilon) the bound must sit above it at every a, and touch it somewhere."""
+    sigma = 2.0
+    mu = 1.0 / sigma
+    a = np.concatenate([np.logspace(-9, -1, 200), np.linspace(0.1, 1.0, 200)])
+    tpr = stats.norm.cdf(stats.norm.ppf(a) + mu)
+    for eps in (0.2, 1.0, 2.0):
+        delta = dpcourse.gaussian_delta(eps, sigma)
+        bound = mia.dp_tpr_bound(a, eps, delta)
+        assert (bound >= tpr - 1e-12).all()
+        assert (bound - tpr).min() < 1e-3
+
+
+# ----------------------------------------------------------------------------------------------------------
+# the attack finds members of an overfit model
+
+
+def test_lira_finds_members_of_an_overfit_model():
+    X_all, y_all = mia.fair_onehot_features()
+    assert X_all.shape == (6366, 47)
+    np.testing.assert_allclose(np.linalg.norm(X_all, axis=1), 1.0)
+    pool = np.random.default_rng(2026).choice(X_all.shape[0], 100, replace=False)
+    X, y = X_all[pool], y_all[pool]
+    masks = mia.inclusion_masks(100, 32, rng=1)
+    W = mia.train_models(lambda Xs, ys, g: logistic_regression(Xs, ys, regularization=1e-3), X, y, masks, rng=2)
+    s = mia.lira_scores(mia.logit_confidence(W, X, y), masks)
+    mem, non = s[masks], s[~masks]
+    # With no signal the scores of members and non-members are exchangeable: the number of the 1600 members
+    # above the threshold that 16 of 1600 non-members exceed is then at most ~ Bin(1600, 17/1601); P[>= 60]
+    # is below 1e-6 (a Chernoff bound). A seeded run of the attack on the overfit model finds far more.
+    assert stats.binom.sf(59, 1600, 17 / 1601) < 1e-6
+    assert mia.attack_tprs(mem, non, (0.01,))[0.01] * mem.size >= 60
+
+
+# ----------------------------------------------------------------------------------------------------------
+# the canary audit: valid on correct DP-SGD, refutes a wrong claim
+
+K, N_AUD = 20, 40
+
+
+def _audit_data():
+    X_all, y_all = mia.fair_onehot_features()
+    rows = np.random.default_rng(7).choice(X_all.shape[0], N_AUD, replace=False)
+    X = np.column_stack([X_all[rows], np.zeros(N_AUD)])
+    canary = np.zeros(X.shape[1])
+    canary[-1] = 1.0
+    return X, y_all[rows], canary
+
+
+def _dpsgd(eps):
+    return lambda Xs, ys, g: dpcourse.dp_logistic_regression(
+        Xs, ys, eps, 1e-5, sampling_rate=1.0, steps=K, expected_batch_size=N_AUD, clip_norm=0.1,
+        regularization=1e-3, learning_rate=4.0, rng=g)
+
+
+def test_audit_never_exceeds_the_accountant_on_correct_dpsgd():
+    X, y, canary = _audit_data()
+    eps = 2.0
+    sigma = dpcourse.dpsgd_noise_multiplier(1.0, K, eps, 1e-5)
+    accountant = dpcourse.dpsgd_epsilon(1.0, sigma, K, 1e-5)
+    res = mia.canary_audit(_dpsgd(eps), X, y, canary, 1, 100, delta=1e-5, confidence=1 - 1e-6, rng=3)
+    assert accountant <= eps
+    assert res.lower_bound <= accountant  # fails with probability <= 1e-6 (theorem mia-thm-audit)
+
+
+def test_audit_refutes_a_miscalibrated_training():
+    """Training run at epsilon 16 while epsilon 1 is claimed (a wrong noise multiplier) is caught."""
+    X, y, canary = _audit_data()
+    res = mia.canary_audit(_dpsgd(16.0), X, y, canary, 1, 100, delta=1e-5, confidence=0.95, rng=3)
+    assert res.lower_bound > 1.0 and res.refutes(1.0)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# checkers
+
+
+def test_checkers():
+    assert ex.check_max_audit_epsilon(ex._max_audit_epsilon(100, 0.95)).passed
+    a = 0.05 ** (1 / 100)
+    r = ex.check_max_audit_epsilon(math.log(a / (1 - a)))
+    assert not r.passed and "half" in r.message
+    assert not ex.check_max_audit_epsilon("3.3").passed
+
+    def right(phi, mi, si, mo, so):
+        return stats.norm.logpdf(phi, mi, si) - stats.norm.logpdf(phi, mo, so)
+
+    def upside_down(phi, mi, si, mo, so):
+        return -right(phi, mi, si, mo, so)
+
+    assert ex.check_lira_online(right).passed
+    r = ex.check_lira_online(upside_down)
+    assert not r.passed and "upside down" in r.message
+
+
+# ----------------------------------------------------------------------------------------------------------
+# bad input
+
+
+@pytest.mark.parametrize("call, err", [
+    (lambda: mia.inclusion_masks(5, 3), ValueError),
+    (lambda: mia.inclusion_masks(5, 1), ValueError),
+    (lambda: mia.inclusion_masks(5, 2 * mia.MAX_MODELS), ValueError),
+    (lambda: mia.inclusion_masks(0, 4), ValueError),
+    (lambda: mia.inclusion_masks(True, 4), TypeError),
+    (lambda: mia.lira_scores(np.zeros((4, 3)), np.ones((4, 3), dtype=bool)), ValueError),
+    (lambda: mia.lira_scores(np.zeros((8, 3)), np.ones((8, 2), dtype=bool)), ValueError),
+    (lambda: mia.lira_scores(np.full((8, 2), np.nan), mia.inclusion_masks(2, 8, rng=0)), ValueError),
+    (lambda: mia.lira_scores(np.zeros((8, 2)), mia.inclusion_masks(2, 8, rng=0), online="yes"), TypeError),
+    (lambda: mia.logit_confidence(np.zeros((2, 3)), np.zeros((4, 2)), [0, 1, 0, 1]), ValueError),
+    (lambda: mia.logit_confidence(np.zeros((2, 2)), np.zeros((2, 2)), [0, 2]), ValueError),
+    (lambda: mia.logit_confidence(np.zeros((2, 2)), np.zeros((2, 2)), [True, False]), TypeError),
+    (lambda: mia.dp_tpr_bound(1.5, 1.0), ValueError),
+    (lambda: mia.dp_tpr_bound(0.1, float("nan")), ValueError),
+    (lambda: mia.dp_tpr_bound(0.1, 0.0), ValueError),
+    (lambda: mia.dp_tpr_bound(0.1, 1.0, 1.0), ValueError),
+    (lambda: mia.train_models(lambda X, y, g: np.zeros(5), np.zeros((3, 2)), [0, 1, 0],
+                              np.ones((2, 3), dtype=bool)), ValueError),
+    (lambda: mia.train_models(lambda X, y, g: np.zeros(2), np.zeros((3, 2)), [0, 1, 0],
+                              np.ones((2, 2), dtype=bool)), ValueError),
+    (lambda: mia.canary_audit(lambda X, y, g: np.zeros(2), np.zeros((3, 2)), [0, 1, 0], [1.0, 0.0], 1, 99,
+                              delta=1e-5), ValueError),
+    (lambda: mia.canary_audit(lambda X, y, g: np.zeros(2), np.zeros((3, 2)), [0, 1, 0], [1.0], 1, 100,
+                              delta=1e-5), ValueError),
+    (lambda: mia.canary_audit(lambda X, y, g: np.zeros(2), np.zeros((3, 2)), [0, 1, 0], [1.0, 0.0], 1, 100,
+                              delta=1.0), ValueError),
+    (lambda: mia.canary_audit("train", np.zeros((3, 2)), [0, 1, 0], [1.0, 0.0], 1, 100, delta=1e-5), TypeError),
+])
+def test_bad_input(call, err):
+    with pytest.raises(err):
+        call()
