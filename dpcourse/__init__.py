@@ -52,5 +52,8 @@ from .continual import (TreeCounter, factorization_counts, factorization_sensiti
                         tree_variance)
 from .inference import (PrivateInterval, difference_of_means_interval, interval_coverage, mean_interval,
                         noise_aware_halfwidth, proportion_interval, quantile_interval)
+from .lower_bounds import (bit_guessing_bound, fingerprinting_code, fingerprinting_sample_bound,
+                           gaussian_means_sample_size, packing_error_bound, packing_failure_probability,
+                           subset_sum_error_bound, tracing_trial)
 
 __version__ = "0.1.0"

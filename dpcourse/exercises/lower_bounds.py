@@ -1,0 +1,75 @@
+"""Checkers for the exercises of the chapter "Lower bounds: why the noise cannot be smaller"."""
+
+from __future__ import annotations
+
+import math
+
+import dpcourse
+
+from .. import lower_bounds
+from ..lower_bounds import packing_error_bound, packing_failure_probability
+from . import CheckResult, call_student, check_number
+
+__all__ = ["check_packing_error", "check_packing_probability"]
+
+#: The question of exercise ``lb-ex-packing-error``: k bins, ε, relation.
+PACKING_QUESTION = (21, 0.25, "replace_one")
+
+
+def check_packing_error(answer) -> CheckResult:
+    """Check the error that corollary ``lb-cor-packing`` certifies for the exercise's histogram (median sense).
+
+    The truth is :func:`dpcourse.lower_bounds.packing_error_bound` on :data:`PACKING_QUESTION`. Recognised
+    slips: the number of other datasets taken as under the other neighbouring relation, the halving of the
+    distance forgotten, and the rounding down of the number of records forgotten.
+    """
+    k, eps, rel = PACKING_QUESTION
+    truth = packing_error_bound(k, eps, relation=rel)
+    other = packing_error_bound(k, eps, relation="add_remove" if rel == "replace_one" else "replace_one")
+    unfloored = math.log(k - 1 if rel == "replace_one" else k) / eps / 2
+    slips = [(other, "that is the count of the other neighbouring relation: under this one, how many datasets of the "
+                     "proof are at distance m from the centre one?"),
+             (2 * truth, "the balls around the datasets' histograms must be disjoint: their radius is half the "
+                         "distance between two histograms"),
+             (unfloored, "m counts records, so it is a whole number: the proof needs e^(ε m) small enough for a "
+                         "whole m")]
+    return check_number(answer, truth, what="the certified error", low=0.0, slips=slips)
+
+
+_CASES = [(1, 1.0, 1, "add_remove"), (8, 0.5, 3, "add_remove"), (8, 0.5, 3, "replace_one"),
+          (1000, 2.0, 4, "replace_one"), (2, 0.1, 20, "replace_one")]
+
+
+def check_packing_probability(student_fn) -> CheckResult:
+    """Check ``student_fn(k, epsilon, m, relation)``: the worst-case failure probability of theorem ``lb-thm-packing``.
+
+    Compared with :func:`dpcourse.lower_bounds.packing_failure_probability` (forbidden inside the student's
+    function) to 1e-9 relative on a few cases under both relations. Recognised slips: the count of the other
+    relation, the sign of the exponent, and the ratio written the other way up.
+    """
+    for k, eps, m, rel in _CASES:
+        where = f"on k={k}, epsilon={eps}, m={m}, relation={rel!r}"
+        got, err = call_student(student_fn, (k, eps, m, rel), where,
+                                forbidden=[(lower_bounds, "packing_failure_probability"),
+                                           (dpcourse.lower_bounds, "packing_failure_probability")])
+        if err is not None:
+            return err
+        want = packing_failure_probability(k, eps, m, relation=rel)
+        if math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-15):
+            continue
+        big = k if rel == "replace_one" else k - 1
+        slips = []
+        if big >= 1:
+            slips.append((big / (big + math.exp(eps * m)), "the number of datasets compared with the centre one "
+                                                           "depends on the neighbouring relation"))
+        small = k if rel == "add_remove" else k - 1
+        slips += [(small / (small + math.exp(-eps * m)), "group privacy makes a far dataset's probability smaller "
+                                                         "by e^(ε m), not larger"),
+                  (math.exp(eps * m) / (small + math.exp(eps * m)), "that is the probability of the good event at "
+                                                                    "the centre dataset, not of the error")]
+        for value, hint in slips:
+            if math.isclose(got, value, rel_tol=1e-9):
+                return CheckResult(False, f"{where}: {hint}")
+        return CheckResult(False, f"{where}: not the theorem's probability yet (it must hold for every ε-DP "
+                                  f"mechanism, and be attained by the counting argument of the proof).")
+    return CheckResult(True, "your function agrees with the theorem on every case tried.")
