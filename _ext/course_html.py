@@ -189,6 +189,7 @@ def _lazy_images(app, pagename, templatename, context, doctree):
 def _smaller_images(outdir: Path) -> None:
     """Notebook figures as palette PNGs (256 colours) where that is smaller: about a third of the bytes."""
     from PIL import Image
+    from PIL.PngImagePlugin import PngInfo
 
     for path in (outdir / "_images").glob("*.png"):
         if path.stat().st_size < 20_000:
@@ -197,12 +198,64 @@ def _smaller_images(outdir: Path) -> None:
             image.load()
             mode = "RGBA" if image.mode in ("RGBA", "LA", "P") else "RGB"
             small = image.convert(mode).quantize(256, method=Image.Quantize.FASTOCTREE)
+            info = PngInfo()  # keep the text chunks (the figure's smallest text, see _static_figure_sizes)
+            for key, value in getattr(image, "text", {}).items():
+                info.add_text(key, value)
         tmp = path.with_name(path.name + ".tmp")
-        small.save(tmp, format="PNG", compress_level=6)
+        small.save(tmp, format="PNG", compress_level=6, pnginfo=info)
         if tmp.stat().st_size < path.stat().st_size:
             tmp.replace(path)
         else:
             tmp.unlink()
+
+
+NOTEBOOK_IMAGE = re.compile(r'<img\b(?![^>]*dpcourse-explorer-figure)[^>]*\bsrc="([^"]*_images/[^"/]+\.png)"[^>]*>')
+
+
+def _static_figure_sizes(app, exception):
+    """Notebook figures: record what each was drawn with, and keep its text readable on a phone.
+
+    A figure drawn in the book's style (``dpcourse.plots.explorer.install_static_style``) carries its
+    smallest text (px in the image) and the number of legends over data in its PNG. Its ``<img>`` gets
+    them as ``data-min-text-px`` / ``data-legends-over-data`` (the browser test measures the text as
+    shown), and a box that scrolls sideways on a narrow screen, in which the image keeps the width at
+    which that text is 9 px (as the live figures do). A figure without them (a notebook not executed
+    since) is left as it is, and the browser test names it.
+    """
+    if exception is not None or app.builder.format != "html":
+        return
+    from PIL import Image
+
+    outdir = Path(app.outdir)
+    found = {}
+    for page in outdir.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        if "_images/" not in text:
+            continue
+
+        def annotate(match):
+            name = match.group(1).rsplit("/", 1)[-1]
+            if name not in found:
+                try:
+                    with Image.open(outdir / "_images" / name) as image:
+                        found[name] = (image.width, dict(getattr(image, "text", {})))
+                except OSError:
+                    found[name] = (0, {})
+            width, info = found[name]
+            tag = match.group(0)
+            try:
+                px = float(info["dpcourse:min-text-px"])
+            except (KeyError, ValueError):
+                return tag
+            phone = min(width, int(-(-width * 9 // px))) if px > 0 else width
+            tag = tag.replace("<img ", f'<img data-min-text-px="{px:g}" '
+                                       f'data-legends-over-data="{int(info.get("dpcourse:legends-over-data", "0"))}" ', 1)
+            return (f'<div class="dpcourse-figure-scroll" tabindex="0" style="--phone-min-width: {phone}px">'
+                    f'{tag}</div>')
+
+        new = NOTEBOOK_IMAGE.sub(annotate, text)
+        if new != text:
+            page.write_text(new, encoding="utf-8")
 
 
 def _tidy_scripts(app, pagename, templatename, context, doctree):
@@ -500,6 +553,7 @@ def setup(app):
     app.connect("build-finished", RENDERER.close)
     app.connect("build-finished", _drop_fontawesome_js)
     app.connect("build-finished", _drop_search_scripts)
+    app.connect("build-finished", _static_figure_sizes, priority=850)
     app.connect("build-finished", _prune_output, priority=900)
     app.connect("html-page-context", _tidy_scripts, priority=900)
     app.connect("html-page-context", _cited_in)

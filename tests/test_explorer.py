@@ -32,24 +32,32 @@ def test_both_renderings_in_one_bundle():
     assert 'class="dpcourse-explorer" data-spec="' in bundle["text/html"]  # book: states drawn at build
 
 
-def test_render_states_draws_every_combination_with_the_same_function(tmp_path):
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    """The four states of CONTROLS, rendered once for the tests below."""
+    out = tmp_path_factory.mktemp("states")
+    return out, render_states(explorer(plot_rr_count, CONTROLS).spec(), out)
+
+
+def test_render_states_draws_every_combination_with_the_same_function(rendered, tmp_path):
     ex = explorer(plot_rr_count, CONTROLS)
-    names = render_states(ex.spec(), tmp_path)
+    out, names = rendered
     assert names == ["0.png", "1.png", "2.png", "3.png"]          # row-major: (2,0.5) (2,1.1) (5,0.5) (5,1.1)
-    blobs = [(tmp_path / n).read_bytes() for n in names]
+    blobs = [(out / n).read_bytes() for n in names]
     assert all(b.startswith(b"\x89PNG") for b in blobs)
     assert len(set(blobs)) == 4                                    # every setting draws a different figure
-    # state 3 is the figure of (n=5, epsilon=1.1), drawn by the plotting function itself (in the book's style)
+    # state 3 is the figure of (n=5, epsilon=1.1), drawn by the plotting function itself (in the book's style,
+    # with the layout of state 0, which render_states reuses)
+    layout = {}
+    draw_state(ex, {"n": 2, "epsilon": 0.5}, tmp_path / "first.png", layout=layout)
     direct = tmp_path / "direct.png"
-    draw_state(ex, {"n": 5, "epsilon": 1.1}, direct)
-    assert direct.read_bytes() == blobs[3]
+    draw_state(ex, {"n": 5, "epsilon": 1.1}, direct, layout=layout)
+    assert (tmp_path / "first.png").read_bytes() == blobs[0] and direct.read_bytes() == blobs[3]
 
 
-def test_live_figure_text_is_large_enough_for_the_column_and_a_phone(tmp_path):
+def test_live_figure_text_is_large_enough_for_the_column_and_a_phone(rendered):
     # plot_rr_count sets 8-pt legends: every text of a state is enlarged to the live-figure minimum
-    ex = explorer(plot_rr_count, CONTROLS)
-    render_states(ex.spec(), tmp_path)
-    sizes = page_sizes(tmp_path)
+    sizes = page_sizes(rendered[0])
     assert sizes["min_text_px"] >= min_font_pt(sizes["width"]) >= 14
     # shown at most COLUMN_PX wide on a desktop, and at least phone_min_width on a phone
     assert sizes["min_text_px"] * min(1, COLUMN_PX / sizes["width"]) >= 11
@@ -79,3 +87,51 @@ def test_bad_definitions_are_refused(controls, fixed, exc, word):
 def test_plot_must_be_a_module_level_function(plot):
     with pytest.raises(TypeError, match="module-level function"):
         explorer(plot, CONTROLS)
+
+
+def test_a_reused_layout_that_does_not_fit_is_laid_out_again(tmp_path):
+    # no margins at all: the tick labels would leave the figure, so the state gets its own tight layout
+    ex = explorer(plot_rr_count, CONTROLS)
+    layout = {"params": {"left": 0.0, "bottom": 0.0, "right": 1.0, "top": 1.0, "wspace": 0.0, "hspace": 0.0}}
+    draw_state(ex, {"n": 5}, tmp_path / "a.png", layout=layout)
+    draw_state(ex, {"n": 5}, tmp_path / "b.png")
+    assert layout["redone"] == 1 and layout["params"]["left"] > 0.02 and layout["params"]["top"] < 0.98
+    assert (tmp_path / "a.png").read_bytes() == (tmp_path / "b.png").read_bytes()
+    # a layout that fits is kept: the state is drawn with it, not laid out again
+    draw_state(ex, {"n": 2}, tmp_path / "c.png", layout=layout)
+    assert layout["redone"] == 1
+
+
+def test_legends_over_data_sees_a_legend_on_a_line_and_not_one_beside_it():
+    import matplotlib.pyplot as plt
+
+    from dpcourse.plots.explorer import legends_over_data
+
+    fig, (ax1, ax2) = plt.subplots(1, 2)
+    ax1.plot([0, 1], [0, 1], label="diagonal")
+    ax1.legend(loc="center")                      # the diagonal runs through the centre
+    ax2.plot([0, 1], [0, 0.1], label="low")
+    ax2.legend(loc="upper left")                  # the line stays near the bottom
+    fig.canvas.draw()
+    assert legends_over_data(fig, fig.canvas.get_renderer()) == [0]
+    plt.close(fig)
+
+
+def test_a_static_figure_png_records_its_smallest_text_and_legends_over_data():
+    import io
+
+    import matplotlib.pyplot as plt
+    from IPython.core.pylabtools import print_figure  # how Jupyter's inline backend shows a figure
+    from PIL import Image
+
+    import dpcourse.plots  # noqa: F401  (installs the book's figure style)
+
+    fig, ax = plt.subplots(figsize=(10, 3))
+    ax.plot([0, 1], [0, 1], label="diagonal")
+    ax.legend(loc="center", fontsize=6)
+    ax.set_title("six-point text is enlarged", fontsize=6)
+    image = Image.open(io.BytesIO(print_figure(fig, "png", bbox_inches="tight")))
+    plt.close(fig)
+    px = float(image.text["dpcourse:min-text-px"])
+    assert px == pytest.approx(min_font_pt(10 * 72), abs=0.01) and image.text["dpcourse:legends-over-data"] == "1"
+    assert px * min(1, COLUMN_PX / image.width) >= 11

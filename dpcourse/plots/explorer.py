@@ -30,7 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["Control", "Explorer", "explorer", "render_states", "draw_state", "page_sizes", "MAX_STATES"]
+__all__ = ["Control", "Explorer", "explorer", "render_states", "draw_state", "page_sizes", "MAX_STATES",
+           "book_style", "install_static_style", "legends_over_data"]
 
 MAX_STATES = 64
 SPEC_CLASS = "dpcourse-explorer"
@@ -178,7 +179,11 @@ def spec_key(spec: dict) -> str:
 # 72 dpi, more for figures wider than the column). On a phone the image keeps a minimum width at which
 # that text is 9 px (``phone_min_width``) and its box scrolls sideways (see _static/course.css).
 LIVE_STYLE = {"font.size": 14, "axes.titlesize": 14, "axes.labelsize": 14, "xtick.labelsize": 14,
-              "ytick.labelsize": 14, "legend.fontsize": 14, "figure.titlesize": 14}
+              "ytick.labelsize": 14, "legend.fontsize": 14, "figure.titlesize": 14,
+              # titles at a fixed height above the axes: the automatic one measures the axis's ticks at every
+              # draw (a third of a log-axis state's time), only to lift the title over top tick labels, which
+              # no figure of the book has
+              "axes.titley": 1.0}
 MIN_FONT_PT = 14.0
 COLUMN_PX = 720
 PHONE_MIN_TEXT_PX = 9
@@ -224,9 +229,24 @@ def _wrap(text, fig, dpi):
 
 
 def _texts(fig):
+    """The visible texts of ``fig`` other than tick labels (an axis contributes its label and offset text).
+
+    Tick labels are left out: ``book_style`` sizes them with ``set_tick_params`` (which also covers
+    ticks made later), and walking an axis's children would make every tick of a log axis, the
+    dearest step of a state.
+    """
+    from matplotlib.axis import Axis
     from matplotlib.text import Text
 
-    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    found, stack = [], [fig]
+    while stack:
+        artist = stack.pop()
+        children = [artist.label, artist.offsetText] if isinstance(artist, Axis) else artist.get_children()
+        for child in children:
+            if isinstance(child, Text) and child.get_visible() and child.get_text().strip():
+                found.append(child)
+            stack.append(child)
+    return found
 
 
 def _save_png(rgba, out_file):
@@ -237,46 +257,251 @@ def _save_png(rgba, out_file):
     image.quantize(256, method=Image.Quantize.FASTOCTREE).save(out_file, format="PNG", compress_level=6)
 
 
-def draw_state(ex: "Explorer", params: dict, out_file, *, dpi: int = 72) -> float:
+def book_style(fig, dpi: float) -> float:
+    """Put a drawn-but-not-rendered figure in the book's style for a ``dpi`` rendering; return the font floor (pt).
+
+    The figure gets a little taller (larger text needs more height), every tick label and every text
+    smaller than :func:`min_font_pt` is enlarged to it, long fixed tick-label lists are thinned and long
+    titles wrapped. Used for the live figures' states (:func:`draw_state`) and for the static figures of
+    the notebooks (:func:`install_static_style`), so both have the same smallest text on the page.
+    """
+    floor = min_font_pt(fig.get_figwidth() * dpi)
+    fig.set_figheight(fig.get_figheight() * HEIGHT_FACTOR)
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_tick_params(which="both", labelsize=max(floor, LIVE_STYLE["xtick.labelsize"]))
+        _thin_fixed_labels(ax, floor, dpi)
+    for text in _texts(fig):
+        if text.get_fontsize() < floor:
+            text.set_fontsize(floor)
+    for text in [fig._suptitle, *(ax.title for ax in fig.axes)]:
+        if text is not None:
+            _wrap(text, fig, dpi)
+    return floor
+
+
+SUBPLOT_PARAMS = ("left", "bottom", "right", "top", "wspace", "hspace")
+
+
+def _fits(fig, texts, renderer) -> bool:
+    """True when every drawn text is inside the figure and runs into no axes other than its own (or its twin)."""
+    width, height = fig.bbox.width, fig.bbox.height
+    axes = [(ax, ax.get_window_extent(renderer), ax.get_position().bounds) for ax in fig.axes if ax.get_visible()]
+    for text in texts:
+        box = text.get_window_extent(renderer)
+        if box.x0 < -1 or box.y0 < -1 or box.x1 > width + 1 or box.y1 > height + 1:
+            return False
+        own = text.axes
+        own_bounds = own.get_position().bounds if own is not None else None
+        inner = box.padded(-1)
+        for ax, ax_box, bounds in axes:
+            if ax is own or bounds == own_bounds:
+                continue
+            if inner.overlaps(ax_box):
+                return False
+    return True
+
+
+def draw_state(ex: "Explorer", params: dict, out_file, *, dpi: int = 72, layout: dict | None = None) -> float:
     """Draw one state of ``ex`` in the book's live-figure style; save it as PNG; return its smallest text in px.
 
     The plotting function runs unchanged; its ``tight_layout`` calls are deferred to the save (one layout
     pass, after the fonts are final), and every text smaller than :func:`min_font_pt` is enlarged.
+
+    ``layout`` (a dict that :func:`render_states` shares between the states of one explorer) saves the
+    layout pass, about a third of a state's time: the first state's tight-layout subplot parameters are
+    kept in it and the next states are drawn with them (so the axes also stay put when a slider moves).
+    A state drawn that way whose texts leave the figure or run into another axes is laid out again with
+    its own tight layout, and the roomier parameters of the two are kept for the states after it.
     """
     import matplotlib.pyplot as plt
     from matplotlib.figure import Figure
+    from matplotlib.layout_engine import TightLayoutEngine
+    from matplotlib.text import Text
 
-    original = Figure.tight_layout
+    original, original_text_draw = Figure.tight_layout, Text.draw
+    drawn = []
 
     def deferred(self, *, pad=1.08, h_pad=None, w_pad=None, rect=None):
         self.set_layout_engine("tight", pad=pad, h_pad=h_pad, w_pad=w_pad, rect=rect)
 
-    Figure.tight_layout = deferred
+    def recording_draw(self, renderer):  # the texts that are drawn (not ticks outside the view)
+        original_text_draw(self, renderer)
+        if self.get_visible() and self.get_text().strip():
+            drawn.append(self)
+
+    Figure.tight_layout, Text.draw = deferred, recording_draw
     try:
         with plt.rc_context(LIVE_STYLE):
             fig = ex.draw(**params)
-            floor = min_font_pt(fig.get_figwidth() * dpi)
-            fig.set_figheight(fig.get_figheight() * HEIGHT_FACTOR)  # larger text needs a little more height
-            for ax in fig.axes:
-                for axis in (ax.xaxis, ax.yaxis):
-                    axis.set_tick_params(which="both", labelsize=max(floor, LIVE_STYLE["xtick.labelsize"]))
-                _thin_fixed_labels(ax, floor, dpi)
-            for text in _texts(fig):
-                if text.get_fontsize() < floor:
-                    text.set_fontsize(floor)
-            for text in [fig._suptitle, *(ax.title for ax in fig.axes)]:
-                if text is not None:
-                    _wrap(text, fig, dpi)
+            floor = book_style(fig, dpi)
             if fig.get_layout_engine() is None:
                 fig.set_layout_engine("tight")
             fig.set_dpi(dpi)
-            fig.canvas.draw()  # runs the layout engine, then renders
+            engine = fig.get_layout_engine()
+            tight = isinstance(engine, TightLayoutEngine)
+            reuse = tight and layout is not None and layout.get("params") is not None
+            if reuse:
+                fig.set_layout_engine("none")
+                fig.subplots_adjust(**layout["params"])
+            fig.canvas.draw()  # runs the layout engine (if any), then renders
+            renderer = fig.canvas.get_renderer()
+            if reuse and not _fits(fig, drawn, renderer):
+                kept = layout["params"]
+                drawn.clear()
+                fig.set_layout_engine(engine)
+                fig.canvas.draw()
+                own = {k: getattr(fig.subplotpars, k) for k in SUBPLOT_PARAMS}
+                # roomier: wider margins (larger left/bottom, smaller right/top) and gaps
+                layout["params"] = {k: (min if k in ("right", "top") else max)(kept[k], own[k])
+                                    for k in SUBPLOT_PARAMS}
+                layout["redone"] = layout.get("redone", 0) + 1
+            elif tight and layout is not None and "params" not in layout:
+                # the first state: its layout is kept unless it already fails the check (then none is reused)
+                layout["params"] = ({k: getattr(fig.subplotpars, k) for k in SUBPLOT_PARAMS}
+                                    if _fits(fig, drawn, renderer) else None)
             _save_png(np.asarray(fig.canvas.buffer_rgba()), out_file)
-            smallest = min((t.get_fontsize() for t in _texts(fig)), default=floor) * dpi / 72
+            smallest = min((t.get_fontsize() for t in drawn), default=floor) * dpi / 72
     finally:
-        Figure.tight_layout = original
+        Figure.tight_layout, Text.draw = original, original_text_draw
         plt.close("all")
     return smallest
+
+
+def _densify(xy, step=2.0):
+    """The points of a polyline every ``step`` px or closer (so that a segment through a box is seen)."""
+    seg = np.diff(xy, axis=0)
+    k = np.clip(np.ceil(np.hypot(seg[:, 0], seg[:, 1]) / step).astype(int), 1, 1000)
+    idx = np.repeat(np.arange(len(seg)), k)
+    t = (np.arange(k.sum()) - np.repeat(np.cumsum(k) - k, k)) / np.repeat(k, k)
+    return np.vstack([xy[idx] + seg[idx] * t[:, None], xy[-1:]])
+
+
+def _finite(xy):
+    xy = np.asarray(xy, dtype=float).reshape(-1, 2)
+    return xy[np.isfinite(xy).all(axis=1)]
+
+
+def legends_over_data(fig, renderer) -> list[int]:
+    """The indices (in ``fig.axes``) of the axes whose legend covers some of their data, in a drawn figure.
+
+    Data: the lines (every point of every segment, sampled every 2 px), markers and scatter points,
+    the outlines of filled areas and of line collections (error bars, vlines), bars and other patches
+    (their extent) and annotation texts, as far as they are inside the axes. A legend placed outside
+    its axes covers nothing.
+    """
+    from matplotlib.collections import PathCollection
+
+    found = []
+    for index, ax in enumerate(fig.axes):
+        legend = ax.get_legend()
+        if legend is None or not legend.get_visible():
+            continue
+        box, clip = legend.get_window_extent(renderer).padded(-1), ax.get_window_extent(renderer)
+        if not box.overlaps(clip):
+            continue
+        points = []
+        for line in ax.lines:
+            if not line.get_visible():
+                continue
+            xy = _finite(line.get_transform().transform(np.asarray(line.get_xydata(), dtype=float)))
+            if len(xy) > 1 and line.get_linestyle() not in ("None", "", " ", "none"):
+                xy = _densify(xy)
+            points.append(xy)
+        for coll in ax.collections:
+            if not coll.get_visible():
+                continue
+            if isinstance(coll, PathCollection) and len(coll.get_offsets()):
+                points.append(_finite(coll.get_offset_transform().transform(coll.get_offsets())))
+                continue
+            transform = coll.get_transform()
+            for path in coll.get_paths():
+                xy = _finite(transform.transform(path.vertices))
+                if len(xy) > 1:
+                    points.append(_densify(xy))
+        covered = any(
+            ((pts[:, 0] > box.x0) & (pts[:, 0] < box.x1) & (pts[:, 1] > box.y0) & (pts[:, 1] < box.y1)
+             & (pts[:, 0] >= clip.x0) & (pts[:, 0] <= clip.x1) & (pts[:, 1] >= clip.y0) & (pts[:, 1] <= clip.y1)).any()
+            for pts in points if len(pts))
+        for artist in [*ax.patches, *ax.texts]:
+            if covered:
+                break
+            if not artist.get_visible():
+                continue
+            extent = artist.get_window_extent(renderer)
+            if extent.width >= 0.5 and extent.height >= 0.5 and extent.overlaps(box) and extent.overlaps(clip):
+                covered = True
+        if covered:
+            found.append(index)
+    return found
+
+
+STATIC_DPI = 72
+HOOK = "dpcourse.plots.explorer:_static_figure_hook"
+
+
+def _drawn_texts(fig):
+    """The visible texts of a drawn figure, tick labels of the drawn ticks included."""
+    texts = _texts(fig)
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            if axis.get_visible():
+                for tick in axis._update_ticks():
+                    texts += [lab for lab in (tick.label1, tick.label2) if lab.get_visible() and lab.get_text().strip()]
+    return texts
+
+
+def _static_figure_hook(fig):
+    """``figure.hooks`` entry: a figure printed as PNG (how Jupyter shows it) is first put in the book style.
+
+    Its PNG then carries, as text chunks, what it was drawn with: ``dpcourse:min-text-px`` (its smallest
+    text, px in the image) and ``dpcourse:legends-over-data`` (how many legends cover data, see
+    :func:`legends_over_data`); the book build reads them (``_ext/course_html.py``) and the browser test
+    checks the text size as shown and that no legend covers data.
+    """
+    canvas = fig.canvas
+    original = canvas.print_figure
+
+    def print_figure(filename, *args, **kwargs):
+        if kwargs.get("format") != "png":
+            return original(filename, *args, **kwargs)
+        dpi = kwargs.get("dpi")
+        dpi = fig.dpi if not isinstance(dpi, (int, float)) else dpi
+        if not getattr(fig, "_dpcourse_styled", False):
+            fig._dpcourse_styled = True
+            book_style(fig, dpi)
+            if fig.get_layout_engine() is None:
+                fig.set_layout_engine("tight")
+        report = dict(kwargs.pop("metadata", None) or {})
+
+        def measure(event):  # the last draw is the one saved; imsave reads ``report`` after it
+            texts = _drawn_texts(fig)
+            report["dpcourse:min-text-px"] = f"{min(t.get_fontsize() for t in texts) * fig.dpi / 72:.2f}" \
+                if texts else "0"
+            report["dpcourse:legends-over-data"] = str(len(legends_over_data(fig, event.renderer)))
+
+        cid = canvas.mpl_connect("draw_event", measure)
+        try:
+            return original(filename, *args, metadata=report, **kwargs)
+        finally:
+            canvas.mpl_disconnect(cid)
+
+    canvas.print_figure = print_figure
+
+
+def install_static_style():
+    """Draw the figures made from now on in the book's style (done by ``import dpcourse.plots``).
+
+    The static figures of the notebooks then have the live figures' fonts (``LIVE_STYLE``, at
+    ``STATIC_DPI``) and, when printed as PNG, the font floor of :func:`book_style`, so their smallest
+    text is at least 11 px in the book's column on a desktop and 9 px on a phone (where an image keeps
+    the width at which that holds, and scrolls sideways).
+    """
+    import matplotlib as mpl
+
+    mpl.rcParams.update({**LIVE_STYLE, "figure.dpi": STATIC_DPI})
+    if HOOK not in mpl.rcParams["figure.hooks"]:
+        mpl.rcParams["figure.hooks"] = [*mpl.rcParams["figure.hooks"], HOOK]
 
 
 def render_states(spec: dict, out_dir, *, dpi: int = 72) -> list[str]:
@@ -299,13 +524,14 @@ def render_states(spec: dict, out_dir, *, dpi: int = 72) -> list[str]:
     sizes_file = out / "sizes.json"
     sizes = json.loads(sizes_file.read_text()) if sizes_file.exists() else {}
     grids = [c.values for c in ex.controls.values()]
+    layout: dict = {}  # the first drawn state's layout, reused by the others (see draw_state)
     for i, combo in enumerate(itertools.product(*grids)):
         name = f"{i}.png"
         names.append(name)
         if (out / name).exists() and name in sizes:
             continue
         tmp = out / f".{name}.{os.getpid()}"  # two builds may share the cache: each writes its own file
-        smallest = draw_state(ex, dict(zip(ex.controls, combo)), tmp, dpi=dpi)
+        smallest = draw_state(ex, dict(zip(ex.controls, combo)), tmp, dpi=dpi, layout=layout)
         with open(tmp, "rb") as f:
             f.seek(16)
             width = int.from_bytes(f.read(4), "big")  # the PNG header's width
