@@ -16,6 +16,7 @@ import pytest
 import dpcourse.exercises as exercises
 from dpcourse import counting_queries_sample_size, quantile_rank_error_bound
 from dpcourse import gaussian_epsilon
+from dpcourse import lower_bounds
 from dpcourse.exercises import local_dp, quantiles, scale
 from dpcourse.exercises import membership as membership_ex
 from dpcourse.exercises import continual as continual_ex
@@ -47,6 +48,9 @@ ANSWERS = {
     "learning.check_output_sensitivity": ([2.0 / (5000 * 1e-3)], ["2 / (n", "2/(n", "n lambda)"]),
     "local_dp.check_crossover_domain": ([local_dp._crossover(2.0)], ["e^eps + 2", "3 e^eps", "3e^eps"]),
     "local_dp.check_oue_estimator": ([], ["(ones - n q)", "/ (p - q)", "/(p - q)"]),
+    "lower_bounds.check_packing_error": ([lower_bounds.packing_error_bound(21, 0.25, relation="replace_one")],
+                                         ["ln(k - 1)", "ln(20)", "ln 20", "floor(ln"]),
+    "lower_bounds.check_packing_probability": ([], ["K / (K + e", "k / (k + e", "(k - 1) / (k - 1 +"]),
     "membership.check_lira_online": ([], ["logpdf(phi, mu_in", "log(sd_out / sd_in)", "log(sd_out/sd_in)"]),
     "membership.check_max_audit_epsilon": ([membership_ex._max_audit_epsilon(100, 0.95)],
                                            ["alpha ** (1", "alpha^(1/n)", "(1 - alpha)"]),
@@ -120,6 +124,7 @@ NUMERIC = {  # checker of one numeric answer -> the answer
     "deidentification.check_user_epsilon": (CHECKERS["deidentification.check_user_epsilon"], 30.0),
     "learning.check_output_sensitivity": (CHECKERS["learning.check_output_sensitivity"], 0.4),
     "local_dp.check_crossover_domain": (CHECKERS["local_dp.check_crossover_domain"], local_dp._crossover(2.0)),
+    "lower_bounds.check_packing_error": (CHECKERS["lower_bounds.check_packing_error"], 5.5),
     "fdp.check_gdp_epsilon": (CHECKERS["fdp.check_gdp_epsilon"], gaussian_epsilon(1e-7, math.sqrt(0.03))),
     "continual.check_tree_variance": (CHECKERS["continual.check_tree_variance"],
                                       continual_ex._tree_variance_truth(*continual_ex.TREE_VARIANCE_QUESTION)),

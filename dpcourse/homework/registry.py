@@ -23,6 +23,7 @@ from ..exercises import histogram as ex_histogram
 from ..exercises import laplace as ex_laplace
 from ..exercises import learning as ex_learning
 from ..exercises import local_dp as ex_local_dp
+from ..exercises import lower_bounds as ex_lower_bounds
 from ..exercises import membership as ex_membership
 from ..exercises import noise as ex_noise
 from ..exercises import promise as ex_promise
@@ -191,6 +192,7 @@ ASSIGNMENTS = {
     "hw11": "11_noise_on_a_computer", "hw12": "12_many_queries", "hw13": "13_query_release",
     "hw14": "14_quantiles", "hw15": "15_private_learning", "hw16": "16_local_dp", "hw17": "17_dp_at_scale",
     "hw18": "18_dp_in_the_world",
+    "hw20": "20_lower_bounds",
     "hw22": "22_membership_inference",
 }
 
@@ -230,6 +232,8 @@ _QUESTIONS = {
              _code("scale-ex-keep-sequence", "my_keep", ex_scale.check_keep_sequence)),
     "hw18": (_code("world-ex-posterior", "my_posterior_bound", ex_deid.check_posterior_bound),
              _number("world-ex-unit", "my_epsilon", lambda a, p: ex_deid.check_user_epsilon(a))),
+    "hw20": (_number("lb-ex-packing-error", "my_error", lambda a, p: ex_lower_bounds.check_packing_error(a)),
+             _code("lb-ex-packing-code", "my_packing_probability", ex_lower_bounds.check_packing_probability)),
     "hw22": (_number("mia-ex-max-audit", "my_epsilon", lambda a, p: ex_membership.check_max_audit_epsilon(a, **p),
                      _audit_runs_variant),
              _code("mia-ex-lira-online", "my_lira_online", ex_membership.check_lira_online)),
