@@ -251,3 +251,16 @@ def test_extremes_stay_finite():
     assert F.tradeoff_epsilon_delta(0.5, 800.0) == 0.0
     assert F.tradeoff_epsilon_delta(0.0, 800.0) == 1.0
     assert 0.0 < F.tradeoff_gaussian(1e-300, 50.0) < 1e-37  # Phi(37.05 - 50)
+
+
+def test_numbers_of_the_chapter_exercises():
+    # fdp-ex-composition-budget: mu_0 = 0.05; (b) 28 runs within (1, 1e-5); (c) basic composition allows 5
+    mu = F.gdp_mu_for_dp(1.0, 1e-5)
+    assert math.floor((mu / 0.05) ** 2) == 28
+    assert dp.gaussian_delta(1.0, 0.05 * math.sqrt(28)) <= 1e-5 < dp.gaussian_delta(1.0, 0.05 * math.sqrt(29))
+    basic = [k for k in range(1, 10) if k * dp.gaussian_epsilon(1e-5 / k, 0.05) <= 1.0]
+    assert max(basic) == 5
+    # fdp-ex-clt-regime: at q = 0.001, sigma = 0.5, 1000 steps the CLT reports about a quarter of the PLD's epsilon
+    e_clt = dp.gaussian_epsilon(1e-5, F.clt_mu_poisson_gaussian(0.001, 0.5, 1000))
+    ratio = e_clt / dp.dpsgd_epsilon(0.001, 0.5, 1000, 1e-5)
+    assert 0.2 < ratio < 0.3
