@@ -6,6 +6,12 @@ after a few coins; the vectorized version flips a coin for every candidate of ev
 Baselines timed in the same run: a loop calling ``Generator.choice(m, p=p)`` once per draw (exponential
 mechanism) and a loop running permute-and-flip literally (one shuffle, then coins until heads) per
 draw. Best of several repeats; run with ``python benchmarks/bench_selection.py``.
+
+Second part (issue 24): each secure (exact, default) selection against its float version (``secure=False``)
+at 10**3 candidates and 10**4 draws, goal secure/float <= 20x; and the reachability check, exactly (no
+sampling, ``dpcourse.selection_support``): over neighbouring pairs of utilities ``[0, -g]`` and ``[0, -g-1]``
+(g on a grid from 0 to 2000), how many candidates are possible under one input and impossible under the
+other, secure (goal 0) and float; for randomized response, whether a flip is possible at each epsilon.
 """
 
 import timeit
@@ -54,5 +60,51 @@ def main():
           "  (target >= 10x)")
 
 
+
+def secure_versus_float(m=1000, n=10_000, repeats=3):
+    u = np.random.default_rng(0).normal(0, 5, size=m)
+    rows = {}
+    for f in (dpcourse.exponential_mechanism, dpcourse.permute_and_flip, dpcourse.report_noisy_max):
+        t = {}
+        for secure in (True, False):
+            gen = np.random.default_rng(2)
+            t[secure] = min(timeit.repeat(lambda: f(u, 1.0, 1.0, rng=gen, size=n, secure=secure), number=1,
+                                          repeat=repeats))
+        rows[f.__name__] = t
+        print(f"{f.__name__:<22} m = {m}, {n} draws: secure {t[True] * 1e3:8.1f} ms, float {t[False] * 1e3:8.1f} ms,"
+              f" ratio {t[True] / t[False]:5.1f}x (goal <= 20x)")
+    bits = np.arange(10**6) % 2
+    t = {s: min(timeit.repeat(lambda: dpcourse.randomized_response(bits, 1.0, rng=3, secure=s), number=1,
+                              repeat=repeats)) for s in (True, False)}
+    print(f"{'randomized_response':<22} 10^6 bits: secure {t[True] * 1e3:8.1f} ms, float {t[False] * 1e3:8.1f} ms, "
+          f"ratio {t[True] / t[False]:5.1f}x")
+    return rows
+
+
+def reachability():
+    grid = np.arange(0.0, 2000.0, 0.5)
+    for mech in ("exponential", "permute_and_flip", "noisy_max"):
+        counts = {}
+        for secure in (True, False):
+            c = 0
+            for g in grid:
+                a = dpcourse.selection_support([0.0, -g], 1.0, 1.0, mechanism=mech, secure=secure)
+                b = dpcourse.selection_support([0.0, -g - 1.0], 1.0, 1.0, mechanism=mech, secure=secure)
+                c += int((a != b).sum())
+            counts[secure] = c
+        print(f"reachability {mech:<17}: {counts[True]} outputs possible under one input and impossible under its "
+              f"neighbour (secure), {counts[False]} (float), over {grid.size} pairs")
+    from fractions import Fraction
+    from dpcourse.exact_uniform import logistic_bounds
+    eps = [0.5, 1.0, 10.0, 37.0, 38.0, 40.0, 100.0, 700.0]
+    secure_flip = sum(logistic_bounds(Fraction(e), 4096)[1] < 1 << 4096 for e in eps)
+    float_flip = sum(dpcourse.rr_truth_probability(e) < 1.0 for e in eps)
+    print(f"reachability randomized_response: a flip is possible at {secure_flip} of {len(eps)} epsilons (secure; "
+          f"reports impossible under a neighbour: {2 * (len(eps) - secure_flip)}), at {float_flip} (float: "
+          f"{2 * (len(eps) - float_flip)} impossible reports)")
+
+
 if __name__ == "__main__":
     main()
+    secure_versus_float()
+    reachability()

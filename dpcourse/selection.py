@@ -21,7 +21,8 @@ import numpy as np
 from scipy import integrate
 
 from .discrete import _round_up, discrete_laplace
-from .exact_uniform import below, cdf_bounds, choose_slot, exp_neg_bounds, uniform_prefix
+from .exact_uniform import (below, cdf_bounds, cdf_bounds53, choose_slot, exp_neg_bounds, exp_neg_bounds53,
+                             uniform_prefix)
 
 from ._validation import (
     as_rng,
@@ -194,7 +195,7 @@ def exponential_mechanism(utilities, sensitivity, epsilon, *, monotone=False, rn
     size = _check_size(size)
     gen = as_rng(rng)
     k = uniform_prefix(gen, () if size is None else (size,))  # the uniform Generator.choice draws
-    out = choose_slot(k, cdf_bounds(_weight_bounds(gaps)), gen)
+    out = choose_slot(k, cdf_bounds(_weight_bounds(gaps)), gen, bounds53=cdf_bounds53(gaps))
     return int(out) if size is None else out
 
 
@@ -522,7 +523,7 @@ def permute_and_flip(utilities, sensitivity, epsilon, *, monotone=False, rng=Non
         lo53 = hi53 = None
     else:
         gaps = _exact_gaps(utilities, sensitivity, epsilon, monotone, "utilities")
-        lo53, hi53 = (np.array(b, dtype=np.int64) for b in exp_neg_bounds(gaps, 53))
+        lo53, hi53 = exp_neg_bounds53(gaps)
         p = lo53  # only its size is used below
     size = _check_size(size)
     gen = as_rng(rng)

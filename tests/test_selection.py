@@ -66,7 +66,7 @@ def test_noisy_max_two_candidates_closed_form():
     # N1 - N2 for i.i.d. Lap(b) has P[> t] = e^{-t/b} (2 + t/b) / 4 for t >= 0
     for gap, eps, mono in [(3.0, 1.0, False), (0.5, 2.0, True), (10.0, 0.3, False)]:
         b = (1 if mono else 2) / eps
-        p = noisy_max_probabilities([gap, 0.0], 1.0, eps, monotone=mono)
+        p = noisy_max_probabilities([gap, 0.0], 1.0, eps, monotone=mono, secure=False)
         assert p[1] == pytest.approx(math.exp(-gap / b) * (2 + gap / b) / 4, rel=1e-10)
 
 
@@ -477,12 +477,18 @@ def test_single_draws_follow_the_exact_distribution(f, kw, exact):
     # A release is usually one call without size: that path has its own code, so 20,000 independent single
     # draws (one shared Generator) must follow the exact probabilities. An unnoised argmax fails at once,
     # and so does a sampler whose epsilon is 10% off in either direction.
+    # The float samplers (secure=False) are checked so; the secure ones (default, slower per call) draw
+    # exactly what a size=1 call draws from the same generator state, whose law the vectorized tests check.
     gen = np.random.default_rng(11)
-    s = np.array([f(U, 1.0, 1.0, rng=gen, **kw) for _ in range(20_000)])
+    s = np.array([f(U, 1.0, 1.0, rng=gen, secure=False, **kw) for _ in range(20_000)])
     assert all(isinstance(v, int) for v in s[:5].tolist())
-    assert _chisq_pvalue(s, exact(U, 1.0, 1.0)) > ALPHA
-    assert _chisq_pvalue(s, exact(U, 1.0, 1.1)) < ALPHA
-    assert _chisq_pvalue(s, exact(U, 1.0, 0.9)) < ALPHA
+    law = (lambda *a: exact(*a, secure=False)) if exact is noisy_max_probabilities else exact
+    assert _chisq_pvalue(s, law(U, 1.0, 1.0)) > ALPHA
+    assert _chisq_pvalue(s, law(U, 1.0, 1.1)) < ALPHA
+    assert _chisq_pvalue(s, law(U, 1.0, 0.9)) < ALPHA
+    single = [f(U, 1.0, 1.0, rng=seed, **kw) for seed in range(300)]
+    assert all(isinstance(v, int) for v in single)
+    assert single == [int(f(U, 1.0, 1.0, rng=seed, size=1, **kw)[0]) for seed in range(300)]
 
 
 @pytest.mark.parametrize("f", [exponential_mechanism, report_noisy_max, permute_and_flip])

@@ -17,6 +17,7 @@ from ..exercises import CheckResult, check_number
 from ..exercises import audit as ex_audit
 from ..exercises import composition as ex_composition
 from ..exercises import composition_basics as ex_composition_basics
+from ..exercises import continual as ex_continual
 from ..exercises import deidentification as ex_deid
 from ..exercises import gaussian as ex_gaussian
 from ..exercises import histogram as ex_histogram
@@ -181,6 +182,12 @@ def _audit_runs_variant(rng):
     return {"n_bound": _pick(rng, (50, 100, 200, 500))}
 
 
+def _tree_variance_variant(rng):
+    horizon = int(_pick(rng, (500, 1000, 2000, 3000, 5000)))
+    return {"horizon": horizon, "t": int(rng.integers(horizon // 2, horizon + 1)),
+            "epsilon": _pick(rng, (0.5, 1.0, 2.0))}
+
+
 def _crossover_variant(rng):
     return {"epsilon": _pick(rng, (1.0, 1.5, 2.0, 2.5, 3.0))}
 
@@ -192,6 +199,7 @@ ASSIGNMENTS = {
     "hw11": "11_noise_on_a_computer", "hw12": "12_many_queries", "hw13": "13_query_release",
     "hw14": "14_quantiles", "hw15": "15_private_learning", "hw16": "16_local_dp", "hw17": "17_dp_at_scale",
     "hw18": "18_dp_in_the_world",
+    "hw19": "19_continual_release",
     "hw20": "20_lower_bounds",
     "hw22": "22_membership_inference",
 }
@@ -232,6 +240,9 @@ _QUESTIONS = {
              _code("scale-ex-keep-sequence", "my_keep", ex_scale.check_keep_sequence)),
     "hw18": (_code("world-ex-posterior", "my_posterior_bound", ex_deid.check_posterior_bound),
              _number("world-ex-unit", "my_epsilon", lambda a, p: ex_deid.check_user_epsilon(a))),
+    "hw19": (_number("cr-ex-tree-variance", "my_variance", lambda a, p: ex_continual.check_tree_variance(a, **p),
+                     _tree_variance_variant),
+             _code("cr-ex-node-scale", "my_node_scale", ex_continual.check_node_scale)),
     "hw20": (_number("lb-ex-packing-error", "my_error", lambda a, p: ex_lower_bounds.check_packing_error(a)),
              _code("lb-ex-packing-code", "my_packing_probability", ex_lower_bounds.check_packing_probability)),
     "hw22": (_number("mia-ex-max-audit", "my_epsilon", lambda a, p: ex_membership.check_max_audit_epsilon(a, **p),
