@@ -93,8 +93,12 @@ def packing_failure_probability(k, epsilon, m, *, relation) -> float:
     eps = check_epsilon(epsilon)
     m = check_positive_int(m, "m")
     big_k = _packing_count(k, rel)
-    # K / (K + e^(eps m)) = 1 / (1 + e^(eps m - ln K)), computed without overflow
-    return float(1.0 / (1.0 + math.exp(min(eps * m - math.log(big_k), 700.0))))
+    # K / (K + e^(eps m)) = 1 / (1 + e^x), x = eps m - ln K: for x > 0 as e^-x / (1 + e^-x), which underflows
+    # to 0 (never rounds the bound up) instead of overflowing
+    x = eps * m - math.log(big_k)
+    if x > 0:
+        return float(math.exp(-x) / (1.0 + math.exp(-x)))
+    return float(1.0 / (1.0 + math.exp(x)))
 
 
 def packing_error_bound(k, epsilon, *, relation, beta=0.5) -> float:

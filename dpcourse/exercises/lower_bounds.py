@@ -51,7 +51,7 @@ def check_packing_probability(student_fn) -> CheckResult:
         where = f"on k={k}, epsilon={eps}, m={m}, relation={rel!r}"
         got, err = call_student(student_fn, (k, eps, m, rel), where,
                                 forbidden=[(lower_bounds, "packing_failure_probability"),
-                                           (dpcourse.lower_bounds, "packing_failure_probability")])
+                                           (dpcourse, "packing_failure_probability")])
         if err is not None:
             return err
         want = packing_failure_probability(k, eps, m, relation=rel)
