@@ -19,6 +19,7 @@ from ..exercises import composition as ex_composition
 from ..exercises import composition_basics as ex_composition_basics
 from ..exercises import continual as ex_continual
 from ..exercises import deidentification as ex_deid
+from ..exercises import fdp as ex_fdp
 from ..exercises import gaussian as ex_gaussian
 from ..exercises import histogram as ex_histogram
 from ..exercises import laplace as ex_laplace
@@ -201,6 +202,7 @@ ASSIGNMENTS = {
     "hw18": "18_dp_in_the_world",
     "hw19": "19_continual_release",
     "hw20": "20_lower_bounds",
+    "hw21": "21_hypothesis_testing",
     "hw22": "22_membership_inference",
 }
 
@@ -245,6 +247,8 @@ _QUESTIONS = {
              _code("cr-ex-node-scale", "my_node_scale", ex_continual.check_node_scale)),
     "hw20": (_number("lb-ex-packing-error", "my_error", lambda a, p: ex_lower_bounds.check_packing_error(a)),
              _code("lb-ex-packing-code", "my_packing_probability", ex_lower_bounds.check_packing_probability)),
+    "hw21": (_number("fdp-ex-wikimedia", "my_epsilon", lambda a, p: ex_fdp.check_gdp_epsilon(a)),
+             _code("fdp-ex-laplace-code", "my_laplace_tradeoff", ex_fdp.check_laplace_tradeoff)),
     "hw22": (_number("mia-ex-max-audit", "my_epsilon", lambda a, p: ex_membership.check_max_audit_epsilon(a, **p),
                      _audit_runs_variant),
              _code("mia-ex-lira-online", "my_lira_online", ex_membership.check_lira_online)),
