@@ -31,7 +31,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import log_ndtr, ndtri
 
-from ._validation import (as_rng, check_binary_array, check_bounds, check_choice, check_epsilon,
+from ._validation import (as_rng, check_binary_array, check_bounds, check_choice, check_epsilon, check_flag,
                           check_positive_int, check_probability, check_real, check_real_array, check_size)
 from .accounting import LaplaceEvent, PrivacyAccountant, PureDPEvent
 from .laplace import _clamped_mean_query, laplace_mechanism
@@ -39,7 +39,8 @@ from .quantiles import _check_resolution, dp_quantile, dp_quantile_probabilities
 
 __all__ = ["PrivateInterval", "mean_interval", "proportion_interval", "difference_of_means_interval",
            "quantile_interval", "noise_aware_halfwidth", "interval_coverage", "population_parameter",
-           "INTERVAL_METHODS", "MEAN_SPLIT", "BOOTSTRAP_DRAWS"]
+           "course_populations", "coverage_grid", "INTERVAL_METHODS", "MEAN_SPLIT", "BOOTSTRAP_DRAWS",
+           "PENGUIN_BOUNDS", "PENGUIN_SPREAD"]
 
 INTERVAL_METHODS = ("noise_aware", "naive")
 #: Share of epsilon spent on the clamped mean; the rest goes to the clamped second moment (theorem ``inf-thm-mean-privacy``).
@@ -530,12 +531,16 @@ def _simulated_mean_releases(x, lo, hi, eps, gen):
     return means, clamped.var(axis=1), m_t, _variance_from_moments(m_t, v_t, lo, hi), b
 
 
-def _cover(est, half, truth):
-    return np.abs(np.asarray(est) - truth) <= half, 2.0 * np.broadcast_to(half, np.shape(est))
+def _cover(est, half, truth, keep=None, name=None):
+    est = np.asarray(est, float)
+    half = np.broadcast_to(np.asarray(half, float), est.shape)
+    if keep is not None:
+        keep[name] = (est - half, est + half)
+    return np.abs(est - truth) <= half, 2.0 * half
 
 
 def interval_coverage(kind, population, n, epsilon, *, reps=1000, level=0.95, lower=None, upper=None, q=0.5,
-                      spread=0.0, resolution=2**12, target=None, rng=None):
+                      spread=0.0, resolution=2**12, target=None, keep_intervals=False, rng=None):
     """Coverage and mean width of the noise-aware, naive and non-private intervals, by simulation.
 
     Each of ``reps`` repetitions draws ``n`` records from ``population`` (see :func:`population_parameter`;
@@ -547,6 +552,7 @@ def interval_coverage(kind, population, n, epsilon, *, reps=1000, level=0.95, lo
     privacy noise is integrated exactly with :func:`dpcourse.dp_quantile_probabilities`: each repetition
     contributes the probability that its two released quantiles bracket the target.
 
+    ``keep_intervals=True`` (not for ``"quantile"``) adds ``"intervals"``: ``method -> (lows, highs)``.
     ``target`` (optional, a float): the number whose coverage is measured instead of the parameter the
     intervals aim at, e.g. the population's true mean when the bounds clamp some values.
 
@@ -574,21 +580,26 @@ def interval_coverage(kind, population, n, epsilon, *, reps=1000, level=0.95, lo
         truth = check_real(target, "target")
     z, tf = _z(lev), _t_factor(lev, n - 1)
     hits, widths = {}, {}
+    keep = {} if check_flag(keep_intervals, "keep_intervals") else None
     if kind == "mean":
         lo, hi = check_bounds(lower, upper)
         x = _draw(check_real_array(population, "population", ndim=1), reps, n, spread, gen)
         means, var, m_t, var_t, b = _simulated_mean_releases(x, lo, hi, eps, gen)
         for meth in INTERVAL_METHODS:
-            hits[meth], widths[meth] = _cover(m_t, _halfwidth(meth, tf * np.sqrt(var_t / n), b, lev), truth)
-        hits["non_private"], widths["non_private"] = _cover(means, z * tf * np.sqrt(var / n), truth)
+            hits[meth], widths[meth] = _cover(m_t, _halfwidth(meth, tf * np.sqrt(var_t / n), b, lev), truth, keep,
+                                              meth)
+        hits["non_private"], widths["non_private"] = _cover(means, z * tf * np.sqrt(var / n), truth, keep,
+                                                            "non_private")
     elif kind == "proportion":
         x = _draw(check_binary_array(population, "population", ndim=1).astype(float), reps, n, 0.0, gen)
         p_hat = x.mean(axis=1)
         p_t, b = _proportion_release(x.sum(axis=1), n, eps, gen)
         pc = np.clip(p_t, 0.0, 1.0)
         for meth in INTERVAL_METHODS:
-            hits[meth], widths[meth] = _cover(p_t, _halfwidth(meth, np.sqrt(pc * (1 - pc) / n), b, lev), truth)
-        hits["non_private"], widths["non_private"] = _cover(p_hat, z * np.sqrt(p_hat * (1 - p_hat) / n), truth)
+            hits[meth], widths[meth] = _cover(p_t, _halfwidth(meth, np.sqrt(pc * (1 - pc) / n), b, lev), truth,
+                                              keep, meth)
+        hits["non_private"], widths["non_private"] = _cover(p_hat, z * np.sqrt(p_hat * (1 - p_hat) / n), truth,
+                                                            keep, "non_private")
     elif kind == "difference":
         lo, hi = check_bounds(lower, upper)
         rx = _simulated_mean_releases(_draw(check_real_array(population[0], "population[0]", ndim=1), reps, n,
@@ -598,10 +609,10 @@ def interval_coverage(kind, population, n, epsilon, *, reps=1000, level=0.95, lo
         d_t = rx[2] - ry[2]
         sd_t = tf * np.sqrt((rx[3] + ry[3]) / n)
         hits["noise_aware"], widths["noise_aware"] = _cover(d_t, _bootstrap_halfwidth(sd_t, rx[4], ry[4], lev, gen),
-                                                            truth)
-        hits["naive"], widths["naive"] = _cover(d_t, z * sd_t, truth)
+                                                            truth, keep, "noise_aware")
+        hits["naive"], widths["naive"] = _cover(d_t, z * sd_t, truth, keep, "naive")
         hits["non_private"], widths["non_private"] = _cover(rx[0] - ry[0], z * tf * np.sqrt((rx[1] + ry[1]) / n),
-                                                            truth)
+                                                            truth, keep, "non_private")
     else:
         lo, hi = check_bounds(lower, upper)
         res = _check_resolution(resolution)
@@ -636,4 +647,74 @@ def interval_coverage(kind, population, n, epsilon, *, reps=1000, level=0.95, lo
         h = np.asarray(hits[meth], dtype=float)
         out[meth] = (float(h.mean()), float(h.std(ddof=1) / math.sqrt(reps)), float(np.mean(widths[meth])))
     out["truth"] = float(truth)
+    if keep:
+        out["intervals"] = keep
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------
+# The chapter's populations and coverage grid.
+
+#: Public bounds of penguin body mass in grams (those of :func:`dpcourse.data.load_penguins`).
+PENGUIN_BOUNDS = (2000.0, 7000.0)
+#: Body masses are recorded to the nearest 25 g; the simulated population spreads each over its 25 g cell.
+PENGUIN_SPREAD = 25.0
+
+
+def course_populations():
+    """The populations of the chapter's simulations, from data the course ships, as keyword arguments of
+    :func:`interval_coverage` for each kind: penguin body mass (mean, median; male minus female for the
+    difference) and the affairs survey's ``any_affair`` (proportion).
+
+    Examples
+    --------
+    >>> sorted(course_populations())
+    ['difference', 'mean', 'proportion', 'quantile']
+    """
+    from .data import load_affairs, load_penguins
+
+    d = load_penguins()
+    ok = ~np.isnan(d["body_mass_g"])
+    mass, sex = d["body_mass_g"][ok], d["sex"][ok]
+    lo, hi = PENGUIN_BOUNDS
+    common = dict(lower=lo, upper=hi, spread=PENGUIN_SPREAD)
+    return {"mean": dict(population=mass, **common),
+            "proportion": dict(population=load_affairs()["any_affair"].astype(int)),
+            "difference": dict(population=(mass[sex == "male"], mass[sex == "female"]), **common),
+            "quantile": dict(population=mass, q=0.5, **common)}
+
+
+def coverage_grid(kind, ns, epsilons, *, reps, rng=None, **overrides):
+    """:func:`interval_coverage` of ``kind`` on the course population for every ``(n, epsilon)``.
+
+    Repetitions are run in chunks of at most ``MAX_SIZE // n`` so that any ``reps`` fits the per-call cap.
+    Returns ``{(n, epsilon): result}`` with the chunks pooled (coverage and width averaged, the standard
+    error recomputed from the pooled coverage for 0/1 outcomes, pooled from the chunks' errors otherwise).
+
+    Examples
+    --------
+    >>> g = coverage_grid("proportion", [100], [1.0], reps=50, rng=0)
+    >>> list(g), sorted(g[(100, 1.0)])
+    ([(100, 1.0)], ['naive', 'noise_aware', 'non_private', 'truth'])
+    """
+    from ._validation import MAX_SIZE
+
+    kw = dict(course_populations()[check_choice(kind, "kind", KINDS)], **overrides)
+    gen = as_rng(rng)
+    reps = check_size(reps, "reps", cap=_MAX_REPS)
+    out = {}
+    for n in ns:
+        for eps in epsilons:
+            chunk = max(1, MAX_SIZE // (2 * int(n)))
+            parts, left = [], reps
+            while left > 0:
+                m = min(chunk, left)
+                parts.append((m, interval_coverage(kind, n=n, epsilon=eps, reps=m, rng=gen, **kw)))
+                left -= m
+            res = {"truth": parts[0][1]["truth"]}
+            for meth in ("noise_aware", "naive", "non_private"):
+                cov = sum(m * r[meth][0] for m, r in parts) / reps
+                se = math.sqrt(sum((m * r[meth][1]) ** 2 for m, r in parts)) / reps
+                res[meth] = (cov, se, sum(m * r[meth][2] for m, r in parts) / reps)
+            out[(n, eps)] = res
     return out

@@ -20,6 +20,7 @@ from dpcourse import lower_bounds
 from dpcourse.exercises import local_dp, quantiles, scale
 from dpcourse.exercises import membership as membership_ex
 from dpcourse.exercises import continual as continual_ex
+from dpcourse.exercises import inference as inference_ex
 
 _BOUND = counting_queries_sample_size(10, 0.01, 0.05, 1.0)   # the chapter-03 question
 
@@ -43,6 +44,9 @@ ANSWERS = {
                                                "scale * ln", "sign(u"]),
     "laplace.check_sample_size": ([_BOUND, math.ceil(_BOUND)], ["ln(k/beta)", "ln(k / beta)", "log(k/beta)",
                                                                 "k ln", "alpha epsilon)"]),
+    "inference.check_mean_halfwidth": ([inference_ex._halfwidth_truth(*inference_ex.HALFWIDTH_QUESTION)],
+                                       ["ln(20)", "ln 20", "Laplace(b)"]),
+    "inference.check_proportion_interval": ([], ["noise_aware_halfwidth(sqrt", "p (1 - p) / n)"]),
     "learning.check_amplification": ([], ["log(1 + q", "ln(1 + q", "e^epsilon - 1"]),
     "learning.check_max_steps": ([1201], []),  # _max_steps(0.01, 1.0, 2.0, 1e-5): 7 s to compute, so typed
     "learning.check_output_sensitivity": ([2.0 / (5000 * 1e-3)], ["2 / (n", "2/(n", "n lambda)"]),
@@ -126,6 +130,8 @@ NUMERIC = {  # checker of one numeric answer -> the answer
     "local_dp.check_crossover_domain": (CHECKERS["local_dp.check_crossover_domain"], local_dp._crossover(2.0)),
     "lower_bounds.check_packing_error": (CHECKERS["lower_bounds.check_packing_error"], 5.5),
     "fdp.check_gdp_epsilon": (CHECKERS["fdp.check_gdp_epsilon"], gaussian_epsilon(1e-7, math.sqrt(0.03))),
+    "inference.check_mean_halfwidth": (CHECKERS["inference.check_mean_halfwidth"],
+                                       inference_ex._halfwidth_truth(*inference_ex.HALFWIDTH_QUESTION)),
     "continual.check_tree_variance": (CHECKERS["continual.check_tree_variance"],
                                       continual_ex._tree_variance_truth(*continual_ex.TREE_VARIANCE_QUESTION)),
 }

@@ -22,6 +22,7 @@ from ..exercises import deidentification as ex_deid
 from ..exercises import fdp as ex_fdp
 from ..exercises import gaussian as ex_gaussian
 from ..exercises import histogram as ex_histogram
+from ..exercises import inference as ex_inference
 from ..exercises import laplace as ex_laplace
 from ..exercises import learning as ex_learning
 from ..exercises import local_dp as ex_local_dp
@@ -204,6 +205,7 @@ ASSIGNMENTS = {
     "hw20": "20_lower_bounds",
     "hw21": "21_hypothesis_testing",
     "hw22": "22_membership_inference",
+    "hw23": "23_private_inference",
 }
 
 _QUESTIONS = {
@@ -252,6 +254,8 @@ _QUESTIONS = {
     "hw22": (_number("mia-ex-max-audit", "my_epsilon", lambda a, p: ex_membership.check_max_audit_epsilon(a, **p),
                      _audit_runs_variant),
              _code("mia-ex-lira-online", "my_lira_online", ex_membership.check_lira_online)),
+    "hw23": (_number("inf-ex-halfwidth", "my_halfwidth", lambda a, p: ex_inference.check_mean_halfwidth(a)),
+             _code("inf-ex-proportion", "my_proportion_interval", ex_inference.check_proportion_interval)),
 }
 
 

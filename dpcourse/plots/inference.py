@@ -1,0 +1,85 @@
+"""Figures of the chapter "Private statistical inference"."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from .._validation import check_choice, check_epsilon, check_positive_int
+from ..inference import course_populations, interval_coverage
+
+__all__ = ["plot_interval_coverage", "plot_coverage_grid", "interval_widget"]
+
+_COLOURS = {"noise_aware": "tab:blue", "naive": "tab:orange", "non_private": "tab:grey"}
+_LABELS = {"noise_aware": "noise-aware", "naive": "naive", "non_private": "non-private"}
+
+
+def plot_interval_coverage(n=1000, epsilon=0.1, *, kind="mean", shown=30, reps=200, rng=0):
+    """Left: ``shown`` simulated 95% intervals of each method around the target (misses in red).
+    Right: the coverage of each method over ``reps`` repetitions (sampling and privacy noise), with
+    +-2 Monte-Carlo standard errors, and the band [94%, 97%]. Populations: :func:`dpcourse.inference.course_populations`.
+    """
+    n = check_positive_int(n, "n", minimum=2)
+    eps = check_epsilon(epsilon)
+    kind = check_choice(kind, "kind", ("mean", "proportion", "difference"))
+    shown = check_positive_int(shown, "shown")
+    out = interval_coverage(kind, n=n, epsilon=eps, reps=max(reps, shown), rng=rng, keep_intervals=True,
+                            **course_populations()[kind])
+    truth = out["truth"]
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(9.5, 4.2), gridspec_kw={"width_ratios": [2.2, 1]})
+    methods = ("non_private", "naive", "noise_aware")
+    for j, meth in enumerate(methods):
+        lows, highs = out["intervals"][meth]
+        for i in range(shown):
+            y = i + j * (shown + 4)
+            miss = not lows[i] <= truth <= highs[i]
+            ax.plot([lows[i], highs[i]], [y, y], color="tab:red" if miss else _COLOURS[meth], lw=1.6)
+        ax.text(1.0, (j * (shown + 4) + shown / 2) / (3 * shown + 8), _LABELS[meth], transform=ax.transAxes,
+                ha="left", va="center", fontsize=9, color=_COLOURS[meth])
+    ax.axvline(truth, color="k", lw=1)
+    ax.set_yticks([])
+    ax.set_xlabel({"mean": "mean body mass (g)", "proportion": "share reporting an affair",
+                   "difference": "male minus female body mass (g)"}[kind])
+    ax.set_title(f"{shown} of the intervals, n = {n}, ε = {eps:g} (red: misses)", fontsize=10)
+    covs = [out[m][0] for m in methods]
+    errs = [2 * out[m][1] for m in methods]
+    bx.axhspan(0.94, 0.97, color="tab:green", alpha=0.15, label="[94%, 97%]")
+    bx.bar(range(3), covs, yerr=errs, color=[_COLOURS[m] for m in methods], capsize=4)
+    bx.set_xticks(range(3), [_LABELS[m] for m in methods], fontsize=9)
+    bx.set_ylim(0, 1.02)
+    bx.set_ylabel(f"coverage over {max(reps, shown)} repetitions")
+    for i, c in enumerate(covs):
+        bx.text(i, min(c + 0.03, 0.98), f"{c:.0%}", ha="center", fontsize=9)
+    bx.legend(loc="lower left", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_coverage_grid(grid, *, title=""):
+    """Coverage (with 2 standard errors) of each method on an ``{(n, epsilon): result}`` grid of
+    :func:`dpcourse.inference.coverage_grid`, one group of bars per cell, with the band [94%, 97%]."""
+    cells = list(grid)
+    fig, ax = plt.subplots(figsize=(8.5, 3.4))
+    ax.axhspan(0.94, 0.97, color="tab:green", alpha=0.15)
+    for j, meth in enumerate(("noise_aware", "naive", "non_private")):
+        x = np.arange(len(cells)) + (j - 1) * 0.27
+        ax.bar(x, [grid[c][meth][0] for c in cells], width=0.25, yerr=[2 * grid[c][meth][1] for c in cells],
+               color=_COLOURS[meth], label=_LABELS[meth], capsize=2)
+    ax.set_xticks(range(len(cells)), [f"n={n}\nε={e:g}" for n, e in cells], fontsize=8)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("coverage")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def interval_widget():
+    """Sliders for n and epsilon redrawing :func:`plot_interval_coverage` (mean body mass): an
+    :func:`dpcourse.plots.explorer.explorer` with 3 x 4 = 12 settings, each drawn at build time."""
+    from .explorer import explorer
+
+    return explorer(plot_interval_coverage,
+                    {"n": ("n", (100, 1000, 10_000), 1000), "epsilon": ("ε", (0.1, 0.3, 1.0, 3.0), 0.1)},
+                    alt="Thirty simulated 95% intervals for the mean body mass (non-private, naive, noise-aware) "
+                        "around the clamped population mean, and the coverage of each method")
