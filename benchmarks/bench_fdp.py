@@ -1,0 +1,85 @@
+"""Chapter 21 at full size: where the CLT of Gaussian DP under-reports the epsilon of DP-SGD, and the
+accuracy of the mu <-> (epsilon, delta) conversions.
+
+    python benchmarks/bench_fdp.py
+
+1. The grid q in {0.001, 0.01, 0.1} x sigma in {0.6, 0.8, 1, 2} x T in {10, 100, 1000, 10000} (48 settings),
+   delta = 1e-5: epsilon by the PLD accountant (dpcourse.dpsgd_epsilon, an upper bound within 0.14% of
+   dp_accounting on chapter 15's benchmark grid) and by the CLT's mu (dpcourse.clt_mu_poisson_gaussian, then
+   dpcourse.gaussian_epsilon). Prints every ratio eps_CLT / eps_PLD, the settings where the CLT under-reports by
+   more than 1%, and the run time of the two readings (ratio measured in the same run).
+2. gaussian_delta against 50-digit mpmath on a 12 x 12 grid of (epsilon, mu), and the round trips
+   gaussian_epsilon(gaussian_delta(eps, mu), mu) and gdp_mu_for_dp(eps, gaussian_delta(eps, mu)).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import mpmath
+import numpy as np
+
+import dpcourse
+from dpcourse.plots.fdp import clt_gap_table
+
+QS = (0.001, 0.01, 0.1)
+SIGMAS = (0.6, 0.8, 1.0, 2.0)
+STEPS = (10, 100, 1000, 10000)
+DELTA = 1e-5
+
+
+def clt_grid():
+    t0 = time.perf_counter()
+    rows = clt_gap_table(QS, SIGMAS, STEPS, delta=DELTA)
+    total = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    for r in rows:  # the CLT reading alone, for the time ratio
+        dpcourse.gaussian_epsilon(DELTA, dpcourse.clt_mu_poisson_gaussian(r["q"], r["sigma"], r["steps"]))
+    clt_time = time.perf_counter() - t1
+    print(f"CLT vs PLD at delta = {DELTA:g}: {len(rows)} settings")
+    print("      q  sigma  steps  q*sqrt(T)    mu_CLT     eps PLD     eps CLT   CLT/PLD")
+    for r in rows:
+        print(f"{r['q']:7g} {r['sigma']:5g} {r['steps']:6d} {r['q'] * math.sqrt(r['steps']):10.3f} {r['mu_clt']:9.4f} "
+              f"{r['eps_pld']:11.4f} {r['eps_clt']:11.4f} {r['ratio']:9.3f}")
+    under = [r for r in rows if r["ratio"] < 0.99]
+    over = [r for r in rows if r["ratio"] > 1.01]
+    print(f"under-reports by more than 1%: {len(under)} of {len(rows)}; by more than 2x: "
+          f"{sum(r['ratio'] < 0.5 for r in rows)}; smallest ratio {min(r['ratio'] for r in rows):.3f} at "
+          + ", ".join(f"(q={r['q']:g}, sigma={r['sigma']:g}, T={r['steps']})"
+                      for r in rows if r["ratio"] == min(x["ratio"] for x in rows)))
+    print(f"over-reports by more than 1%: {len(over)} of {len(rows)}: "
+          + ", ".join(f"(q={r['q']:g}, sigma={r['sigma']:g}, T={r['steps']}: {r['ratio']:.2f})" for r in over))
+    for s in SIGMAS:
+        sub = [r["ratio"] for r in rows if r["sigma"] == s]
+        print(f"  sigma = {s:g}: ratios from {min(sub):.3f} to {max(sub):.3f}")
+    print(f"time: PLD + CLT {total:.2f} s, CLT alone {clt_time:.4f} s (PLD / CLT ~ {total / max(clt_time, 1e-9):.0f}x)")
+
+
+def conversions():
+    mpmath.mp.dps = 50
+    rel, trips, resid = [], [], []
+    for mu in np.geomspace(0.05, 20, 12):
+        for e in np.concatenate([[0.0], np.geomspace(0.01, 50, 11)]):
+            m, ee = mpmath.mpf(float(mu)), mpmath.mpf(float(e))
+            exact = float(mpmath.ncdf(-ee / m + m / 2) - mpmath.exp(ee) * mpmath.ncdf(-ee / m - m / 2))
+            if exact < 1e-290:
+                continue
+            d = dpcourse.gaussian_delta(float(e), float(mu))
+            rel.append(abs(d - exact) / exact)
+            if e > 0 and d < 1:
+                e2, m2 = dpcourse.gaussian_epsilon(d, float(mu)), dpcourse.gdp_mu_for_dp(float(e), d)
+                resid += [abs(dpcourse.gaussian_delta(e2, float(mu)) - d) / d,
+                          abs(dpcourse.gaussian_delta(float(e), m2) - d) / d]
+                if d <= 0.99:  # nearer 1, delta is flat in epsilon and mu: the roots are ill-conditioned
+                    trips += [abs(e2 - e) / e, abs(m2 - mu) / mu]
+    print(f"gaussian_delta vs mpmath (50 digits): {len(rel)} points, largest relative error {max(rel):.2e}")
+    print(f"inverses (gaussian_epsilon, gdp_mu_for_dp): delta at the returned value vs the delta asked, largest "
+          f"relative residual {max(resid):.2e} ({len(resid)} values)")
+    print(f"round trips epsilon -> delta -> epsilon and mu -> delta -> mu where delta <= 0.99: largest relative "
+          f"error {max(trips):.2e} ({len(trips)} values)")
+
+
+if __name__ == "__main__":
+    conversions()
+    clt_grid()
