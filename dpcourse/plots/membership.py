@@ -8,6 +8,7 @@ import numpy as np
 from .._validation import check_real_array
 from ..membership import dp_tpr_bound
 from ..queries import tpr_at_fpr
+from .explorer import STATIC_DPI
 
 __all__ = ["FPR_GRID", "roc_on_grid", "plot_attack_roc", "membership_widget"]
 
@@ -30,7 +31,7 @@ def plot_attack_roc(fpr_grid, tprs, labels, epsilons, *, model, fpr, delta=1e-5)
     grid = check_real_array(fpr_grid, "fpr_grid", ndim=1)
     labels = list(labels)
     k = labels.index(model)
-    fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    fig, ax = plt.subplots(figsize=(6.4, 4.6), dpi=STATIC_DPI)  # the book's static dpi, whatever the backend set
     ax.plot(grid, grid, color="0.6", lw=1, ls=":", label="chance (TPR = FPR)")
     for i, lab in enumerate(labels):
         if i != k:
