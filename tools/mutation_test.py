@@ -530,6 +530,28 @@ MUTANTS = [
     Mutant("membership_audit_canary_never_inserted", "neighbour", "dpcourse/membership.py",
            "(X1, y1) if with_canary else (X, yv)", "(X, yv) if with_canary else (X, yv)",
            ("tests/test_membership.py",)),
+    # ---- trade-off functions, f-DP and GDP (chapter 21): the curves an attacker's TPR bound is read from
+    Mutant("fdp_gaussian_curve_mu_halved", "scale", "dpcourse/fdp.py", "special.ndtr(-special.ndtri(a) - m)",
+           "special.ndtr(-special.ndtri(a) - m / 2)", ("tests/test_fdp.py",)),
+    Mutant("fdp_laplace_knee_not_halved", "factor-2", "dpcourse/fdp.py", "    knee = 0.5 * math.exp(-eps)\n",
+           "    knee = math.exp(-eps)\n", ("tests/test_fdp.py",)),
+    Mutant("fdp_laplace_middle_factor_2", "factor-2", "dpcourse/fdp.py", "math.exp(-eps) / (4.0 * a)",
+           "math.exp(-eps) / (2.0 * a)", ("tests/test_fdp.py",)),
+    Mutant("fdp_eps_delta_second_branch_dropped", "delta-split", "dpcourse/fdp.py",
+           "np.maximum(np.maximum(first, math.exp(-eps) * (1.0 - d - a)), 0.0)", "np.maximum(first, 0.0)",
+           ("tests/test_fdp.py",)),
+    Mutant("fdp_gdp_mu_added_linearly", "composition", "dpcourse/fdp.py", "total.append(n * e.mu ** 2)",
+           "total.append(n * e.mu)", ("tests/test_fdp.py",)),
+    Mutant("fdp_clt_without_expm1", "scale", "dpcourse/fdp.py", "math.expm1(e.event.mu ** 2)", "e.event.mu ** 2",
+           ("tests/test_fdp.py",)),
+    Mutant("fdp_clt_rate_not_squared", "scale", "dpcourse/fdp.py", "n * e.sampling_rate ** 2 *", "n * e.sampling_rate *",
+           ("tests/test_fdp.py",)),
+    Mutant("fdp_gdp_mu_for_dp_uncertified", "rounding", "dpcourse/fdp.py",
+           "        if float(_gaussian_delta_array(np.array(eps), np.array(mu))) <= d:",
+           "        if True:", ("tests/test_fdp.py",)),
+    Mutant("fdp_profile_envelope_min", "delta-split", "dpcourse/fdp.py",
+           "beta = np.maximum(beta, _f_eps_delta(a, float(e), float(dj)))",
+           "beta = np.minimum(beta, _f_eps_delta(a, float(e), float(dj)))", ("tests/test_fdp.py",)),
 ]
 
 
