@@ -552,6 +552,22 @@ MUTANTS = [
     Mutant("fdp_profile_envelope_min", "delta-split", "dpcourse/fdp.py",
            "beta = np.maximum(beta, _f_eps_delta(a, float(e), float(dj)))",
            "beta = np.minimum(beta, _f_eps_delta(a, float(e), float(dj)))", ("tests/test_fdp.py",)),
+    # ---- lower bounds (chapter 20): the constants a reader relies on
+    Mutant("lb_packing_replace_one_counts_k", "constant", "dpcourse/lower_bounds.py",
+           'return k if relation == "add_remove" else k - 1', "return k", ("tests/test_lower_bounds.py",)),
+    Mutant("lb_packing_error_not_halved", "factor-2", "dpcourse/lower_bounds.py", "    return m / 2.0\n",
+           "    return float(m)\n", ("tests/test_lower_bounds.py",)),
+    Mutant("lb_packing_probability_rounds_up", "rounding", "dpcourse/lower_bounds.py",
+           "    if x > 0:\n        return float(math.exp(-x)", "    if x > 700:\n        return float(math.exp(-700.0)",
+           ("tests/test_lower_bounds.py",)),
+    Mutant("lb_guessing_without_delta", "delta-split", "dpcourse/lower_bounds.py", "(math.exp(eps) + dlt) /",
+           "(math.exp(eps)) /", ("tests/test_lower_bounds.py",)),
+    Mutant("lb_fingerprint_delta_cap_ignored", "delta-split", "dpcourse/lower_bounds.py",
+           "        top = min(top, math.floor(1.0 / (24.0 * dlt)))\n", "        top = top\n",
+           ("tests/test_lower_bounds.py",)),
+    Mutant("lb_tracing_release_sensitivity_without_sqrt_d", "scale", "dpcourse/lower_bounds.py",
+           "gaussian_mechanism(means, math.sqrt(d) / n, eps, dlt, rng=gen)",
+           "gaussian_mechanism(means, 1.0 / n, eps, dlt, rng=gen)", ("tests/test_lower_bounds.py",)),
 ]
 
 
