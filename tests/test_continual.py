@@ -107,6 +107,16 @@ def test_node_variance_formulas():
     assert math.isclose(cc.tree_node_variance(100, rho=1.0), float(np.sum(k * k * pmf)), rel_tol=1e-9)
 
 
+def test_discrete_laplace_variance_bounds():
+    """2 b^2 - 1/6 <= v(b) <= 2 b^2, from 1/x^2 - 1/3 <= 1/sinh(x)^2 <= 1/x^2 (the chapter's naive theorem)."""
+    x = np.geomspace(1e-2, 30, 20_000)      # below 1e-2 the float difference of 1/x^2 and 1/sinh^2 is noise
+    inv = 1 / np.sinh(x) ** 2
+    assert np.all(1 / x**2 - 1 / 3 <= inv * (1 + 1e-12)) and np.all(inv <= 1 / x**2)
+    for T in (1, 2, 3, 100, 4096):
+        v = float(cc.naive_variance(T, T, 1.0))
+        assert 2 * T * T - 1 / 6 <= v * (1 + 1e-12) and v <= 2 * T * T * (1 + 1e-12)
+
+
 def test_naive_counts_and_variances():
     T, eps, runs = 16, 1.0, 20_000
     x = np.random.default_rng(0).integers(0, 2, T)
