@@ -259,8 +259,49 @@ FIGURE_TEXT_JS = """() => [...document.querySelectorAll('img.dpcourse-explorer-f
   .map(i => ({src: i.getAttribute('src'), px: Number(i.dataset.minTextPx) * i.getBoundingClientRect().width / i.naturalWidth}))"""
 
 
+# The notebooks' static figures: the build copies into each <img> the smallest text the PNG was drawn with
+# (px in the image) and how many of its legends cover data (dpcourse.plots.explorer._static_figure_hook);
+# lazy images are loaded first, so that every figure has its natural size. Figures in collapsed solutions
+# have no box and are left out.
+STATIC_FIGURE_JS = """async () => {
+  const imgs = [...document.querySelectorAll('img')].filter(i => /_images\\/[^\\/]+\\.png$/.test(i.getAttribute('src') || ''));
+  imgs.forEach(i => { i.loading = 'eager'; });
+  await Promise.all(imgs.map(i => i.decode().catch(() => null)));
+  return imgs.filter(i => i.offsetWidth > 0).map(i => ({
+    src: i.getAttribute('src').split('/').pop(), natural: i.naturalWidth, shown: i.getBoundingClientRect().width,
+    text: i.dataset.minTextPx === undefined ? null : Number(i.dataset.minTextPx),
+    legends: i.dataset.legendsOverData === undefined ? null : Number(i.dataset.legendsOverData)}));
+}"""
+
+
+def static_figure_problems(name: str, width: int, figures: list[dict], floor: float, smallest: dict) -> tuple[list, list]:
+    """Problems of a page's static figures at one width, and the figures not drawn in the book's style."""
+    problems, unstyled = [], []
+    for f in figures:
+        if f["text"] is None:
+            unstyled.append(f["src"])
+            continue
+        px = f["text"] * f["shown"] / f["natural"]
+        smallest[(name, width)] = min(px, smallest.get((name, width), px))
+        if px < floor:
+            problems.append(f"{name} at {width} px: static figure {f['src']} text {px:.1f} px < {floor}")
+        if f["legends"]:
+            problems.append(f"{name}: static figure {f['src']} has {f['legends']} legend(s) over data")
+    return problems, unstyled
+
+
 def raw_tex_in(text: str) -> list[str]:
     return [raw for raw in RAW_TEX if raw in text]
+
+
+def test_the_static_figure_check_has_power():
+    smallest = {}
+    figures = [{"src": "a.png", "natural": 800, "shown": 390, "text": 14.0, "legends": 0},   # 6.8 px shown
+               {"src": "b.png", "natural": 700, "shown": 700, "text": 14.0, "legends": 1},   # legend over data
+               {"src": "c.png", "natural": 700, "shown": 700, "text": None, "legends": None}]  # not re-executed
+    problems, unstyled = static_figure_problems("x.html", 390, figures, 9, smallest)
+    assert len(problems) == 2 and "a.png text 6.8 px" in problems[0] and "b.png has 1 legend" in problems[1]
+    assert unstyled == ["c.png"] and smallest == {("x.html", 390): 14.0 * 390 / 800}
 
 
 def test_the_raw_tex_check_has_power():
@@ -285,11 +326,13 @@ def test_every_page_math_figures_phone_layout_no_errors_no_requests(browser, htm
     * every slider of every live figure changes the figure (chapters; 1280 px);
     * no formula cut off, at 1280 px and at 390 px; at 1280 px no display formula wider than its column,
       at 390 px each that scrolls shows it; no sideways scroll of the page on the phone;
-    * the smallest text of every live figure at least 11 px at 1280 px and 9 px at 390 px;
+    * the smallest text of every live figure and of every static (notebook) figure at least 11 px at
+      1280 px and 9 px at 390 px, and no legend of a static figure over its data;
     * no page error and no request leaving the machine.
     """
     pages = chapter_pages(html_dir) + [html_dir / f"{name}.html" for name in BACK_PAGES]
     problems, wide_phone, figure_px = [], 0, {1280: [], 390: []}
+    static_px, unstyled = {}, {}
     for page_path in pages:
         page = open_page(browser, page_path, 1280)
         state = page.evaluate("""() => ({math: document.querySelectorAll('mjx-container').length,
@@ -308,6 +351,10 @@ def test_every_page_math_figures_phone_layout_no_errors_no_requests(browser, htm
             problems.append(f"{page_path.name} at 1280 px: {len(wide)} formulas wider than the column: "
                             f"{[(w['text'][:30], w['width'], w['box']) for w in wide[:3]]}")
         figure_px[1280] += [(page_path.name, f["px"]) for f in page.evaluate(FIGURE_TEXT_JS)]
+        found, missing = static_figure_problems(page_path.name, 1280, page.evaluate(STATIC_FIGURE_JS), 11, static_px)
+        problems += found
+        if missing:
+            unstyled[page_path.name] = missing
         if page_path.parent.name == "chapters":
             check_live_figures(page, page_path)
         page.set_viewport_size({"width": 390, "height": 844})
@@ -321,6 +368,7 @@ def test_every_page_math_figures_phone_layout_no_errors_no_requests(browser, htm
         if hidden:
             problems.append(f"{page_path.name} at 390 px: formulas scroll without showing it: {hidden[:3]}")
         figure_px[390] += [(page_path.name, f["px"]) for f in page.evaluate(FIGURE_TEXT_JS)]
+        problems += static_figure_problems(page_path.name, 390, page.evaluate(STATIC_FIGURE_JS), 9, static_px)[0]
         assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth + 1"), \
             f"{page_path.name}: the page scrolls sideways on a phone"
         assert not page.errors, f"{page_path.name}: {page.errors[:3]}"
@@ -333,6 +381,13 @@ def test_every_page_math_figures_phone_layout_no_errors_no_requests(browser, htm
     assert len(figure_px[1280]) >= len(chapter_pages(html_dir)) - 1
     print(f"display formulas that scroll at 390 px: {wide_phone}; smallest live-figure text: "
           f"{min(px for _, px in figure_px[1280]):.1f} px at 1280, {min(px for _, px in figure_px[390]):.1f} px at 390")
+    print("smallest static-figure text (px at 1280 / 390): " + ", ".join(
+        f"{name.split('_')[0]} {static_px[(name, 1280)]:.1f}/{static_px.get((name, 390), 0):.1f}"
+        for name, width in sorted(static_px) if width == 1280))
+    if unstyled:
+        problems.append("static figures drawn before the book's figure style (re-execute these notebooks: "
+                        + "; ".join(f"{name}: {len(srcs)} figures" for name, srcs in sorted(unstyled.items())) + ")")
+    assert static_px, "no static figure was measured"
     assert not problems, "\n".join(problems)
 
 

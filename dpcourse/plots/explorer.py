@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["Control", "Explorer", "explorer", "render_states", "draw_state", "page_sizes", "MAX_STATES",
-           "book_style", "install_static_style", "legends_over_data"]
+           "book_style", "install_static_style", "legends_over_data", "free_legends"]
 
 MAX_STATES = 64
 SPEC_CLASS = "dpcourse-explorer"
@@ -382,58 +382,102 @@ def _finite(xy):
     return xy[np.isfinite(xy).all(axis=1)]
 
 
-def legends_over_data(fig, renderer) -> list[int]:
-    """The indices (in ``fig.axes``) of the axes whose legend covers some of their data, in a drawn figure.
+def _data_marks(ax, renderer):
+    """What a legend of ``ax`` must not cover, in display px: points (N x 2) and boxes (bars, patches, texts).
 
-    Data: the lines (every point of every segment, sampled every 2 px), markers and scatter points,
-    the outlines of filled areas and of line collections (error bars, vlines), bars and other patches
-    (their extent) and annotation texts, as far as they are inside the axes. A legend placed outside
-    its axes covers nothing.
+    Lines (every point of every segment, sampled every 2 px), markers and scatter points, the outlines of
+    filled areas and of line collections (error bars, vlines), inside the axes; bars and other patches
+    (their extent) and annotation texts.
     """
     from matplotlib.collections import PathCollection
 
+    clip = ax.get_window_extent(renderer)
+    points = [np.empty((0, 2))]
+    for line in ax.lines:
+        if line.get_visible():
+            xy = _finite(line.get_transform().transform(np.asarray(line.get_xydata(), dtype=float)))
+            if len(xy) > 1 and line.get_linestyle() not in ("None", "", " ", "none"):
+                xy = _densify(xy)
+            points.append(xy)
+    for coll in ax.collections:
+        if not coll.get_visible():
+            continue
+        if isinstance(coll, PathCollection) and len(coll.get_offsets()):
+            points.append(_finite(coll.get_offset_transform().transform(coll.get_offsets())))
+            continue
+        transform = coll.get_transform()
+        for path in coll.get_paths():
+            xy = _finite(transform.transform(path.vertices))
+            if len(xy) > 1:
+                points.append(_densify(xy))
+    pts = np.vstack(points)
+    pts = pts[(pts[:, 0] >= clip.x0) & (pts[:, 0] <= clip.x1) & (pts[:, 1] >= clip.y0) & (pts[:, 1] <= clip.y1)]
+    boxes = []
+    for artist in [*ax.patches, *ax.texts]:
+        if artist.get_visible():
+            extent = artist.get_window_extent(renderer)
+            if extent.width >= 0.5 and extent.height >= 0.5 and extent.overlaps(clip):
+                boxes.append(extent)
+    return pts, boxes
+
+
+def _covers(box, marks) -> bool:
+    pts, boxes = marks
+    inside = (pts[:, 0] > box.x0) & (pts[:, 0] < box.x1) & (pts[:, 1] > box.y0) & (pts[:, 1] < box.y1)
+    return bool(inside.any()) or any(b.overlaps(box) for b in boxes)
+
+
+def legends_over_data(fig, renderer) -> list[int]:
+    """The indices (in ``fig.axes``) of the axes whose legend covers some of their data, in a drawn figure.
+
+    Data: see ``_data_marks``. A legend placed outside its axes covers nothing.
+    """
     found = []
     for index, ax in enumerate(fig.axes):
         legend = ax.get_legend()
         if legend is None or not legend.get_visible():
             continue
-        box, clip = legend.get_window_extent(renderer).padded(-1), ax.get_window_extent(renderer)
-        if not box.overlaps(clip):
-            continue
-        points = []
-        for line in ax.lines:
-            if not line.get_visible():
-                continue
-            xy = _finite(line.get_transform().transform(np.asarray(line.get_xydata(), dtype=float)))
-            if len(xy) > 1 and line.get_linestyle() not in ("None", "", " ", "none"):
-                xy = _densify(xy)
-            points.append(xy)
-        for coll in ax.collections:
-            if not coll.get_visible():
-                continue
-            if isinstance(coll, PathCollection) and len(coll.get_offsets()):
-                points.append(_finite(coll.get_offset_transform().transform(coll.get_offsets())))
-                continue
-            transform = coll.get_transform()
-            for path in coll.get_paths():
-                xy = _finite(transform.transform(path.vertices))
-                if len(xy) > 1:
-                    points.append(_densify(xy))
-        covered = any(
-            ((pts[:, 0] > box.x0) & (pts[:, 0] < box.x1) & (pts[:, 1] > box.y0) & (pts[:, 1] < box.y1)
-             & (pts[:, 0] >= clip.x0) & (pts[:, 0] <= clip.x1) & (pts[:, 1] >= clip.y0) & (pts[:, 1] <= clip.y1)).any()
-            for pts in points if len(pts))
-        for artist in [*ax.patches, *ax.texts]:
-            if covered:
-                break
-            if not artist.get_visible():
-                continue
-            extent = artist.get_window_extent(renderer)
-            if extent.width >= 0.5 and extent.height >= 0.5 and extent.overlaps(box) and extent.overlaps(clip):
-                covered = True
-        if covered:
+        box = legend.get_window_extent(renderer).padded(-1)
+        if box.overlaps(ax.get_window_extent(renderer)) and _covers(box, _data_marks(ax, renderer)):
             found.append(index)
     return found
+
+
+# where a legend that covers data is tried next, in this order (inside the axes), before going beside it
+LEGEND_PLACES = ("upper right", "upper left", "lower right", "lower left", "center right", "center left",
+                 "upper center", "lower center")
+
+
+def free_legends(fig, renderer) -> int:
+    """Move every legend that covers data (in a drawn figure) to a corner of its axes where it covers none;
+    if there is no such corner, raise the top of the y axis to make room above the data for it in the
+    upper right corner. Returns how many were moved."""
+    from matplotlib.transforms import Bbox
+
+    moved = 0
+    for index in legends_over_data(fig, renderer):
+        ax = fig.axes[index]
+        legend = ax.get_legend()
+        box, clip = legend.get_window_extent(renderer), ax.get_window_extent(renderer)
+        marks = _data_marks(ax, renderer)
+        pad = legend.borderaxespad * legend.prop.get_size_in_points() * fig.dpi / 72
+        for place in LEGEND_PLACES:
+            fx = 0.0 if "left" in place else 1.0 if "right" in place else 0.5
+            fy = 0.0 if "lower" in place else 1.0 if "upper" in place else 0.5
+            x0 = clip.x0 + pad + fx * (clip.width - 2 * pad - box.width)
+            y0 = clip.y0 + pad + fy * (clip.height - 2 * pad - box.height)
+            if not _covers(Bbox.from_bounds(x0, y0, box.width, box.height).padded(-1), marks):
+                legend.set_bbox_to_anchor(None)
+                legend.set_loc(place)
+                break
+        else:  # no free corner: raise the top of the y axis until the data stays below the legend
+            lo, hi = ax.get_ylim()
+            room = clip.height / max(clip.height - box.height - 3 * pad, 0.3 * clip.height)
+            ax.set_ylim(lo, lo * (hi / lo) ** room if ax.get_yscale() == "log" else lo + (hi - lo) * room)
+            legend.set_bbox_to_anchor(None)
+            legend.set_loc("upper right")
+        moved += 1
+    return moved
 
 
 STATIC_DPI = 72
@@ -459,6 +503,8 @@ def _static_figure_hook(fig):
     :func:`legends_over_data`); the book build reads them (``_ext/course_html.py``) and the browser test
     checks the text size as shown and that no legend covers data.
     """
+    from matplotlib import cbook
+
     canvas = fig.canvas
     original = canvas.print_figure
 
@@ -472,6 +518,10 @@ def _static_figure_hook(fig):
             book_style(fig, dpi)
             if fig.get_layout_engine() is None:
                 fig.set_layout_engine("tight")
+            if any(ax.get_legend() is not None for ax in fig.axes):
+                with cbook._setattr_cm(fig, dpi=dpi):
+                    canvas.draw()  # where the legends land, at the size printed
+                    free_legends(fig, canvas.get_renderer())
         report = dict(kwargs.pop("metadata", None) or {})
 
         def measure(event):  # the last draw is the one saved; imsave reads ``report`` after it

@@ -34,8 +34,9 @@ my_dp_histogram = undefined_helper(my_dp_histogram)
 
 LOOPING_HISTOGRAM = '''\
 def my_dp_histogram(data, categories, epsilon, relation, rng):
-    while True:   # forgot to advance the loop
-        pass
+    import time
+    while True:   # forgot to advance the loop (it waits rather than spins: the grader's time limit ends it
+        time.sleep(0.01)   # the same way, without taking a core from the rest of the test run)
 '''
 
 GAP = "my_gap = {gap!r}\n"
