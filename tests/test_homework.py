@@ -230,6 +230,7 @@ def _number_truths():
         ("hw14", "ex-quant-rank"): lambda p: quantile_rank_error_bound(p["epsilon"], p["beta"], resolution=p["K"]),
         ("hw15", "learn-ex-sensitivity"): lambda p: 2.0 / (p["n"] * p["regularization"]),
         ("hw16", "ex-ldp-crossover"): crossover,
+        ("hw22", "mia-ex-max-audit"): lambda p: math.log(1 / (1 - 0.025 ** (1 / p["n_bound"])) - 1),
         ("hw19", "cr-ex-tree-variance"): lambda p: bin(p["t"]).count("1") * 0.5 / math.sinh(
             p["epsilon"] / (2 * p["horizon"].bit_length())) ** 2,
     }
