@@ -146,3 +146,14 @@ def test_secure_flag_and_bit_generator_refused():
 def test_gap_cap_keeps_far_candidates_possible():
     gaps = sel._exact_gaps([0.0, -1e300], 1.0, 1.0, False, "u")
     assert Fraction(*gaps[1]) == sel.GAP_CAP
+
+
+def test_float_table_bounds_bracket_exp():
+    rng = np.random.default_rng(4)
+    xs = [(int(a), int(b)) for a, b in zip(rng.integers(0, 2**40, 300), rng.integers(1, 2**30, 300))]
+    xs += [(0, 1), (43, 1), (43 * 2**45 - 1, 2**45), (1, 3), (2**50, 3)]
+    lo, hi = xu.exp_neg_float_bounds(xs)
+    lo200, hi200 = xu.exp_neg_bounds(xs, 200)
+    for a, b, L, H in zip(lo.tolist(), hi.tolist(), lo200, hi200):
+        assert Fraction(a) <= Fraction(L, 2**200) and Fraction(b) >= Fraction(H, 2**200)
+        assert Fraction(b) - Fraction(a) <= Fraction(H, 2**200) * 2**-40 + Fraction(1, 2**60)
