@@ -307,8 +307,8 @@ def gdp_mu_for_dp(epsilon, delta) -> float:
     mu-GDP implies (epsilon, gaussian_delta(epsilon, mu))-DP and gaussian_delta is increasing in mu (theorem
     ``fdp-thm-gdp-to-dp``), so the answer is the root of ``gaussian_delta(epsilon, mu) = delta``; it is
     ``1 / analytic_gaussian_sigma(epsilon, delta)``, then certified: the returned mu satisfies
-    ``gaussian_delta(epsilon, mu) <= delta`` as computed (stepped down by a few ulps if rounding in 1/sigma
-    broke it) and ``gaussian_delta(epsilon, mu * (1 + 1e-9)) > delta`` (tested).
+    ``gaussian_delta(epsilon, mu) <= delta`` as computed (stepped down, by a step that doubles from one ulp,
+    if rounding in 1/sigma broke it) and ``gaussian_delta(epsilon, mu * (1 + 1e-9)) > delta`` (tested).
 
     Parameters
     ----------
@@ -326,11 +326,11 @@ def gdp_mu_for_dp(epsilon, delta) -> float:
     eps = check_epsilon(epsilon)
     d = check_delta(delta, allow_zero=False)
     mu = 1.0 / analytic_gaussian_sigma(eps, d)
-    for _ in range(64):
-        if float(_gaussian_delta_array(np.array(eps), np.array(mu))) <= d:
-            return mu
-        mu = math.nextafter(mu, 0.0)
-    raise ArithmeticError(f"could not certify mu for epsilon={eps!r}, delta={d!r}")  # not reached in tests
+    step = 2.0**-52
+    while float(_gaussian_delta_array(np.array(eps), np.array(mu))) > d:  # the guard: step down, doubling the step
+        mu *= 1.0 - step                                                    # (delta -> 0 as mu -> 0: it ends)
+        step = min(2.0 * step, 0.5)
+    return mu
 
 
 def _method_for(counts):

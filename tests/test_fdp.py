@@ -162,6 +162,16 @@ def test_gdp_mu_for_dp_is_certified_and_inverts(eps, delta):
     assert dp.gaussian_epsilon(delta, mu) == pytest.approx(eps, rel=1e-9)
 
 
+def test_gdp_mu_for_dp_guard_repairs_a_root_on_the_wrong_side(monkeypatch):
+    # the calibration's sigma made 1e-9 too small (as a rounding slip upstream would): mu must still be certified
+    real = F.analytic_gaussian_sigma
+    monkeypatch.setattr(F, "analytic_gaussian_sigma", lambda e, d: real(e, d) * (1 - 1e-9))
+    for eps, delta in ((0.5, 1e-5), (1.0, 1e-9), (3.0, 0.01)):
+        mu = F.gdp_mu_for_dp(eps, delta)
+        assert dp.gaussian_delta(eps, mu) <= delta
+        assert mu > (1 - 1e-8) / real(eps, delta)  # and not stepped far below the root
+
+
 def test_clt_mu_formula_and_refusals():
     # q sqrt(T (e^{1/sigma^2} - 1)), computed by hand for q = 0.01, sigma = 1, T = 1000
     assert F.clt_mu_poisson_gaussian(0.01, 1.0, 1000) == pytest.approx(0.01 * math.sqrt(1000 * (math.e - 1)), rel=1e-14)
