@@ -166,6 +166,10 @@ def test_fingerprinting_sample_bound_properties():
     assert highs[0] < highs[1] < highs[2]
     assert highs[2] == pytest.approx(2 * highs[1], rel=0.01)    # n grows like 1/alpha
     assert lb.fingerprinting_sample_bound(10_000, 0.1, 1e-6, 0.01) == (14, 1140)
+    # the numbers of exercise lb-ex-where-delta
+    assert lb.fingerprinting_sample_bound(10**5, 0.1, 1e-6, 0.01) == (13, 4532)
+    assert lb.fingerprinting_sample_bound(10**5, 0.1, 1e-3, 0.01) == (13, 239)
+    assert lb.fingerprinting_sample_bound(10**5, 0.1, 1e-2, 0.01) == (0, 0)
 
 
 def test_gaussian_means_sample_size_gives_error_alpha():
