@@ -197,3 +197,39 @@ def test_private_data_errors_hold_nothing_from_the_data():
         dp.quantile_interval([1.0], 0.5, 0.0, 2.0, 1.0)
     with pytest.raises(ValueError, match="reps"):
         dp.interval_coverage("proportion", [0, 1], 10, 1.0, reps=10**9)
+
+
+# ---------------------------------------------------------------------------------------------------
+# exercise checkers
+
+
+def test_halfwidth_checker_accepts_truth_and_names_slips():
+    from dpcourse.exercises import inference as ex
+
+    n, eps, width, var = ex.HALFWIDTH_QUESTION
+    truth = ex._halfwidth_truth(n, eps, width, var)
+    assert ex.check_mean_halfwidth(truth)
+    naive = ex.check_mean_halfwidth(stats.norm.ppf(0.975) * math.sqrt(var / n))
+    assert not naive and "ignores the privacy noise" in naive.message
+    whole = ex.check_mean_halfwidth(dp.noise_aware_halfwidth(math.sqrt(var / n), width / (n * eps)))
+    assert not whole and "part of epsilon" in whole.message
+
+
+def test_proportion_checker():
+    from dpcourse.exercises import inference as ex
+
+    def right(count, n, eps):
+        p = count / n
+        pc = min(max(p, 0.0), 1.0)
+        h = dp.noise_aware_halfwidth(math.sqrt(pc * (1 - pc) / n), 1 / (n * eps))
+        return p - h, p + h
+
+    def unscaled(count, n, eps):
+        p = count / n
+        h = dp.noise_aware_halfwidth(math.sqrt(p * (1 - p) / n), 1 / eps)
+        return p - h, p + h
+
+    assert ex.check_proportion_interval(right)
+    res = ex.check_proportion_interval(unscaled)
+    assert not res and "divided by n" in res.message
+    assert not ex.check_proportion_interval(lambda c, n, e: dp.proportion_interval([0, 1], e, rng=0))
