@@ -5,7 +5,8 @@ environment), runs the README's build command there, step by step, and prints fo
 time and the CPU-seconds of the processes it started (user + system, from ``resource.getrusage`` of the
 children: on a machine shared with other jobs the wall time grows, the CPU-seconds much less), then the
 size of the HTML folder and of its heaviest chapter page (first load, from bench_pages.py). With
-``--pytest`` it also runs ``pytest -n 2 --dist loadfile`` in the clone.
+``--pytest`` it also runs ``pytest -n 2 --dist loadfile --durations=25`` in a second fresh clone (no figure
+cache, as a newcomer runs it) and prints the slowest items.
 
 Targets (issue 23), on 2 idle cores: build + PDF < 180 s, tests < 300 s, HTML < 30 MB, heaviest page
 < 2 MB stored. Each line prints the ratio to its target.
@@ -48,7 +49,7 @@ def _tree_cpu(proc: subprocess.Popen, seen: dict) -> None:
         pass
 
 
-def step(name: str, cmd: list[str], cwd: Path, target: float | None = None) -> tuple[float, float]:
+def step(name: str, cmd: list[str], cwd: Path, target: float | None = None, keep: bool = False):
     """Run one command; its wall time and CPU-seconds.
 
     CPU-seconds: those of the processes reaped by this one (getrusage), or, if larger, the sum over the
@@ -70,7 +71,7 @@ def step(name: str, cmd: list[str], cwd: Path, target: float | None = None) -> t
         raise SystemExit(f"{name} failed")
     ratio = f"  ({wall / target:.2f} of the {target:.0f} s target)" if target else ""
     print(f"{name:34s} {wall:7.1f} s wall {cpu:7.1f} CPU-s{ratio}", flush=True)
-    return wall, cpu
+    return (wall, cpu, proc) if keep else (wall, cpu)
 
 
 def folder_mb(path: Path) -> float:
@@ -108,7 +109,14 @@ def main():
     name, weight = max(((r[0], r[1]) for r in rows), key=lambda r: r[1])
     print(f"heaviest page {name}: {weight / 1e6:.2f} MB stored at first load ({weight / 2e6:.2f} of the 2 MB target)")
     if args.pytest:
-        step("pytest -n 2 --dist loadfile", [str(BIN / "pytest"), "-n", "2", "--dist", "loadfile", "-q"], clone, 300)
+        # in a second fresh clone: the build above left its figure cache in the first one
+        clean = work / "clone-for-pytest"
+        subprocess.run(["git", "clone", "-q", str(ROOT), str(clean)], check=True)
+        _, _, proc = step("pytest -n 2 --dist loadfile (fresh clone)",
+                          [str(BIN / "pytest"), "-n", "2", "--dist", "loadfile", "-q", "--durations=25"], clean, 300,
+                          keep=True)
+        tail = proc.stdout[proc.stdout.find("slowest 25 durations"):]
+        print("  " + "\n  ".join(tail.splitlines()[:28]))
     if args.keep:
         print(f"kept {clone}")
     else:

@@ -41,7 +41,7 @@ def plot_loss_tail(mu=1.0, epsilon=1.0):
                      label=rf"$P[L>\varepsilon]$ = {gaussian_loss_tail(eps, m):.3g}")
     ax1.fill_between(grid, dens * weight, color="tab:blue", alpha=0.55,
                      label=rf"$E[(1-e^{{\varepsilon-L}})_+]$ = {gaussian_delta(eps, m):.3g}")
-    ax1.axvline(eps, ls="--", color="grey", lw=1)
+    ax1.vlines(eps, 0, 1.05 * float(np.max(dens)), ls="--", color="grey", lw=1)  # ends at the data: room for the legend
     ax1.set_xlabel("privacy loss $L$")
     ax1.set_ylabel("density")
     ax1.set_title(rf"$\mu$ = {m:g}, $\varepsilon$ = {eps:g}")
@@ -98,10 +98,13 @@ def plot_calibration(epsilon=0.5, delta=1e-5, l2_sensitivity=1.0):
     ax1.set_title(f"privacy profiles, Δ₂ = {sens:g}")
     ax1.legend(fontsize=8)
     grid = np.geomspace(min(0.01, eps / 2), max(100.0, 2 * eps), 120)
-    ax2.loglog(grid, [_classic_sigma_formula(e, d, sens) for e in grid], "--", label="classic formula (proof: ε ≤ 1)")
+    classic = [_classic_sigma_formula(e, d, sens) for e in grid]
+    ax2.loglog(grid, classic, "--", label="classic formula (proof: ε ≤ 1)")
     ax2.loglog(grid, [analytic_gaussian_sigma(e, d, sens) for e in grid], label="analytic (smallest σ)")
     ax2.loglog(grid, sens / np.sqrt(2 * grid), ":", color="grey", label=r"$\Delta_2/\sqrt{2\varepsilon}$")
-    ax2.axvline(1.0, color="grey", lw=0.5)
+    # the mark at ε = 1 spans the curves (not the whole axes), so that a legend can sit above it
+    ax2.vlines(1.0, min(float(np.min(classic)), sens / np.sqrt(2 * grid[-1])), float(np.max(classic)), color="grey",
+               lw=0.5)
     ax2.plot([eps], [s_analytic], "k*", ms=10)
     ax2.set_xlabel(r"$\varepsilon$")
     ax2.set_ylabel(r"$\sigma$")

@@ -108,7 +108,8 @@ def plot_neighbour_densities(fx=0.0, fx_prime=1.0, sensitivity=1.0, epsilon=1.0,
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.8))
     ax1.plot(grid, px.pdf(grid), label=f"M(x): centre f(x) = {a:g}")
     ax1.plot(grid, py.pdf(grid), label=f"M(x'): centre f(x') = {a2:g}")
-    ax1.axvline(z0, color="grey", ls=":", lw=1)
+    # the mark at z ends at the curves, so that the legend can sit above it
+    ax1.vlines(z0, 0, 1.05 * float(max(px.pdf(a), py.pdf(a2))), color="grey", ls=":", lw=1)
     ratio = float(np.exp(px.logpdf(z0) - py.logpdf(z0)))
     ax1.set_title(f"ratio of densities at z = {z0:g}: {ratio:.3f}  (e^eps = {np.exp(eps):.3f})")
     ax1.set_xlabel("output z")
