@@ -26,31 +26,31 @@ def plot_interval_coverage(n=1000, epsilon=0.1, *, kind="mean", shown=30, reps=2
     out = interval_coverage(kind, n=n, epsilon=eps, reps=max(reps, shown), rng=rng, keep_intervals=True,
                             **course_populations()[kind])
     truth = out["truth"]
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(9.5, 4.2), gridspec_kw={"width_ratios": [2.2, 1]})
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 4.6), gridspec_kw={"width_ratios": [2.0, 1]})
     methods = ("non_private", "naive", "noise_aware")
+    centres = []
     for j, meth in enumerate(methods):
         lows, highs = out["intervals"][meth]
         for i in range(shown):
             y = i + j * (shown + 4)
             miss = not lows[i] <= truth <= highs[i]
             ax.plot([lows[i], highs[i]], [y, y], color="tab:red" if miss else _COLOURS[meth], lw=1.6)
-        ax.text(1.0, (j * (shown + 4) + shown / 2) / (3 * shown + 8), _LABELS[meth], transform=ax.transAxes,
-                ha="left", va="center", fontsize=9, color=_COLOURS[meth])
+        centres.append(j * (shown + 4) + shown / 2)
+    ax.set_yticks(centres, ["non-\nprivate", "naive", "noise-\naware"])
     ax.axvline(truth, color="k", lw=1)
-    ax.set_yticks([])
     ax.set_xlabel({"mean": "mean body mass (g)", "proportion": "share reporting an affair",
                    "difference": "male minus female body mass (g)"}[kind])
-    ax.set_title(f"{shown} of the intervals, n = {n}, ε = {eps:g} (red: misses)", fontsize=10)
+    ax.set_title(f"n = {n}, ε = {eps:g}: {shown} intervals (red: misses)")
     covs = [out[m][0] for m in methods]
     errs = [2 * out[m][1] for m in methods]
-    bx.axhspan(0.94, 0.97, color="tab:green", alpha=0.15, label="[94%, 97%]")
+    bx.axhspan(0.94, 0.97, color="tab:green", alpha=0.25)
     bx.bar(range(3), covs, yerr=errs, color=[_COLOURS[m] for m in methods], capsize=4)
-    bx.set_xticks(range(3), [_LABELS[m] for m in methods], fontsize=9)
-    bx.set_ylim(0, 1.02)
-    bx.set_ylabel(f"coverage over {max(reps, shown)} repetitions")
+    bx.set_xticks(range(3), ["non-\nprivate", "naive", "noise-\naware"])
+    bx.set_ylim(0, 1.15)
+    bx.set_yticks([0, 0.5, 0.95])
+    bx.set_title(f"coverage, {max(reps, shown)} runs")
     for i, c in enumerate(covs):
-        bx.text(i, min(c + 0.03, 0.98), f"{c:.0%}", ha="center", fontsize=9)
-    bx.legend(loc="lower left", fontsize=8)
+        bx.text(i, min(c, 1.0) + 0.04, f"{c:.0%}", ha="center")
     fig.tight_layout()
     return fig
 
@@ -59,17 +59,19 @@ def plot_coverage_grid(grid, *, title=""):
     """Coverage (with 2 standard errors) of each method on an ``{(n, epsilon): result}`` grid of
     :func:`dpcourse.inference.coverage_grid`, one group of bars per cell, with the band [94%, 97%]."""
     cells = list(grid)
-    fig, ax = plt.subplots(figsize=(8.5, 3.4))
-    ax.axhspan(0.94, 0.97, color="tab:green", alpha=0.15)
+    fig, ax = plt.subplots(figsize=(10, 4.2))
+    ax.axhspan(0.94, 0.97, color="tab:green", alpha=0.25)
     for j, meth in enumerate(("noise_aware", "naive", "non_private")):
         x = np.arange(len(cells)) + (j - 1) * 0.27
         ax.bar(x, [grid[c][meth][0] for c in cells], width=0.25, yerr=[2 * grid[c][meth][1] for c in cells],
                color=_COLOURS[meth], label=_LABELS[meth], capsize=2)
-    ax.set_xticks(range(len(cells)), [f"n={n}\nε={e:g}" for n, e in cells], fontsize=8)
-    ax.set_ylim(0, 1.05)
+    ax.set_xticks(range(len(cells)), [f"{n}\n{e:g}" for n, e in cells])
+    ax.set_xlabel("n (top) and ε (bottom)")
+    ax.set_ylim(0, 1.3)
+    ax.set_yticks([0, 0.25, 0.5, 0.75, 0.95])
     ax.set_ylabel("coverage")
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.set_title(title)
+    ax.legend(loc="upper center", ncol=3, frameon=False)
     fig.tight_layout()
     return fig
 
