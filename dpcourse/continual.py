@@ -34,7 +34,7 @@ __all__ = ["TreeCounter", "tree_counts", "tree_levels", "tree_node_variance", "t
 
 MAX_HORIZON = 2**40        # a tree counter's horizon (41 levels of state)
 MAX_BATCH_HORIZON = 2**20  # batch releases (naive_counts, factorization_counts) build arrays of length T
-NOISE_BLOCK = 1 << 14      # noise values a TreeCounter draws at once (one value per step)
+NOISE_BLOCK = 1 << 16      # noise values a TreeCounter draws at once (one per step): a constant buffer, not O(T)
 FFT_ERROR_MARGIN = 2.0**-20  # charged per coordinate for the float convolution R x (measured error ~1e-12)
 
 
@@ -144,18 +144,21 @@ def _expansion_noise(t0: int, z: np.ndarray, stored: list, levels: int) -> np.nd
     last level-j node completed at or before t0 + n (of the last run).
     """
     n = z.shape[-1]
-    t = np.arange(t0 + 1, t0 + n + 1, dtype=np.int64)
     noise = np.zeros(z.shape, dtype=np.int64)
     for j in range(levels):
-        # Steps t0 < t < m_end share their level-j node with t0 (drawn before); the others use the node
-        # ending at (t >> j) << j, drawn in z.
-        m = min(n, (((t0 >> j) + 1) << j) - t0 - 1)
-        if m > 0 and (t0 >> j) & 1:
-            noise[..., :m] += stored[j]
-        if m < n:
-            tt = t[m:]
-            on = (tt >> j) & 1
-            noise[..., m:] += on * z[..., ((tt >> j) << j) - t0 - 1]
+        # The steps t0 < t <= t0 + n fall in consecutive blocks [k 2^j, (k + 1) 2^j); bit j of t is set iff k is odd,
+        # and then the level-j node of t ends at step k 2^j: drawn in z if after t0, else stored[j]. One value per
+        # block, repeated over the block (no per-step gather).
+        w = 1 << j
+        ks = np.arange((t0 + 1) >> j, ((t0 + n) >> j) + 1, dtype=np.int64)
+        lengths = np.minimum((ks + 1) * w - 1, t0 + n) - np.maximum(ks * w, t0 + 1) + 1
+        ends = ks * w
+        odd = (ks & 1) == 1
+        vals = np.zeros(z.shape[:-1] + (ks.size,), dtype=np.int64)
+        fresh = odd & (ends > t0)
+        vals[..., fresh] = z[..., ends[fresh] - t0 - 1]
+        vals[..., odd & (ends <= t0)] = stored[j]
+        noise += np.repeat(vals, lengths, axis=-1)
         last = ((t0 + n) >> j) << j          # the last step <= t0 + n completing a level-j node (odd multiple)
         if not (last >> j) & 1:
             last -= 1 << j
@@ -181,8 +184,8 @@ class TreeCounter:
     Gaussian noise of parameter sigma^2 = L / (2 rho) (rounded up): rho-zCDP. The answers are post-processing
     of the noisy nodes, and the privacy holds for adaptively chosen events too (each node's noise is fresh).
 
-    Noise is drawn from ``rng`` in blocks of ``NOISE_BLOCK`` values, so a step costs a few integer
-    operations (amortized O(1); at most O(log T)). :meth:`feed` processes many steps with NumPy and gives
+    Noise is drawn from ``rng`` in blocks of ``NOISE_BLOCK`` values (a buffer of constant size, whatever T), so a
+    step costs a few integer operations (amortized O(1); at most O(log T)). :meth:`feed` processes many steps with NumPy and gives
     the same answers as calling :meth:`step` on each value with the same ``rng`` state.
 
     Parameters

@@ -56,7 +56,7 @@ def test_step_feed_and_batch_agree(monkeypatch):
         cut1, cut2 = T // 3, (2 * T) // 3
         got = [b.step(v) for v in x[:cut1]] + b.feed(x[cut1:cut2]).tolist() + b.feed(x[cut2:]).tolist()
         assert got == want
-    monkeypatch.setattr(cc, "NOISE_BLOCK", 1 << 14)
+    monkeypatch.setattr(cc, "NOISE_BLOCK", 1 << 16)
     x = np.random.default_rng(1).integers(0, 2, 200)
     assert cc.tree_counts(x, 1.0, rng=4).tolist() == cc.TreeCounter(200, 1.0, rng=4).feed(x).tolist()
 
