@@ -500,3 +500,13 @@ def test_unseeded_calls_are_fresh(f):
     second = [f(u, 1.0, 1.0) for _ in range(200)]
     assert first != second
     assert not np.array_equal(f(u, 1.0, 1.0, size=200), f(u, 1.0, 1.0, size=200))
+
+
+def test_float_samplers_follow_their_laws():
+    # secure=False keeps the float samplers for the lessons: they must still be the mechanisms they claim
+    s = report_noisy_max(U, 1.0, 1.0, rng=21, size=N, secure=False)
+    assert _chisq_pvalue(s, noisy_max_probabilities(U, 1.0, 1.0, secure=False)) > ALPHA
+    assert _chisq_pvalue(s, noisy_max_probabilities(U, 1.0, 2.0, secure=False)) < ALPHA
+    s = permute_and_flip(U, 1.0, 1.0, rng=22, size=N, secure=False)
+    assert _chisq_pvalue(s, permute_and_flip_probabilities(U, 1.0, 1.0)) > ALPHA
+    assert _chisq_pvalue(s, permute_and_flip_probabilities(U, 1.0, 0.5)) < ALPHA
