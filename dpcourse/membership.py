@@ -10,7 +10,8 @@ Chapter "Membership inference and auditing private training":
   vectorized over models and records.
 * **The DP bound** on any attack (theorem ``mia-thm-tpr-bound``): :func:`dp_tpr_bound`, the largest
   true-positive rate of any membership test with a given false-positive rate against an
-  (epsilon, delta)-DP training algorithm under add/remove one.
+  (epsilon, delta)-DP training algorithm under add/remove one: one minus the trade-off function
+  :func:`dpcourse.fdp.tradeoff_epsilon_delta`.
 * **A canary audit** (theorem ``mia-thm-audit``): :func:`canary_audit` trains many models with and
   without one inserted record and gives a lower bound on epsilon with :func:`dpcourse.audit.audit_epsilon`
   (Clopper-Pearson, theorem ``thm-audit-validity``), to set beside the accountant's epsilon.
@@ -26,6 +27,7 @@ from scipy import stats
 from ._validation import (as_rng, check_callable, check_delta, check_epsilon, check_flag,
                           check_positive_int, check_probability, check_real_array)
 from .audit import audit_epsilon
+from .fdp import tradeoff_epsilon_delta
 from .queries import tpr_at_fpr
 
 __all__ = ["fair_onehot_features", "inclusion_masks", "train_models", "logit_confidence", "lira_scores", "roc_points", "attack_tprs",
@@ -224,21 +226,22 @@ def attack_tprs(member_scores, nonmember_scores, fprs=(1e-3, 1e-2)) -> dict:
 def dp_tpr_bound(fpr, epsilon, delta=0.0):
     """Largest TPR any membership test can have at false-positive rate ``fpr`` against (epsilon, delta)-DP training.
 
-    ``min(1, e^eps fpr + delta, 1 - e^-eps (1 - delta - fpr))`` (theorem ``mia-thm-tpr-bound``, from the
-    hypothesis-testing view of DP, ``thm-testing-tradeoff``), for the membership game under add/remove one.
-    Vectorized over ``fpr``.
+    ``1 - f_{epsilon, delta}(fpr) = min(1, e^eps fpr + delta, 1 - e^-eps (1 - delta - fpr))`` (theorem
+    ``mia-thm-tpr-bound``), with the trade-off function :func:`dpcourse.fdp.tradeoff_epsilon_delta` of the
+    chapter on hypothesis testing (theorem ``fdp-thm-dp-as-tradeoff``), for the membership game under
+    add/remove one. Vectorized over ``fpr``; epsilon > 0 and delta in [0, 1) as for a DP claim.
 
     Examples
     --------
     >>> round(float(dp_tpr_bound(0.01, 1.0)), 6)
     0.027183
     """
+    eps = check_epsilon(epsilon)
+    d = check_delta(delta)
     f = check_real_array(fpr, "fpr")
     if np.any(f < 0) or np.any(f > 1):
         raise ValueError("fpr must lie in [0, 1]")
-    eps = check_epsilon(epsilon)
-    d = check_delta(delta)
-    bound = np.minimum.reduce([np.ones_like(f), np.exp(eps) * f + d, 1.0 - np.exp(-eps) * (1.0 - d - f)])
+    bound = 1.0 - np.asarray(tradeoff_epsilon_delta(f, eps, d))
     return float(bound) if bound.ndim == 0 else bound
 
 
