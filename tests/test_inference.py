@@ -233,3 +233,22 @@ def test_proportion_checker():
     res = ex.check_proportion_interval(unscaled)
     assert not res and "divided by n" in res.message
     assert not ex.check_proportion_interval(lambda c, n, e: dp.proportion_interval([0, 1], e, rng=0))
+
+
+def test_figures_and_widget():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dpcourse.plots import inference as figs
+
+    w = figs.interval_widget()
+    assert len(w.controls["n"].values) * len(w.controls["epsilon"].values) <= 16
+    fig = figs.plot_interval_coverage(100, 1.0, reps=40, shown=10)
+    assert len(fig.axes) == 2
+    plt.close(fig)
+    grid = dp.inference.coverage_grid("proportion", [100], [1.0], reps=50, rng=0)
+    fig = figs.plot_coverage_grid(grid)
+    assert [len(c) for c in fig.axes[0].containers if hasattr(c, "patches")] == [len(grid)] * 3
+    plt.close(fig)
