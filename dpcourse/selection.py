@@ -351,7 +351,7 @@ def _lattice_scores(scores, sensitivity, epsilon, monotone):
     g = Fraction(2) ** exponent
     d_steps = math.ceil(frac_delta / g)
     scale = _round_up(Fraction(k * d_steps) / Fraction(eps))
-    cap = math.ceil(GAP_CAP * scale)  # gaps beyond cap steps: more than GAP_CAP noise scales below the best
+    cap = min(math.ceil(GAP_CAP * scale), 1 << 60)  # any public cap keeps the sensitivity; int64-safe
     n = [math.floor(Fraction(float(v)) / g + Fraction(1, 2)) for v in s.tolist()]
     top = max(n)
     return np.array([-min(cap, top - v) for v in n], dtype=np.int64), scale
