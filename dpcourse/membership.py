@@ -207,7 +207,7 @@ def roc_points(member_scores, nonmember_scores):
     --------
     >>> fpr, tpr = roc_points([3.0, 2.0], [1.0, 2.5])
     >>> fpr.tolist(), tpr.tolist()
-    [[0.0, 0.0, 0.5, 0.5, 1.0], [0.0, 0.5, 0.5, 1.0, 1.0]]
+    ([0.0, 0.0, 0.5, 0.5, 1.0], [0.0, 0.5, 0.5, 1.0, 1.0])
     """
     mem = check_real_array(member_scores, "member_scores", ndim=1)
     non = check_real_array(nonmember_scores, "nonmember_scores", ndim=1)

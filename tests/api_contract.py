@@ -846,6 +846,14 @@ SPECS += [
 COVERED_MODULES |= {"queries", "optimal_noise", "float_attack"}
 
 
+# ---- membership inference (chapter 22): the attack and the audit live in dpcourse.membership; the bound is exported
+Spec_mia = [
+    Spec("dp_tpr_bound", dp.dp_tpr_bound, [A("fpr", PROB), A("epsilon", EPS), A("delta", DELTA, True)], "unit"),
+]
+SPECS += Spec_mia
+COVERED_MODULES |= {"membership"}
+
+
 # An extreme value added to every kind by ``real``/``integer`` is not an extreme *valid* value where a kind lists it
 # as invalid (LDP_EPS refuses 5e-324 below its documented minimum, for instance).
 for _spec in SPECS:
