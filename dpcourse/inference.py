@@ -229,7 +229,8 @@ def _noisy_moments(means, moments, n, lo, hi, eps, gen):
     """Laplace releases of clamped means (``MEAN_SPLIT * eps``) and second moments about the midpoint (the rest).
 
     ``means`` and ``moments`` may be arrays (one entry per independent dataset of size ``n``, for the
-    simulation); each entry is then released as a single call would release it. Returns the noisy
+    simulation); each entry then gets noise of the same scale, on the lattice of a release of that many
+    values (:func:`dpcourse.laplace_mechanism`), rather than exactly the draw of a single call. Returns the noisy
     values, the two Laplace scales the interval assumes and the two epsilons.
     """
     eps1, eps2 = MEAN_SPLIT * eps, (1.0 - MEAN_SPLIT) * eps
