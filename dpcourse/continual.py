@@ -69,14 +69,20 @@ def tree_levels(horizon) -> int:
 
 def _node_parameter(kind: str, value: float, levels: int) -> Fraction:
     """The exact noise parameter of one node: Laplace scale >= L / epsilon, or Gaussian variance >= L / (2 rho)."""
-    if kind == "laplace":
-        return _round_up(Fraction(levels) / Fraction(value))
-    return _round_up(Fraction(levels) / (2 * Fraction(value)))
+    try:
+        if kind == "laplace":
+            return _round_up(Fraction(levels) / Fraction(value))
+        return _round_up(Fraction(levels) / (2 * Fraction(value)))
+    except (ValueError, OverflowError):
+        name = "epsilon" if kind == "laplace" else "rho"
+        raise ValueError(f"{name}={value!r} is too small for the exact sampler: the node noise would exceed 2**60 "
+                         f"(horizon with {levels} levels); use a larger {name}") from None
 
 
 def _dlap_variance(scale: Fraction) -> float:
     """Variance of the discrete Laplace of scale b: 2 p / (1 - p)^2 = 1 / (2 sinh^2(1 / (2 b))), p = e^{-1/b}."""
-    return 0.5 / math.sinh(0.5 / float(scale)) ** 2
+    x = 1.0 / float(scale)
+    return 2.0 * math.exp(-x) / math.expm1(-x) ** 2
 
 
 def _dgauss_variance(var: Fraction) -> float:
@@ -326,6 +332,15 @@ def _runs_shape(runs, T: int) -> tuple:
     return shape
 
 
+def _naive_scale(sensitivity: int, eps: float) -> Fraction:
+    """The discrete Laplace scale sensitivity / epsilon, rounded up to a dyadic rational the sampler takes."""
+    try:
+        return _round_up(Fraction(sensitivity) / Fraction(eps))
+    except (ValueError, OverflowError):
+        raise ValueError(f"epsilon={eps!r} is too small for the exact sampler (scale {sensitivity} / epsilon above "
+                         "2**60); use a larger epsilon") from None
+
+
 def naive_counts(stream, epsilon, *, method="fresh", runs=None, rng=None) -> np.ndarray:
     """The two naive epsilon-DP running counts (theorem ``cr-thm-naive``), with exact discrete Laplace noise.
 
@@ -344,8 +359,8 @@ def naive_counts(stream, epsilon, *, method="fresh", runs=None, rng=None) -> np.
     shape = _runs_shape(runs, T)
     gen = as_rng(rng)
     if method == "fresh":
-        return np.cumsum(x) + discrete_laplace(_round_up(Fraction(T) / Fraction(eps)), size=shape, rng=gen)
-    return np.cumsum(x + discrete_laplace(_round_up(Fraction(1) / Fraction(eps)), size=shape, rng=gen), axis=-1)
+        return np.cumsum(x) + discrete_laplace(_naive_scale(T, eps), size=shape, rng=gen)
+    return np.cumsum(x + discrete_laplace(_naive_scale(1, eps), size=shape, rng=gen), axis=-1)
 
 
 def naive_variance(t, horizon, epsilon, *, method="fresh"):
@@ -362,9 +377,9 @@ def naive_variance(t, horizon, epsilon, *, method="fresh"):
     eps = check_epsilon(epsilon)
     method = check_choice(method, "method", ("fresh", "increments"))
     if method == "fresh":
-        var = np.full(steps.shape, _dlap_variance(_round_up(Fraction(T) / Fraction(eps))))
+        var = np.full(steps.shape, _dlap_variance(_naive_scale(T, eps)))
     else:
-        var = steps * _dlap_variance(_round_up(Fraction(1) / Fraction(eps)))
+        var = steps * _dlap_variance(_naive_scale(1, eps))
     return float(var) if np.ndim(t) == 0 else var
 
 
@@ -391,7 +406,7 @@ def factorization_sensitivity(horizon) -> float:
     """l2 sensitivity of R x for the right factor R = L (event-level): its largest column norm.
 
     Column s of R is ``(0, ..., 0, c_0, ..., c_{T-s})``, so the largest is the first, ``sqrt(sum_k c_k^2)``
-    (lemma ``cr-lem-fact-sensitivity``); it grows like ``sqrt(ln(T) / pi)``.
+    (lemma ``cr-lem-sqrt``); it grows like ``sqrt(ln(T) / pi)``.
 
     >>> factorization_sensitivity(2) == (1 + 0.25) ** 0.5
     True
@@ -417,7 +432,11 @@ def factorization_lattice(horizon, rho) -> tuple[int, int, float]:
     exponent = math.frexp(min(sigma_ref * 2.0**-12, delta / math.sqrt(T) * 2.0**-10))[1] - 1
     g = math.ldexp(1.0, exponent)
     steps = math.nextafter(delta / g + math.sqrt(T), math.inf)
-    variance = math.ceil(steps * steps / (2 * r) * (1 + 1e-12))
+    variance_real = steps * steps / (2 * r) * (1 + 1e-12)
+    if not variance_real < 2.0**60:
+        raise ValueError(f"rho={rho!r} is too small at horizon={T}: the lattice noise would exceed 2**30 steps; "
+                         "use a larger rho")
+    variance = math.ceil(variance_real)
     return exponent, variance, g * math.sqrt(variance)
 
 

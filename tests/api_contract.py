@@ -854,6 +854,44 @@ SPECS += Spec_mia
 COVERED_MODULES |= {"membership"}
 
 
+# ---- continual release (chapter 19)
+CR_HORIZON = integer(v_hi=300, default=8, edge=[1, 2**40], maximum=2**40)
+CR_HORIZON_BATCH = integer(v_hi=300, default=8, edge=[1, 2**20], maximum=2**20)
+CR_EPS = real(0.0, None, True, v_lo=1e-2, v_hi=50.0, default=1.0, edge=[1e-6, 1e3])
+CR_RHO = real(0.0, 1e6, True, False, v_lo=1e-3, v_hi=100.0, default=0.5, edge=[1e-6, 1e6])
+CR_STREAM = Kind([1, 0, 1], st.lists(st.sampled_from([0, 1]), min_size=1, max_size=12), BITS_BAD + [[[0, 1]], []],
+                 [[1], [1.0, 0.0]])
+
+
+def _cr_counter(horizon, epsilon, rng):
+    return dp.TreeCounter(horizon, epsilon, rng=rng).step(1)
+
+
+def _cr_counter_rho(horizon, rho, rng):
+    return dp.TreeCounter(horizon, rho=rho, rng=rng).step(0)
+
+
+SPECS += [
+    Spec("TreeCounter", _cr_counter, [A("horizon", CR_HORIZON), A("epsilon", CR_EPS), A("rng", RNG)]),
+    Spec("TreeCounter.rho", _cr_counter_rho, [A("horizon", CR_HORIZON), A("rho", CR_RHO), A("rng", RNG)]),
+    Spec("tree_counts", dp.tree_counts, [A("stream", CR_STREAM), A("epsilon", CR_EPS), A("rng", RNG, True)]),
+    Spec("tree_levels", dp.tree_levels, [A("horizon", CR_HORIZON)], "nonneg"),
+    Spec("tree_node_variance", dp.tree_node_variance, [A("horizon", CR_HORIZON), A("epsilon", CR_EPS)], "nonneg"),
+    Spec("tree_variance", lambda horizon, epsilon: dp.tree_variance(horizon, horizon, epsilon),
+         [A("horizon", CR_HORIZON), A("epsilon", CR_EPS)], "nonneg"),
+    Spec("naive_counts", dp.naive_counts, [A("stream", CR_STREAM), A("epsilon", CR_EPS), A("rng", RNG, True)]),
+    Spec("naive_variance", lambda horizon, epsilon: dp.naive_variance(horizon, horizon, epsilon),
+         [A("horizon", CR_HORIZON_BATCH), A("epsilon", CR_EPS)], "nonneg"),
+    Spec("sqrt_factor", dp.sqrt_factor, [A("horizon", CR_HORIZON_BATCH)], "nonneg"),
+    Spec("factorization_sensitivity", dp.factorization_sensitivity, [A("horizon", CR_HORIZON_BATCH)], "nonneg"),
+    Spec("factorization_counts", dp.factorization_counts, [A("stream", CR_STREAM), A("rho", CR_RHO),
+                                                           A("rng", RNG, True)]),
+    Spec("factorization_variance", lambda horizon, rho: dp.factorization_variance(horizon, horizon, rho),
+         [A("horizon", CR_HORIZON_BATCH), A("rho", CR_RHO)], "nonneg"),
+]
+COVERED_MODULES |= {"continual"}
+
+
 # An extreme value added to every kind by ``real``/``integer`` is not an extreme *valid* value where a kind lists it
 # as invalid (LDP_EPS refuses 5e-324 below its documented minimum, for instance).
 for _spec in SPECS:

@@ -245,6 +245,9 @@ _QUERIES = np.array([[1, 0, 1, 0], [0, 1, 1, 1], [1, 1, 0, 0]])
 # name -> a call with small arguments, given a Generator
 SWEEP = {
     "audit.audit_epsilon": lambda g: dp.audit_epsilon(_lap_mech, 0.0, 1.0, 200, rng=g),
+    "continual.tree_counts": lambda g: dp.tree_counts([1, 0, 1, 1, 0], 1.0, runs=3, rng=g),
+    "continual.naive_counts": lambda g: dp.naive_counts([1, 0, 1, 1, 0], 1.0, method="increments", rng=g),
+    "continual.factorization_counts": lambda g: dp.factorization_counts([1, 0, 1, 1, 0], 0.5, runs=2, rng=g),
     "discrete.discrete_laplace": lambda g: dp.discrete_laplace(2.0, size=50, rng=g),
     "discrete.discrete_gaussian": lambda g: dp.discrete_gaussian(2.0, size=50, rng=g),
     "discrete.geometric_mechanism": lambda g: dp.geometric_mechanism(10, 1, 1.0, size=50, rng=g),

@@ -649,8 +649,8 @@ MUTANTS = [
            "steps = math.nextafter(delta / g + math.sqrt(T), math.inf)",
            "steps = math.nextafter(delta / g, math.inf)", ("tests/test_continual.py",)),
     Mutant("cr_naive_fresh_scale_one", "scale", "dpcourse/continual.py",
-           "discrete_laplace(_round_up(Fraction(T) / Fraction(eps)), size=shape, rng=gen)",
-           "discrete_laplace(_round_up(Fraction(1) / Fraction(eps)), size=shape, rng=gen)", ("tests/test_continual.py",)),
+           "discrete_laplace(_naive_scale(T, eps), size=shape, rng=gen)",
+           "discrete_laplace(_naive_scale(1, eps), size=shape, rng=gen)", ("tests/test_continual.py",)),
     # ---- exact selection and coins (issue 24): dpcourse/exact_uniform.py, the secure paths of selection and rr
     Mutant("sel_secure_factor_2_dropped", "factor-2", SEL, 'k = 1 if check_flag(monotone, "monotone") else 2\n',
            'k = 1 if check_flag(monotone, "monotone") else 1\n', T_SEL + T_XSEL, occurrence=0),
