@@ -23,7 +23,7 @@ import math
 import numpy as np
 from scipy import special
 
-from ._validation import check_delta, check_flag, check_epsilon, check_real, check_real_array
+from ._validation import check_delta, check_epsilon, check_flag, check_positive_int, check_real, check_real_array
 from .accounting import (DpEvent, GaussianEvent, LaplaceEvent, NotApplicableError, PoissonSampledEvent,
                          PrivacyAccountant, PureDPEvent)
 from .gaussian import _check_mu, _gaussian_delta_array, analytic_gaussian_sigma
@@ -130,7 +130,7 @@ def tradeoff_laplace(alpha, epsilon):
     a, scalar = _check_alpha(alpha)
     eps = check_epsilon(epsilon)
     knee = 0.5 * math.exp(-eps)
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):
         middle = math.exp(-eps) / (4.0 * a)
     beta = np.where(a < knee, _one_minus_scaled(a, eps, 0.0), np.where(a <= 0.5, middle, math.exp(-eps) * (1.0 - a)))
     return _out(beta, scalar)
@@ -193,7 +193,7 @@ def tradeoff_randomized_response(alpha, epsilon):
     >>> round(tradeoff_randomized_response(1 - p, 1.0), 12) == round(1 - p, 12)
     True
     """
-    return tradeoff_epsilon_delta(alpha, epsilon, 0.0)
+    return tradeoff_epsilon_delta(alpha, check_epsilon(epsilon), 0.0)
 
 
 def tradeoff_from_profile(alpha, epsilons, deltas):
@@ -217,7 +217,12 @@ def tradeoff_from_profile(alpha, epsilons, deltas):
     0.628172
     """
     a, scalar = _check_alpha(alpha)
-    eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
+    if isinstance(epsilons, (str, bytes)):
+        raise TypeError(f"epsilons must be a sequence of real numbers, got {type(epsilons).__name__}")
+    try:
+        eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
+    except (TypeError, ValueError):
+        raise TypeError(f"epsilons must be a sequence of real numbers, got {type(epsilons).__name__}") from None
     d = check_real_array(deltas, "deltas", ndim=1)
     if eps.ndim != 1 or eps.size != d.size:
         raise ValueError(f"epsilons and deltas must be 1-d and of equal length, got {eps.size} and {d.size}")
@@ -257,8 +262,10 @@ def clt_mu_poisson_gaussian(sampling_rate, noise_multiplier, steps) -> float:
     >>> round(clt_mu_poisson_gaussian(0.01, 1.0, 1000), 6)
     0.414522
     """
-    return gdp_mu(PrivacyAccountant().compose(PoissonSampledEvent(sampling_rate, GaussianEvent(noise_multiplier)),
-                                              steps), clt=True)
+    q = check_real(sampling_rate, "sampling_rate", low=0.0, low_open=True, high=1.0)
+    sigma = check_real(noise_multiplier, "noise_multiplier", low=0.0, low_open=True)
+    k = check_positive_int(steps, "steps")
+    return gdp_mu(PrivacyAccountant().compose(PoissonSampledEvent(q, GaussianEvent(sigma)), k), clt=True)
 
 
 def gdp_mu(events, *, clt=False) -> float:
@@ -289,6 +296,9 @@ def gdp_mu(events, *, clt=False) -> float:
                 raise NotApplicableError("a Poisson-sampled Gaussian is not exactly mu-GDP for any useful mu; "
                                          "gdp_mu(..., clt=True) returns the central limit theorem's approximation "
                                          "(not a guarantee)")
+            if e.event.mu ** 2 > 700.0:
+                raise ValueError(f"the CLT's e^(1/sigma^2) overflows for sigma (noise_multiplier) = "
+                                 f"{e.event.sigma / e.event.l2_sensitivity!r}: such a run leaks everything")
             total.append(n * e.sampling_rate ** 2 * math.expm1(e.event.mu ** 2))
         else:
             name = type(e).__name__ if not isinstance(e, PoissonSampledEvent) else \

@@ -183,6 +183,10 @@ def test_clt_mu_formula_and_refusals():
         F.gdp_mu(dp.LaplaceEvent(1.0))
     with pytest.raises(TypeError, match="clt"):
         F.gdp_mu(ev, clt=1)
+    with pytest.raises(ValueError, match="noise_multiplier"):
+        F.clt_mu_poisson_gaussian(0.01, 0.01, 10)
+    with pytest.raises(TypeError, match="noise_multiplier"):
+        F.clt_mu_poisson_gaussian(0.01, True, 10)
     # q = 1: the CLT's per-step mu^2 is e^{mu^2} - 1, not mu^2 (it is not exact even without sampling)
     assert F.gdp_mu(dp.PoissonSampledEvent(1.0, dp.GaussianEvent(1.0)), clt=True) == pytest.approx(math.sqrt(math.e - 1))
 
