@@ -45,20 +45,20 @@ def plot_errors_vs_horizon(epsilon=1.0, log2_horizons=tuple(range(4, 17, 2))):
     for T in Ts:
         for name, rmse in exact_errors(T, eps).items():
             worst[name].append(rmse.max())
-    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    fig, ax = plt.subplots(figsize=(9.5, 4.2))
     for name, values in worst.items():
         color, ls = STYLES[name]
         ax.plot(Ts, values, ls, color=color, marker="o", ms=3, label=name)
     L = np.array([T.bit_length() for T in Ts], dtype=float)
-    ax.plot(Ts, math.sqrt(2) * L**1.5 / eps, color="tab:blue", lw=0.8, alpha=0.6, ls=(0, (1, 3)),
+    ax.plot(Ts, math.sqrt(2) * L**1.5 / eps, color="black", lw=0.8, ls=(0, (4, 3)),
             label="bound √2 L^1.5/ε (tree, Laplace)")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("horizon T")
     ax.set_ylabel("largest RMSE over t ≤ T")
     ax.set_title(f"Error of a running count, ε = {eps:g}")
-    ax.legend(fontsize=7, loc="upper left")
-    fig.tight_layout()
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    fig.subplots_adjust(left=0.09, right=0.62, bottom=0.13, top=0.92)
     return fig
 
 
