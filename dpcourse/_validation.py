@@ -59,6 +59,7 @@ MAX_EPSILON = 1e300
 #: Cap on an iteration count that runs a Python loop (``iterations=`` of :func:`dpcourse.mwem`, whose round
 #: costs about 2 ms with its two exact samplers): ten thousand rounds.
 MAX_ITERATIONS = 10**4
+_FLOAT_MAX = float(np.finfo(np.float64).max)
 
 
 def _as_array(x, name: str) -> np.ndarray:
@@ -102,6 +103,14 @@ def check_real(value, name: str, *, low=None, high=None, low_open=False, high_op
     ValueError
         If ``value`` is NaN, infinite (unless allowed), or outside the interval.
     """
+    # The common case without numpy calls: a finite float, or an int that converts exactly, inside the range is
+    # returned at once; anything else (out of range, NaN, another type) gets the full checks and their messages.
+    if ((type(value) is float and -_FLOAT_MAX <= value <= _FLOAT_MAX)
+            or (type(value) is int and -2**53 <= value <= 2**53)):
+        v = float(value)
+        if ((low is None or v > low or (v == low and not low_open))
+                and (high is None or v < high or (v == high and not high_open))):
+            return v
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be a real number, got the bool {value!r}")
     if isinstance(value, np.ndarray):

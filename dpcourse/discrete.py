@@ -92,6 +92,21 @@ def _check_terms(frac: Fraction, name: str, value) -> tuple[int, int]:
     return frac.numerator, frac.denominator
 
 
+_PLAIN = (int, float, Fraction)   # argument types whose exact terms are cached (hashable, never a bool)
+
+
+@functools.lru_cache(maxsize=1024, typed=True)
+def _scale_terms_cached(scale) -> tuple[int, int]:
+    return _check_terms(_as_fraction(scale, "scale"), "scale", scale)
+
+
+def _scale_terms(scale) -> tuple[int, int]:
+    """``(numerator, denominator)`` of a discrete Laplace scale, checked; cached for ints, floats, Fractions."""
+    if type(scale) in _PLAIN:
+        return _scale_terms_cached(scale)   # typed: 1 and 1.0 are separate entries; errors are never cached
+    return _check_terms(_as_fraction(scale, "scale"), "scale", scale)
+
+
 def _round_up(frac: Fraction, bits: int = 60) -> Fraction:
     """The smallest dyadic rational >= ``frac`` whose numerator has at most ``bits`` bits (exact if it fits).
 
@@ -222,6 +237,13 @@ def _affine_floor(u: np.ndarray, v: np.ndarray, t: int, s: int) -> np.ndarray:
 
 
 def _dlap(t: int, s: int, n: int, gen: np.random.Generator) -> np.ndarray:
+    """n samples of the discrete Laplace of scale t/s: one at a time (:func:`_dlap1`) for n = 1."""
+    if n == 1:
+        return np.array([_dlap1(t, s, gen.integers)], dtype=np.int64)
+    return _dlap_vector(t, s, n, gen)
+
+
+def _dlap_vector(t: int, s: int, n: int, gen: np.random.Generator) -> np.ndarray:
     """n samples with P(k) proportional to exp(-|k| s / t) (scale t/s): CKS 2020, Algorithm 2.
 
     U ~ uniform{0..t-1}; keep U with probability exp(-U/t); V ~ geometric with P(V >= k) = e^-k;
@@ -243,6 +265,102 @@ def _dlap(t: int, s: int, n: int, gen: np.random.Generator) -> np.ndarray:
         out[idx[ok]] = np.where(negative[ok], -y[ok], y[ok])
         todo = np.concatenate([rejected, idx[minus_zero]])
     return out
+
+
+# ----------------------------------------------------------------------------------------------------
+# One draw at a time. A scalar release would pay numpy's per-call overhead on arrays of one element in
+# every step of the loops above (about 0.2-0.4 ms a draw); these functions make *the same* calls of
+# ``Generator.integers``, with the same bounds and in the same order, as the vectorized samplers make for
+# n = 1, on Python integers. So the law is the same (each function is the n = 1 case of the one above,
+# step by step) and so is the random stream: a seeded release gives the same output either way
+# (``tests/test_fast_paths.py`` checks output and generator state, for every bit generator). Two calls the
+# vectorized code makes are skipped because they draw nothing: ``integers(0, 1)`` (a range of one value)
+# and draws of size 0. ``integers(k)`` is ``integers(0, k)``, one argument cheaper.
+
+
+def _bern_ratio1(num: int, den: int, lazy: bool, integers) -> bool:
+    """:func:`_bern_ratio` for one trial; ``lazy`` where it takes the 62-bit path (den or num beyond int64)."""
+    if not lazy:
+        return int(integers(den)) < num
+    while True:
+        scaled = num << _LAZY_BITS
+        head = scaled // den
+        u = int(integers(1 << _LAZY_BITS))
+        if u != head:
+            return u < head
+        num = scaled - head * den             # a tie: recurse on the remainder, as the vectorized code does
+
+
+def _bern_exp_fraction1(num: int, den: int, big: bool, integers) -> bool:
+    """:func:`_bern_exp_fraction` for one trial; ``big`` where the numerator is held as a Python integer."""
+    k = 1
+    while True:
+        if not big and den * k <= _I64_MAX:
+            cont = int(integers(den * k)) < num
+        else:
+            cont = _bern_ratio1(num, den, big or den > _I64_MAX, integers)
+            if k > 1:
+                cont = (int(integers(k)) == 0) and cont       # drawn whatever cont is, as vectorized
+        if not cont:
+            return k % 2 == 1
+        k += 1
+
+
+def _bern_exp_minus_one1(integers) -> bool:
+    """One Bernoulli(exp(-1)) trial: :func:`_bern_exp_fraction` with gamma = 1.
+
+    Its first step, Bernoulli(1/1), always continues (``integers(1)`` returns 0 without drawing), so
+    the loop starts at K = 2: continue while a uniform on {0..K-1} is 0.
+    """
+    k = 2
+    while int(integers(k)) == 0:
+        k += 1
+    return k % 2 == 1
+
+
+def _bern_exp1(whole: int, num: int, den: int, big: bool, integers) -> bool:
+    """:func:`_bern_exp` for one trial: ``whole`` Bernoulli(exp(-1)) successes, then Bernoulli(exp(-num/den))."""
+    j = 0
+    while j < whole:
+        if not _bern_exp_minus_one1(integers):
+            return False
+        j += 1
+    return _bern_exp_fraction1(num, den, big, integers)
+
+
+def _dlap1(t: int, s: int, integers) -> int:
+    """One draw of :func:`_dlap` (discrete Laplace of scale t/s), the same integer draws as ``_dlap(t, s, 1)``."""
+    while True:
+        u = int(integers(t))
+        if not _bern_exp_fraction1(u, t, False, integers):
+            continue
+        v = 0
+        while _bern_exp_minus_one1(integers):
+            v += 1
+        y = (u + t * v) // s
+        if y > _I64_MAX:
+            raise OverflowError("a discrete Laplace sample exceeded the int64 range; use a smaller scale")
+        if int(integers(2)) == 1:
+            if y == 0:
+                continue                      # -0: rejected, so that 0 is not counted twice
+            return -y
+        return y
+
+
+def _dgauss1(a: int, b: int, integers) -> int:
+    """One draw of :func:`_dgauss_from_variance` for sigma^2 = a/b, the same integer draws as for n = 1."""
+    t = math.isqrt(a // b) + 1
+    den = 2 * a * t * t * b
+    tb = t * b
+    limit = ((1 << 31) - 1 + a) // tb if den <= _I64_MAX and a < (1 << 31) else -1
+    while True:
+        y = _dlap1(t, 1, integers)
+        ay = abs(y)
+        u = ay * tb - a
+        sq = u * u
+        whole = sq // den
+        if _bern_exp1(whole, sq - whole * den, den, ay > limit, integers):
+            return y
 
 
 def discrete_laplace(scale, *, size=None, rng=None):
@@ -277,10 +395,11 @@ def discrete_laplace(scale, *, size=None, rng=None):
     ...
     ValueError: scale must be > 0, got 0.0
     """
-    frac = _as_fraction(scale, "scale")
-    t, s = _check_terms(frac, "scale", scale)
+    t, s = _scale_terms(scale)
     shape = _shape(size)
     gen = as_rng(rng)
+    if shape == ():
+        return _dlap1(t, s, gen.integers)
     return _finish(_dlap(t, s, math.prod(shape), gen), shape)
 
 
@@ -318,6 +437,12 @@ def _check_integers(k, name: str) -> np.ndarray:
 
 
 def _sigma_squared(sigma) -> Fraction:
+    if type(sigma) in _PLAIN:
+        return _sigma_squared_cached(sigma)
+    return _sigma_squared_exact(sigma)
+
+
+def _sigma_squared_exact(sigma) -> Fraction:
     frac = _as_fraction(sigma, "sigma")
     if frac.numerator >= _TERM_LIMIT or frac.denominator >= _TERM_LIMIT:
         raise ValueError(f"sigma={sigma!r} has the exact value {frac}, whose terms do not fit 62 bits; use a "
@@ -325,7 +450,17 @@ def _sigma_squared(sigma) -> Fraction:
     return frac * frac
 
 
+_sigma_squared_cached = functools.lru_cache(maxsize=1024, typed=True)(_sigma_squared_exact)
+
+
 def _dgauss_from_variance(var: Fraction, n: int, gen: np.random.Generator) -> np.ndarray:
+    """n samples of the discrete Gaussian with sigma^2 = ``var``: one at a time (:func:`_dgauss1`) for n = 1."""
+    if n == 1:
+        return np.array([_dgauss1(var.numerator, var.denominator, gen.integers)], dtype=np.int64)
+    return _dgauss_vector(var, n, gen)
+
+
+def _dgauss_vector(var: Fraction, n: int, gen: np.random.Generator) -> np.ndarray:
     """n samples of the discrete Gaussian with variance parameter ``var`` = sigma^2: CKS 2020, Algorithm 3.
 
     t = floor(sigma) + 1; Y ~ discrete Laplace of scale t; accept Y with probability
@@ -390,6 +525,8 @@ def discrete_gaussian(sigma, *, size=None, rng=None):
     var = _sigma_squared(sigma)
     shape = _shape(size)
     gen = as_rng(rng)
+    if shape == ():
+        return _dgauss1(var.numerator, var.denominator, gen.integers)
     n = math.prod(shape) if shape else 1
     return _finish(_dgauss_from_variance(var, n, gen), shape)
 
@@ -519,6 +656,14 @@ def _checked_sum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
+def _checked_int_sum(a: int, b: int) -> int:
+    """a + b for two int64 values (Python ints), raising OverflowError as :func:`_checked_sum` does."""
+    out = a + b
+    if not -_I64_MAX - 1 <= out <= _I64_MAX:
+        raise OverflowError("a release left the int64 range (probability below e^-2048 for supported scales)")
+    return out
+
+
 def _noise_on_values(values: np.ndarray, size, gen, draw) -> np.ndarray:
     """values + noise, with ``size`` independent releases of a scalar value when size is given."""
     shape = values.shape if size is None else _shape(size)
@@ -567,16 +712,27 @@ def geometric_mechanism(value, sensitivity, epsilon, *, rng=None, size=None):
     >>> geometric_mechanism([3, 4], 2, 1.0, rng=1).dtype
     dtype('int64')
     """
-    values = _check_int_values(value)
+    if type(value) is int:   # a Python int: clamped as _check_int_values clamps it, without an array
+        values = np.asarray(min(max(value, -VALUE_LIMIT), VALUE_LIMIT), dtype=np.int64)
+    else:
+        values = _check_int_values(value)
     delta = check_positive_int(sensitivity, "sensitivity")
     eps = check_epsilon(epsilon)
+    t, s = _geometric_terms(delta, eps)
+    gen = as_rng(rng)
+    if size is None and values.ndim == 0:
+        return _checked_int_sum(int(values), _dlap1(t, s, gen.integers))
+    out = _noise_on_values(values, size, gen, lambda n: _dlap(t, s, n, gen))
+    return int(out) if out.ndim == 0 else out
+
+
+@functools.lru_cache(maxsize=1024)
+def _geometric_terms(delta: int, eps: float) -> tuple[int, int]:
+    """Exact terms of the scale delta / eps (rounded up to fit the sampler) of :func:`geometric_mechanism`."""
     _check_release_scale(Fraction(delta) / Fraction(eps), "sensitivity / epsilon")  # before any float division
     scale = _round_up(Fraction(delta) / Fraction(eps))
     _check_release_scale(scale, "sensitivity / epsilon")
-    t, s = _check_terms(scale, "sensitivity / epsilon", float(scale))
-    gen = as_rng(rng)
-    out = _noise_on_values(values, size, gen, lambda n: _dlap(t, s, n, gen))
-    return int(out) if out.ndim == 0 else out
+    return _check_terms(scale, "sensitivity / epsilon", float(scale))
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -666,6 +822,20 @@ def laplace_lattice(sensitivity, epsilon, *, dim=1, spacing=None) -> LaplaceLatt
     >>> laplace_lattice(1.0, 1.0, spacing=0.5).noise_scale  # floor(1/0.5) + 1 = 3 steps of 0.5
     1.5
     """
+    if _plain_args(sensitivity, epsilon, dim, spacing):
+        return _laplace_lattice_cached(sensitivity, epsilon, dim, spacing)
+    return _laplace_lattice(sensitivity, epsilon, dim, spacing)
+
+
+def _plain_args(*args) -> bool:
+    """Whether every argument is None, an int or a float: hashable, so a lattice can be cached for them."""
+    for a in args:
+        if not (type(a) is float or type(a) is int or a is None):
+            return False
+    return True
+
+
+def _laplace_lattice(sensitivity, epsilon, dim, spacing) -> LaplaceLattice:
     sens = check_sensitivity(sensitivity)
     eps = check_epsilon(epsilon)
     d = check_positive_int(dim, "dim")
@@ -685,6 +855,11 @@ def laplace_lattice(sensitivity, epsilon, *, dim=1, spacing=None) -> LaplaceLatt
     _check_release_scale(scale, f"the lattice noise scale ({params})")
     _check_terms(scale, f"the lattice noise scale ({params})", float(scale))
     return LaplaceLattice(math.ldexp(1.0, k), k, steps, scale, float(scale * g))
+
+
+# A lattice is a function of the arguments alone (an immutable NamedTuple): cached, typed so that the
+# messages of a refusal, which quote the arguments, are those of the uncached call (errors are never cached).
+_laplace_lattice_cached = functools.lru_cache(maxsize=1024, typed=True)(_laplace_lattice)
 
 
 def _zcdp_epsilon(rho: float, delta: float) -> float:
@@ -746,6 +921,12 @@ def gaussian_lattice(l2_sensitivity, epsilon, delta, *, dim=1, spacing=None) -> 
     >>> 1.0 < lat.noise_sigma / 3.73 < 1.3   # analytic continuous sigma is about 3.73 here
     True
     """
+    if _plain_args(l2_sensitivity, epsilon, delta, dim, spacing):
+        return _gaussian_lattice_cached(l2_sensitivity, epsilon, delta, dim, spacing)
+    return _gaussian_lattice(l2_sensitivity, epsilon, delta, dim, spacing)
+
+
+def _gaussian_lattice(l2_sensitivity, epsilon, delta, dim, spacing) -> GaussianLattice:
     sens = check_sensitivity(l2_sensitivity, "l2_sensitivity")
     eps = check_real(epsilon, "epsilon", low=0.0, low_open=True, high=MAX_EPSILON)  # beyond, the conversion overflows
     dl = check_delta(delta, allow_zero=False)
@@ -770,6 +951,9 @@ def gaussian_lattice(l2_sensitivity, epsilon, delta, *, dim=1, spacing=None) -> 
                          f"lattice steps; pass a coarser spacing, or a larger epsilon or l2_sensitivity")
     rho = steps * steps / (2 * variance)
     return GaussianLattice(g, k, steps, variance, rho, g * math.sqrt(variance))
+
+
+_gaussian_lattice_cached = functools.lru_cache(maxsize=1024, typed=True)(_gaussian_lattice)
 
 
 def lattice_release(values: np.ndarray, exponent: int, noise: np.ndarray) -> np.ndarray:
@@ -805,6 +989,51 @@ def secure_laplace(values: np.ndarray, sensitivity: float, epsilon: float, gen) 
     lat = laplace_lattice(sensitivity, epsilon, dim=max(1, values.size))
     t, s = lat.lattice_scale.numerator, lat.lattice_scale.denominator
     return lattice_release(values, lat.exponent, _dlap(t, s, values.size, gen).reshape(values.shape))
+
+
+def plain_scalar(value):
+    """``value`` as a float if it is a finite Python float or a Python int of magnitude at most 2**53, else None.
+
+    Such a value is released by the one-draw paths (:func:`secure_laplace1`, :func:`secure_gaussian1`),
+    exactly as the array paths would release ``np.asarray(value, dtype=float)``; anything else (an array,
+    a numpy scalar, NaN, a larger int) takes the array path and its checks.
+    """
+    if type(value) is float:
+        return value if math.isfinite(value) else None
+    if type(value) is int and -2**53 <= value <= 2**53:
+        return float(value)
+    return None
+
+
+_VALUE_LIMIT_F = float(VALUE_LIMIT)
+
+
+def _release1(x: float, exponent: int, noise: int) -> float:
+    """:func:`lattice_release` of one float: the same clamp, rounding (ties to even) and int64 check.
+
+    ``math.ldexp`` is the C ``ldexp`` numpy calls too, ``round`` of a float rounds ties to even as
+    ``np.rint`` does, and ``float`` of an int rounds to nearest as the int64 cast does. Where a Python
+    float operation would raise instead of overflowing (a result beyond the float range, or an int64
+    overflow), the array path decides, with the noise already drawn.
+    """
+    try:
+        steps = round(min(max(math.ldexp(x, -exponent), -_VALUE_LIMIT_F), _VALUE_LIMIT_F))
+        return math.ldexp(float(_checked_int_sum(steps, noise)), exponent)
+    except OverflowError:
+        return float(lattice_release(np.asarray(x), exponent, np.asarray(noise, dtype=np.int64)))
+
+
+def secure_laplace1(x: float, sensitivity: float, epsilon: float, gen) -> float:
+    """:func:`secure_laplace` of one float (validated by the caller): the same lattice, law and random draws."""
+    lat = laplace_lattice(sensitivity, epsilon)
+    scale = lat.lattice_scale
+    return _release1(x, lat.exponent, _dlap1(scale.numerator, scale.denominator, gen.integers))
+
+
+def secure_gaussian1(x: float, l2_sensitivity: float, epsilon: float, delta: float, gen) -> float:
+    """:func:`secure_gaussian` of one float (validated by the caller): the same lattice, law and random draws."""
+    lat = gaussian_lattice(l2_sensitivity, epsilon, delta)
+    return _release1(x, lat.exponent, _dgauss1(lat.lattice_variance, 1, gen.integers))
 
 
 def secure_laplace_draws(value: float, sensitivity: float, epsilon: float, shape: tuple, gen) -> np.ndarray:

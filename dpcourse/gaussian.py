@@ -17,7 +17,7 @@ from scipy import optimize, special
 
 from ._validation import (as_rng, check_delta, check_epsilon, check_flag, check_real, check_real_array,
                           check_sensitivity)
-from .discrete import secure_gaussian
+from .discrete import plain_scalar, secure_gaussian, secure_gaussian1
 
 _SQRT2 = np.sqrt(2.0)
 
@@ -436,9 +436,13 @@ def gaussian_mechanism(value, l2_sensitivity, epsilon, delta, *, rng=None, secur
     >>> gaussian_mechanism([[1.0, 2.0], [3.0, 4.0]], 2.0, 1.0, 1e-6, rng=1).shape
     (2, 2)
     """
-    x = check_real_array(value, "value", allow_empty=True)
+    scalar = plain_scalar(value)   # a plain float or int takes the one-draw path: same draws, no arrays
+    x = check_real_array(value, "value", allow_empty=True) if scalar is None else np.asarray(scalar)
     safe = check_flag(secure, "secure")
     gen = as_rng(rng)
+    if safe and scalar is not None:
+        return secure_gaussian1(scalar, check_sensitivity(l2_sensitivity, "l2_sensitivity"), check_epsilon(epsilon),
+                                _check_gaussian_delta(delta), gen)
     if safe:
         out = secure_gaussian(x, check_sensitivity(l2_sensitivity, "l2_sensitivity"), check_epsilon(epsilon),
                               _check_gaussian_delta(delta), gen)

@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .discrete import _shape, secure_laplace, secure_laplace_draws
+from .discrete import _shape, plain_scalar, secure_laplace, secure_laplace1, secure_laplace_draws
 from ._validation import (
     as_rng,
     WIDE_BOUNDS,
@@ -81,11 +81,14 @@ def laplace_mechanism(value, sensitivity, epsilon, *, rng=None, secure=True):
     >>> laplace_mechanism([3.0, 4.0], 2.0, 1.0, rng=1).shape
     (2,)
     """
-    x = check_real_array(value, "value", allow_empty=True)
+    scalar = plain_scalar(value)   # a plain float or int takes the one-draw path: same draws, no arrays
+    x = check_real_array(value, "value", allow_empty=True) if scalar is None else np.asarray(scalar)
     sens = check_sensitivity(sensitivity)
     eps = check_epsilon(epsilon)
     safe = check_flag(secure, "secure")
     gen = as_rng(rng)
+    if safe and scalar is not None:
+        return secure_laplace1(scalar, sens, eps, gen)
     if safe:
         out = secure_laplace(x, sens, eps, gen)
     else:
@@ -163,18 +166,78 @@ def _clamped_mean_query(values: np.ndarray, lo: float, hi: float) -> tuple[float
     """The clamped mean as computed in floating point, and a sensitivity that covers that computation.
 
     The exact clamped means of replace-one neighbours differ by at most (hi - lo) / n. The computed one,
-    fl(fsum / n), is within 2**-52 |mean| <= 2**-52 max(|lo|, |hi|) of the exact one (fsum rounds once,
-    the division once), so the computed means of neighbours differ by at most
+    fl(fl(sum) / n), is within 2**-52 |mean| <= 2**-52 max(|lo|, |hi|) of the exact one (the exact sum is
+    rounded once, as ``math.fsum`` rounds it, by :func:`_clamped_sum`; the division once), so the computed
+    means of neighbours differ by at most
     (hi - lo) / n + 2**-51 max(|lo|, |hi|). That bound, computed exactly and rounded up, is the
     sensitivity passed on: theorem ``thm-lattice-laplace`` is about the numbers the computer outputs.
     """
     n = values.size
-    value = math.fsum(np.clip(values, lo, hi).tolist()) / n
+    value = _clamped_sum(values, lo, hi) / n
     bound = (Fraction(hi) - Fraction(lo)) / n + Fraction(max(abs(lo), abs(hi))) / 2**51
     sensitivity = float(bound)
     if Fraction(sensitivity) < bound:
         sensitivity = math.nextafter(sensitivity, math.inf)
     return value, sensitivity
+
+
+_UNIT_BITS = 1074 + 64        # every float is an integer multiple of 2**-1074
+_UNIT = 1 << _UNIT_BITS
+_BLOCK = 1 << 16             # values per block of the exact sum (512 KiB buffers)
+
+
+def _in_units(x: float) -> int:
+    """The float x as an exact integer multiple of 2**-_UNIT_BITS."""
+    num, den = x.as_integer_ratio()               # den is a power of two, at most 2**1074
+    return num * (_UNIT // den)
+
+
+def _clamped_sum(values: np.ndarray, lo: float, hi: float) -> float:
+    """``math.fsum`` of the values clamped to [lo, hi] (their exact sum rounded once, ties to even), vectorized.
+
+    Error-free split (Rump, Ogita & Oishi 2008, ExtractScalar): with n values, ``2**E > max(|lo|, |hi|)``,
+    ``K = bitlength(n) + 1`` (so n <= 2**(K-1)) and ``sigma = 2**M``, M = E + K, each clamped value c is
+    split as c = q + r with q = fl(fl(sigma + c) - sigma) and r = fl(c - q):
+
+    * fl(sigma + c) lies in [sigma/2, 2 sigma], a multiple of 2**(M-53) within 2**(M-53) of sigma + c, so
+      q = fl(sigma + c) - sigma exactly (Sterbenz), q is a multiple of 2**(M-53) and |q| <= 2**E + 2**(M-53);
+    * c - q = (sigma + c) - fl(sigma + c) is the rounding error of one addition, a float: r is exact and
+      |r| <= 2**(M-53).
+
+    Every partial sum of the q's (numpy's pairwise order or any other) is a multiple of 2**(M-53) of size at
+    most n (2**E + 2**(M-53)) <= 2**(M-1) + 2**(M+K-54) <= 2**M, hence a float: ``sum(q)`` is exact. A
+    float sum of the r's in any order is within gamma_(n-1) sum |r| <= gamma_(n-1) n 2**(M-53) of their
+    exact sum, gamma_m = m 2**-53 / (1 - m 2**-53) (Higham 2002, section 4.2). So the exact sum S lies in
+    [sum(q) + sum(r) - err, sum(q) + sum(r) + err], computed exactly in integer multiples of 2**-_UNIT_BITS
+    (every float is one; err is rounded up) and rounded by int / int true division, which CPython rounds
+    correctly (ties to even); rounding to nearest is
+    monotone, so when both ends round to the same float, that float is the correctly rounded S. Otherwise
+    (S within err of a rounding boundary, as when the clamped values nearly cancel) ``math.fsum`` decides,
+    as it did for every call before. Six passes over blocks of the data (clip included), no Python list.
+    """
+    n = values.size
+    e = math.frexp(max(abs(lo), abs(hi)))[1]       # 2**e > max(|lo|, |hi|)
+    m = e + n.bit_length() + 1
+    if -1021 <= m <= 1023:                          # sigma is a float, and 2**(m-53) a normal step
+        sigma = math.ldexp(1.0, m)
+        block = min(n, _BLOCK)
+        c, q = np.empty(block), np.empty(block)     # blocks that stay in cache, no array of n allocated
+        sum_q = sum_r = 0.0
+        for start in range(0, n, block):
+            part = values[start:start + block]
+            cc, qq = c[:part.size], q[:part.size]
+            np.clip(part, lo, hi, out=cc)
+            np.add(cc, sigma, out=qq)
+            qq -= sigma                             # q, exact
+            cc -= qq                                # the remainders r, exact
+            sum_q += float(qq.sum())                # exact, as every partial sum of q's is
+            sum_r += float(cc.sum())                # one more summation order of the r's
+        err = -(-(n - 1) * n << (m - 53 + _UNIT_BITS)) // (2**53 - (n - 1))   # ceil(err * 2**_UNIT_BITS)
+        mid = _in_units(sum_q) + _in_units(sum_r)
+        low, high = (mid - err) / _UNIT, (mid + err) / _UNIT
+        if low == high:
+            return low
+    return math.fsum(np.clip(values, lo, hi).tolist())
 
 
 def laplace_tail(t, scale):

@@ -1,0 +1,188 @@
+"""The one-draw paths of the secure samplers and the vectorized exact clamped sum (issue 24, "fast per call").
+
+A scalar release draws its noise with ``_dlap1`` / ``_dgauss1`` (Python integers) instead of the vectorized
+samplers on arrays of one element. They must be the same function of the generator: the same output and the
+same generator state afterwards, for every bit generator and on every branch (int64 and exact-integer
+Bernoulli trials, the 62-bit lazy comparison, the minus-zero rejection). That makes the law the one the
+theorems prove (the vectorized samplers' law is tested in ``tests/test_discrete.py``) and keeps every seeded
+output of the book. ``dp_mean``'s clamped sum must be ``math.fsum``'s, the correctly rounded exact sum.
+"""
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import dpcourse
+from dpcourse import discrete
+from dpcourse.laplace import _clamped_sum
+
+BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
+
+
+def _pair(name, seed):
+    return tuple(np.random.Generator(getattr(np.random, name)(seed)) for _ in range(2))
+
+
+def _same_state(g, h):
+    return g.integers(0, 2**62, size=4).tolist() == h.integers(0, 2**62, size=4).tolist()
+
+
+@pytest.mark.parametrize("name", BIT_GENERATORS)
+def test_draws_of_one_value_and_of_size_zero_consume_nothing(name):
+    # The one-draw paths skip these calls of the vectorized code; that is only right if they draw nothing.
+    g, h = _pair(name, 7)
+    g.integers(0, 1)
+    g.integers(0, 1, size=3)
+    g.integers(0, 2, size=0)
+    g.integers(0, 2**62, size=0)
+    assert _same_state(g, h)
+
+
+def test_one_draw_exponential_coins_have_their_law():
+    # Bernoulli(exp(-1/2)) and Bernoulli(exp(-1)), 20000 trials each, two-sided binomial test at alpha = 1e-6.
+    from scipy import stats
+    gen = np.random.default_rng(11)
+    heads = sum(discrete._bern_exp_fraction1(1, 2, False, gen.integers) for _ in range(20000))
+    assert stats.binomtest(heads, 20000, math.exp(-0.5)).pvalue > 1e-6
+    heads = sum(discrete._bern_exp_minus_one1(gen.integers) for _ in range(20000))
+    assert stats.binomtest(heads, 20000, math.exp(-1.0)).pvalue > 1e-6
+
+
+# (t, s): small and large scales, t beyond 2**31 (64-bit draws), den * k beyond int64 (the split trial).
+DLAP_TERMS = [(1, 1), (1, 3), (5, 2), (7, 3), (1048577, 1), (3, 10**6), (2**61 + 1, 3), (2**62 - 1, 2**61 + 5)]
+
+
+@pytest.mark.parametrize("name", BIT_GENERATORS)
+@pytest.mark.parametrize("t,s", DLAP_TERMS)
+def test_one_draw_discrete_laplace_is_the_vectorized_draw(name, t, s):
+    for seed in range(20):
+        g, h = _pair(name, seed)
+        assert discrete._dlap1(t, s, g.integers) == int(discrete._dlap_vector(t, s, 1, h)[0]), (seed, t, s)
+        assert _same_state(g, h)
+
+
+# sigma^2 = a/b: the int64 path (small a), the exact-integer path (a >= 2**31 or a huge denominator), and
+# sigma^2 < 1 where a sample with |y| = 0 or 1 mixes both.
+DGAUSS_VARIANCES = [Fraction(1, 4), Fraction(1), Fraction(9), Fraction(729, 100), Fraction(10**8),
+                    Fraction(2**40 + 1, 3), Fraction(3**30, 2**45), Fraction(12345678901234567, 10**6)]
+
+
+@pytest.mark.parametrize("name", BIT_GENERATORS)
+@pytest.mark.parametrize("var", DGAUSS_VARIANCES)
+def test_one_draw_discrete_gaussian_is_the_vectorized_draw(name, var):
+    for seed in range(15):
+        g, h = _pair(name, seed)
+        one = discrete._dgauss1(var.numerator, var.denominator, g.integers)
+        assert one == int(discrete._dgauss_vector(var, 1, h)[0]), (seed, var)
+        assert _same_state(g, h)
+
+
+def test_lazy_bernoulli_ties_are_resolved_as_vectorized():
+    # A tie of the 62-bit comparison has probability 2**-62: force it with a generator whose draws repeat.
+    class Fixed:
+        def __init__(self, values):
+            self.values = list(values)
+
+        def __call__(self, *args, size=None):
+            v = self.values.pop(0)
+            return np.full(size, v, dtype=np.int64) if size is not None else np.int64(v)
+
+    den = 3 * 2**62 + 1
+    num = 2**62
+    head = (num << 62) // den
+    rest = (num << 62) - head * den
+    head2 = (rest << 62) // den
+    for second in (head2 - 1, head2, head2 + 1):
+        draws = [head, second] + ([0] if second == head2 else [])
+        one = discrete._bern_ratio1(num, den, True, Fixed(draws))
+        gen = type("G", (), {"integers": Fixed(draws)})()
+        assert one == bool(discrete._bern_ratio(np.array([num], dtype=object), den, gen)[0])
+
+
+@pytest.mark.parametrize("name", BIT_GENERATORS)
+def test_scalar_releases_equal_the_array_releases(name):
+    # value, sensitivity, epsilon: ties of the rounding, tiny and huge values (clamped at 2**61 steps).
+    cases = [(3.0, 1.0, 1.0), (0.5 * 2.0**-20, 1.0, 1.0), (1.5 * 2.0**-20, 1.0, 1.0), (-2.5 * 2.0**-20, 1.0, 1.0),
+             (1e300, 1.0, 1.0), (2.0**42, 1.0, 1.0), (-1e300, 1e-3, 2.0), (5e-324, 1e-280, 0.5), (-0.0, 2.0, 0.1),
+             (7.0, 1e6, 1e-3)]
+    for seed in range(5):
+        for value, sens, eps in cases:
+            g, h = _pair(name, seed)
+            one = dpcourse.laplace_mechanism(value, sens, eps, rng=g)
+            arr = dpcourse.laplace_mechanism(np.array([value]), sens, eps, rng=h)[0]
+            assert one == arr and type(one) is float
+            assert _same_state(g, h)
+            g, h = _pair(name, seed)
+            one = dpcourse.gaussian_mechanism(value, sens, eps, 1e-6, rng=g)
+            assert one == dpcourse.gaussian_mechanism(np.array([value]), sens, eps, 1e-6, rng=h)[0]
+            assert _same_state(g, h)
+
+
+def test_release_of_one_value_rounds_and_clamps_like_the_array_path():
+    for exponent in (-20, -1, 0, 3, 40, -1070, 1000):
+        for x in (0.5, 1.5, 2.5, -0.5, -3.5, 1e308, -1e308, 2.0**70, 2.0**62, -(2.0**62), 5e-324, 0.0, 123.456):
+            for noise in (0, 1, -1, 2**40, -(2**61)):
+                with np.errstate(over="ignore"):   # a result beyond the float range is inf on both paths
+                    expected = float(discrete.lattice_release(np.asarray(x), exponent, np.asarray(noise)))
+                    assert discrete._release1(x, exponent, noise) == expected, (x, exponent, noise)
+    with pytest.raises(OverflowError):   # 2**61 steps plus 2**62 - 1 of noise leave int64: refused, not wrapped
+        discrete._release1(1e300, 0, 2**63 - 2**61)
+
+
+def test_geometric_scalar_int_is_clamped_like_an_array():
+    for value in (2**61 + 1, 2**70, -(2**80), 2**64 - 1):
+        a = discrete.geometric_mechanism(value, 1, 40.0, rng=3)
+        b = discrete.geometric_mechanism([value], 1, 40.0, rng=3)[0]
+        assert a == b and abs(a) <= 2**61 + 2
+
+
+def test_cached_parameters_keep_bool_and_type_refusals():
+    discrete.discrete_laplace(1, rng=0)
+    discrete.discrete_gaussian(1, rng=0)
+    with pytest.raises(TypeError):
+        discrete.discrete_laplace(True, rng=0)
+    with pytest.raises(TypeError):
+        discrete.discrete_gaussian(True, rng=0)
+    dpcourse.laplace_lattice(1, 1)
+    with pytest.raises(TypeError):
+        dpcourse.laplace_lattice(True, 1)
+    assert dpcourse.laplace_lattice(1, 2) == dpcourse.laplace_lattice(1.0, 2.0)
+
+
+# ---- the exact clamped sum of dp_mean
+
+
+def _fsum(x, lo, hi):
+    return math.fsum(np.clip(x, lo, hi).tolist())
+
+
+def test_clamped_sum_is_fsum_on_mixed_magnitudes():
+    rng = np.random.default_rng(24)
+    for _ in range(300):
+        n = int(rng.integers(1, 2000))
+        x = rng.normal(0, 10, n) * 10.0 ** rng.integers(-40, 40, n)
+        x[rng.integers(0, n, 3)] = 5e-324
+        lo, hi = sorted(rng.normal(0, 10, 2) * 10.0 ** rng.integers(-8, 8, 2))
+        if lo < hi:
+            assert _clamped_sum(x, lo, hi) == _fsum(x, lo, hi)
+
+
+def test_clamped_sum_is_fsum_across_blocks_and_at_the_extremes():
+    rng = np.random.default_rng(5)
+    x = rng.normal(5, 3, 200_003)
+    assert _clamped_sum(x, 0.0, 10.0) == _fsum(x, 0.0, 10.0)
+    assert _clamped_sum(x, -1e-300, 1e-300) == _fsum(x, -1e-300, 1e-300)    # every value clamped, tiny
+    assert _clamped_sum(x * 1e300, -2.0**999, 2.0**999) == _fsum(x * 1e300, -2.0**999, 2.0**999)
+    assert _clamped_sum(np.full(2**16 - 1, 15.999), -16.0, 16.0) == _fsum(np.full(2**16 - 1, 15.999), -16, 16)
+    y = np.concatenate([x, -x])                                                   # exact cancellation: S = 0
+    assert _clamped_sum(y, -20.0, 20.0) == 0.0
+
+
+def test_clamped_sum_decides_ties_with_the_error_bound():
+    # sum = 2**53 + 1 + 2**-60: the float sum of the remainders (1 + 2**-60 -> 1) lands on the tie
+    # 2**53 + 1, which rounds to even (2**53); the exact sum rounds up to 2**53 + 2.
+    x = np.array([2.0**53, 1.0, 2.0**-60])
+    assert _fsum(x, 0.0, 2.0**53) == 2.0**53 + 2
+    assert _clamped_sum(x, 0.0, 2.0**53) == 2.0**53 + 2
