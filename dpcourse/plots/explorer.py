@@ -312,7 +312,7 @@ def draw_state(ex: "Explorer", params: dict, out_file, *, dpi: int = 72, layout:
     layout pass, about a third of a state's time: the first state's tight-layout subplot parameters are
     kept in it and the next states are drawn with them (so the axes also stay put when a slider moves).
     A state drawn that way whose texts leave the figure or run into another axes is laid out again with
-    its own tight layout, and the roomier parameters of the two are kept for the states after it.
+    its own tight layout, and so are all the states after it.
     """
     import matplotlib.pyplot as plt
     from matplotlib.figure import Figure
@@ -347,14 +347,12 @@ def draw_state(ex: "Explorer", params: dict, out_file, *, dpi: int = 72, layout:
             fig.canvas.draw()  # runs the layout engine (if any), then renders
             renderer = fig.canvas.get_renderer()
             if reuse and not _fits(fig, drawn, renderer):
-                kept = layout["params"]
+                # this state needs its own layout: it gets it, and so do the states after it (a layout
+                # that failed once is not trusted again: the cost stays at most one extra draw)
                 drawn.clear()
                 fig.set_layout_engine(engine)
                 fig.canvas.draw()
-                own = {k: getattr(fig.subplotpars, k) for k in SUBPLOT_PARAMS}
-                # roomier: wider margins (larger left/bottom, smaller right/top) and gaps
-                layout["params"] = {k: (min if k in ("right", "top") else max)(kept[k], own[k])
-                                    for k in SUBPLOT_PARAMS}
+                layout["params"] = None
                 layout["redone"] = layout.get("redone", 0) + 1
             elif tight and layout is not None and "params" not in layout:
                 # the first state: its layout is kept unless it already fails the check (then none is reused)
