@@ -33,9 +33,9 @@ def plot_attack_roc(fpr_grid, tprs, labels, epsilons, *, model, fpr, delta=1e-5)
     k = labels.index(model)
     fig, ax = plt.subplots(figsize=(6.4, 4.6), dpi=STATIC_DPI)  # the book's static dpi, whatever the backend set
     ax.plot(grid, grid, color="0.6", lw=1, ls=":", label="chance (TPR = FPR)")
-    for i, lab in enumerate(labels):
-        if i != k:
-            ax.plot(grid, np.maximum(tprs[i], 1e-4), color="0.8", lw=1)
+    others = [i for i in range(len(labels)) if i != k]
+    for i in others:
+        ax.plot(grid, np.maximum(tprs[i], 1e-4), color="0.8", lw=1, label="the other models" if i == others[0] else None)
     ax.plot(grid, np.maximum(tprs[k], 1e-4), color="C0", lw=2, label=f"LiRA on {model}")
     eps = float(epsilons[k])
     tpr = tpr_at_fpr_from_grid(grid, tprs[k], fpr)
