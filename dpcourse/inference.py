@@ -48,6 +48,7 @@ MEAN_SPLIT = 0.8
 #: Draws of the parametric bootstrap of :func:`difference_of_means_interval`.
 BOOTSTRAP_DRAWS = 4000
 _BISECTION_STEPS = 60
+_NEGLIGIBLE = 1e-6
 _MAX_REPS = 20000
 
 
@@ -104,16 +105,20 @@ def _laplace_normal_tail(c, sigma, b):
     (theorem ``inf-thm-convolution``), evaluated in log space; the law is symmetric, so the two-sided tail is twice it.
     """
     c, sigma, b = np.broadcast_arrays(np.asarray(c, float), np.asarray(sigma, float), np.asarray(b, float))
-    s = np.where(sigma > 0, sigma, 1.0)          # safe stand-ins where a part is absent (chosen by np.where below)
-    bb = np.where(b > 0, b, 1.0)
-    half = s * s / (2.0 * bb * bb)
-    with np.errstate(over="ignore", invalid="ignore"):
+    # A part below _NEGLIGIBLE times the other is dropped (the formula would subtract overflowing terms);
+    # that moves the half-width by a relative 1e-5 at most.
+    no_norm = (sigma == 0) | (sigma < _NEGLIGIBLE * b)
+    no_lap = ~no_norm & ((b == 0) | (b < _NEGLIGIBLE * sigma))
+    s = np.where(no_norm, 1.0, sigma)            # safe stand-ins where a part is absent (chosen by np.where below)
+    bb = np.where(no_lap | (b == 0), 1.0, b)
+    with np.errstate(all="ignore"):
+        half = s * s / (2.0 * bb * bb)
         a = np.exp(-c / bb + half + log_ndtr(c / s - s / bb))
         d = np.exp(c / bb + half + log_ndtr(-c / s - s / bb))
         both = np.clip(2.0 * np.exp(log_ndtr(-c / s)) + (a - d), 0.0, 1.0)
-    only_norm = 2.0 * np.exp(log_ndtr(-c / s))
-    only_lap = np.where(b > 0, np.exp(-c / bb), (c == 0).astype(float))
-    return np.where(sigma == 0, only_lap, np.where(b == 0, only_norm, both))
+        only_norm = 2.0 * np.exp(log_ndtr(-c / s))
+        only_lap = np.where(b > 0, np.exp(-c / np.where(b > 0, b, 1.0)), (c == 0).astype(float))
+    return np.where(no_norm, only_lap, np.where(no_lap, only_norm, both))
 
 
 def noise_aware_halfwidth(sigma, b, level=0.95):
@@ -151,8 +156,10 @@ def noise_aware_halfwidth(sigma, b, level=0.95):
     if hi.ndim == 0:                             # one interval: Brent's method, a dozen evaluations
         if hi == 0.0:
             return 0.0
+        if not math.isfinite(float(hi)):
+            raise ValueError(f"sigma and b must give a finite half-width, got sigma={float(s)!r}, b={float(bb)!r}")
         return float(brentq(lambda c: float(_laplace_normal_tail(c, s, bb)) - alpha, 0.0, float(hi),
-                            xtol=1e-15 * float(hi), rtol=4 * np.finfo(float).eps))
+                            xtol=max(1e-15 * float(hi), 5e-324), rtol=4 * np.finfo(float).eps))
     lo = np.zeros_like(hi)
     for _ in range(_BISECTION_STEPS):
         mid = 0.5 * (lo + hi)
@@ -572,7 +579,7 @@ def interval_coverage(kind, population, n, epsilon, *, reps=1000, level=0.95, lo
     kind = check_choice(kind, "kind", KINDS)
     n = check_positive_int(n, "n", minimum=2)
     eps = check_epsilon(epsilon)
-    reps = check_size(reps, "reps", cap=_MAX_REPS)
+    reps = check_size(reps, "reps", cap=_MAX_REPS, minimum=2)
     lev = check_real(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
     check_size(reps * n, "reps * n")
     gen = as_rng(rng)

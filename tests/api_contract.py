@@ -968,6 +968,46 @@ SPECS += [
 COVERED_MODULES |= {"fdp"}
 
 
+# ---- private inference (chapter 23): intervals computed from a release; each returns [low, high]
+def _ends(r):
+    return np.array([r.low, r.high])
+
+
+INF_X = Kind([1.0, 4.0, 3.0], floats_list(2), ARRAY1D.bad + [[1.0]], [[1e300, -1e300], [5e-324, 0.0]])
+INF_BITS = Kind([1, 0, 1], st.lists(st.sampled_from([0, 1]), min_size=2, max_size=12),
+                BITS1D.bad + [[1]], [[0, 0], [1, 1]])
+INF_LEVEL = real(0.0, 1.0, True, True, v_lo=0.5, v_hi=0.999, default=0.95, edge=[1e-300, 1 - 2**-53])
+INF_METHOD = choice("noise_aware", "naive")
+INF_SIGMA = Kind(1.0, st.one_of(st.floats(0.0, 100.0), st.lists(st.floats(0.0, 100.0), min_size=1, max_size=4)),
+                 [True, "1", None, NAN, INF, -1.0, 1 + 0j, [NAN], [-1.0], [INF], [True]],
+                 [0.0, 5e-324, 1e-300, 1e300, [0.0, 1e300]])  # arrays are accepted: one half-width per entry
+SPECS += [
+    Spec("mean_interval", lambda x, lower, upper, epsilon, level, method, rng: _ends(
+        dp.mean_interval(x, lower, upper, epsilon, level=level, method=method, rng=rng)),
+         [A("x", INF_X), A("lower", LOWER), A("upper", UPPER), A("epsilon", EPS_MODEST), A("level", INF_LEVEL),
+          A("method", INF_METHOD), A("rng", RNG)]),
+    Spec("proportion_interval", lambda bits, epsilon, level, method, rng: _ends(
+        dp.proportion_interval(bits, epsilon, level=level, method=method, rng=rng)),
+         [A("bits", INF_BITS), A("epsilon", EPS_MODEST), A("level", INF_LEVEL), A("method", INF_METHOD),
+          A("rng", RNG)]),
+    Spec("difference_of_means_interval", lambda x, y, lower, upper, epsilon, method, rng: _ends(
+        dp.difference_of_means_interval(x, y, lower, upper, epsilon, method=method, rng=rng)),
+         [A("x", INF_X), A("y", INF_X), A("lower", LOWER), A("upper", UPPER), A("epsilon", EPS_MODEST),
+          A("method", INF_METHOD), A("rng", RNG)], "any", 10),
+    Spec("quantile_interval", lambda x, q, lower, upper, epsilon, rng, resolution: _ends(
+        dp.quantile_interval(x, q, lower, upper, epsilon, rng=rng, resolution=resolution)),
+         [A("x", INF_X), A("q", PROB), A("lower", LOWER), A("upper", Q_UPPER), A("epsilon", EPS_MODEST),
+          A("rng", RNG), A("resolution", RESOLUTION)], "any", 10, 3.0),
+    Spec("noise_aware_halfwidth", dp.noise_aware_halfwidth, [A("sigma", INF_SIGMA), A("b", INF_SIGMA),
+                                                             A("level", INF_LEVEL)], "nonneg"),
+    Spec("interval_coverage", lambda n, epsilon, reps, rng: dp.interval_coverage(
+        "proportion", [0, 1, 1, 0, 1], n, epsilon, reps=reps, rng=rng)["noise_aware"][0],
+         [A("n", integer(2, v_hi=50, default=10, edge=[2])), A("epsilon", EPS_MODEST),
+          A("reps", integer(2, v_hi=20, default=5, edge=[2])), A("rng", RNG)], "unit", 10),
+]
+NOT_CALLABLES |= {"PrivateInterval"}
+COVERED_MODULES |= {"inference"}
+
 # An extreme value added to every kind by ``real``/``integer`` is not an extreme *valid* value where a kind lists it
 # as invalid (LDP_EPS refuses 5e-324 below its documented minimum, for instance).
 for _spec in SPECS:
