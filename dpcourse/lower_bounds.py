@@ -21,6 +21,7 @@ Every bound names its neighbouring relation; the attribute-mean results are unde
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 
@@ -47,10 +48,16 @@ __all__ = [
     "gaussian_means_sample_size",
     "tracing_trial",
     "FINGERPRINT_MAX_CELLS",
+    "FINGERPRINT_MAX_N0",
+    "FINGERPRINT_MAX_N",
 ]
 
 #: Largest n * d (people times attributes) :func:`fingerprinting_code` and :func:`tracing_trial` draw.
 FINGERPRINT_MAX_CELLS = 50_000_000
+#: Largest n0 :func:`fingerprinting_sample_bound` tries (fewer n0 only exclude fewer n: the answer stays true).
+FINGERPRINT_MAX_N0 = 10**6
+#: Largest n :func:`fingerprinting_sample_bound` reports (the upper end is capped there, never overstated).
+FINGERPRINT_MAX_N = 2**62
 
 
 def _packing_count(k: int, relation: str) -> int:
@@ -125,8 +132,11 @@ def packing_error_bound(k, epsilon, *, relation, beta=0.5) -> float:
     ratio = math.log(big_k) + math.log1p(-b) - math.log(b)
     if ratio <= 0:
         return 0.0
+    q = ratio / eps
+    if not q < 2.0**53:   # huge (or overflowed) m: floor(q) >= q (1 - 1e-12), so this half never overstates t
+        return min(q, sys.float_info.max) * (1 - 1e-12) / 2.0
     # largest integer m with eps * m <= ratio; a hair of slack so that e.g. ln 8 / ln 8 is not floored to 0
-    m = math.floor(ratio / eps * (1 + 1e-12))
+    m = math.floor(q * (1 + 1e-12))
     while m > 0 and packing_failure_probability(k, eps, m, relation=rel) < b * (1 - 1e-12):
         m -= 1
     return m / 2.0
@@ -214,7 +224,8 @@ def fingerprinting_sample_bound(d, epsilon, delta, alpha):
     s = sqrt(2 / (3 n0)) and a = 2 α n / n0 + s. If 2 a < 1/2 - n0 / C, C = sqrt(3d/2) / (e^ε - 1), the
     release cannot be (ε, δ)-DP. Equivalently n is excluded when n0 <= n < n0 (1/2 - n0/C - 2 s) / (4 α)
     for some such n0. This returns ``(n_low, n_high)``: every n with n_low <= n <= n_high is excluded,
-    ``(0, 0)`` when the corollary excludes nothing at these parameters. For small α, n_high grows like
+    ``(0, 0)`` when the corollary excludes nothing at these parameters. Only n0 <= ``FINGERPRINT_MAX_N0`` are
+    tried and n_high is capped at ``FINGERPRINT_MAX_N``: both can only shorten the range, never make it wrong. For small α, n_high grows like
     sqrt(d) / (α (e^ε - 1)) times a constant (about 0.007 to 0.017 for d from 10^3 to 10^6 with these proof constants).
 
     Examples
@@ -229,14 +240,15 @@ def fingerprinting_sample_bound(d, epsilon, delta, alpha):
     dlt = check_delta(delta)
     a = check_real(alpha, "alpha", low=0.0, high=1.0, low_open=True)
     c = _fingerprinting_constant(d, eps)
-    top = math.floor(c / 2)                         # n0 < C/2 is needed for a positive slack
+    top = math.floor(min(c / 2, FINGERPRINT_MAX_N0))  # n0 < C/2 is needed for a positive slack
     if dlt > 0:
         top = min(top, math.floor(1.0 / (24.0 * dlt)))
     if top < 1:
         return (0, 0)
     n0 = np.arange(1, top + 1, dtype=np.float64)
     slack = 0.5 - n0 / c - 2.0 * np.sqrt(2.0 / (3.0 * n0))
-    upper = n0 * slack / (4.0 * a)                  # n is excluded for n0 <= n < upper
+    with np.errstate(over="ignore"):
+        upper = np.minimum(n0 * slack / (4.0 * a), float(FINGERPRINT_MAX_N))  # n excluded for n0 <= n < upper
     # largest integer strictly below upper
     last = np.ceil(upper) - 1
     ok = (slack > 0) & (last >= n0)

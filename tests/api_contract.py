@@ -1008,6 +1008,33 @@ SPECS += [
 NOT_CALLABLES |= {"PrivateInterval"}
 COVERED_MODULES |= {"inference"}
 
+# ---- lower bounds (chapter 20)
+LB_K = integer(minimum=2, v_hi=60, default=3, edge=[2, 10**6, 2**62])
+LB_D = integer(v_hi=60, default=3, edge=[1, 10**6, 10**12])
+LB_ALPHA = real(0.0, 1.0, True, False, v_lo=1e-4, v_hi=1.0, default=0.01, edge=[5e-324, 1e-200, 1.0])
+LB_SMALL = integer(v_hi=12, default=3, edge=[1])
+
+SPECS += [
+    Spec("packing_failure_probability", dp.packing_failure_probability,
+         [A("k", LB_K), A("epsilon", EPS), A("m", POSINT), A("relation", RELATION, True)], "unit"),
+    Spec("packing_error_bound", dp.packing_error_bound,
+         [A("k", LB_K), A("epsilon", EPS), A("relation", RELATION, True), A("beta", PROB_OPEN, True)], "nonneg"),
+    Spec("bit_guessing_bound", dp.bit_guessing_bound, [A("epsilon", EPS), A("delta", DELTA)], "unit"),
+    Spec("subset_sum_error_bound", dp.subset_sum_error_bound,
+         [A("n", POSINT), A("epsilon", EPS), A("delta", DELTA), A("beta", PROB)], "nonneg"),
+    Spec("fingerprinting_code", lambda n, d, rng: dp.fingerprinting_code(n, d, rng=rng)[1],
+         [A("n", LB_SMALL), A("d", LB_SMALL), A("rng", RNG)], "nonneg"),
+    Spec("fingerprinting_sample_bound", lambda d, epsilon, delta, alpha:
+         dp.fingerprinting_sample_bound(d, epsilon, delta, alpha)[1],
+         [A("d", LB_D), A("epsilon", EPS), A("delta", DELTA), A("alpha", LB_ALPHA)], "nonneg"),
+    Spec("gaussian_means_sample_size", dp.gaussian_means_sample_size,
+         [A("d", LB_D), A("epsilon", EPS_MODEST), A("delta", DELTA_POS), A("alpha", LB_ALPHA)], "nonneg"),
+    Spec("tracing_trial", lambda n, d, rng: dp.tracing_trial(n, d, n_outsiders=5, rng=rng)["mean_abs_error"],
+         [A("n", LB_SMALL), A("d", LB_SMALL), A("rng", RNG)], "nonneg"),
+]
+COVERED_MODULES |= {"lower_bounds"}
+
+
 # An extreme value added to every kind by ``real``/``integer`` is not an extreme *valid* value where a kind lists it
 # as invalid (LDP_EPS refuses 5e-324 below its documented minimum, for instance).
 for _spec in SPECS:
