@@ -213,6 +213,8 @@ def fingerprinting_code(n, d, *, rng=None):
 
 def _fingerprinting_constant(d: int, eps: float) -> float:
     """C = sqrt(3 d / 2) / (e^ε - 1), the scale of theorem ``lb-thm-fingerprinting``."""
+    if eps > 700:   # e^eps - 1 overflows; C is then below 1e-290 and excludes nothing
+        return 0.0
     return math.sqrt(1.5 * d) / math.expm1(eps)
 
 
