@@ -166,6 +166,8 @@ RELEASES: dict[str, Release] = {
 NOT_RELEASES = {
     "dpcourse.optimal_noise.knorm_l2_noise": "draws noise only; its arguments (dim, sensitivity) are public",
     "dpcourse.queries.tracing_experiment": "an experiment on synthetic data; its releases are laplace_mechanism",
+    "dpcourse.lower_bounds.tracing_trial": "an experiment on a synthetic fingerprinting code; its release is "
+                                           "gaussian_mechanism",
     "dpcourse.queries.error_versus_queries": "an experiment driver; each release it makes is tested here itself",
     "dpcourse.queries.sparse_vector_variant": "audit only: the published broken variants, documented as not "
                                               "private and never for real data",
