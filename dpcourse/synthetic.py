@@ -1,0 +1,560 @@
+"""Synthetic data from noisy marginals: MST (McKenna, Miklau & Sheldon 2021) with an exact tree model.
+
+The chapter "Synthetic data from noisy marginals" proves what is used here:
+
+* ``syn-thm-privacy``: the whole pipeline is rho-zCDP under the stated neighbouring relation
+  (add/remove one record, or replace one record): three Gaussian measurement steps and the
+  exponential-mechanism selection, composed; :func:`mst_budget` computes every constant.
+* ``syn-thm-tree``: on a tree, marginals that agree on their shared one-way marginals are reproduced
+  exactly by the product ``prod_i p_i prod_(ij) q_ij / (p_i p_j)``, which is also the maximum-entropy
+  distribution with those marginals; :func:`sample_tree` samples it by ancestral sampling and
+  :func:`tree_joint` computes it on a small domain.
+* ``syn-lem-consistency``: how the noisy marginals are made non-negative and consistent first
+  (:func:`fit_tree_marginals`): a projection onto the simplex and Sinkhorn scaling. That step is a
+  heuristic (not the maximum-likelihood fit Private-PGM computes); the model fitted from its output is exact.
+
+The measurements use the exact discrete Gaussian sampler (:func:`dpcourse.discrete_gaussian`) on the
+integer counts; the selection uses :func:`dpcourse.exponential_mechanism` (exact sampling).
+Private-PGM (``mbi``) is not used: it needs jax, several hundred MB and seconds of import per process.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from ._validation import as_rng, check_choice, check_positive_int, check_real, check_size
+from .discrete import discrete_gaussian
+from .selection import exponential_mechanism
+
+__all__ = ["mst_synthesize", "independent_synthesize", "mst_budget", "marginal_errors", "SyntheticRelease"]
+
+#: Shares of rho spent on the one-way measurements, the selection and the two-way measurements (MST's split).
+MST_SPLIT = (1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0)
+#: Caps on public sizes: attributes, values per attribute, cells of a joint table built by :func:`tree_joint`.
+MAX_ATTRIBUTES = 64
+MAX_VALUES = 1000
+MAX_JOINT_CELLS = 2**22
+#: Largest number of synthetic records drawn in one call.
+MAX_RECORDS = 10**7
+#: Weight of the independent table mixed into each projected two-way marginal before Sinkhorn scaling.
+TREE_MIX = 1e-3
+#: Sinkhorn scaling stops when every margin is within this of its target (or after SINKHORN_ITERATIONS).
+SINKHORN_TOL = 1e-12
+SINKHORN_ITERATIONS = 10_000
+#: Noise scales are rounded up to this dyadic grid (exact rationals for the discrete Gaussian sampler).
+SIGMA_GRID = 2**20
+MAX_SIGMA = 2.0**40
+RELATIONS = ("add_remove", "replace")
+
+
+def _check_domain(domain) -> tuple[int, ...]:
+    if isinstance(domain, (str, bytes)) or not hasattr(domain, "__len__"):
+        raise TypeError(f"domain must be a sequence of positive integers (values per attribute), got {domain!r}")
+    dom = tuple(check_positive_int(k, "domain entry") for k in domain)
+    if not 2 <= len(dom) <= MAX_ATTRIBUTES:
+        raise ValueError(f"domain must list between 2 and MAX_ATTRIBUTES = {MAX_ATTRIBUTES} attributes, got "
+                         f"{len(dom)}")
+    if max(dom) > MAX_VALUES:
+        raise ValueError(f"each domain entry must be at most MAX_VALUES = {MAX_VALUES} values, got {max(dom)}")
+    return dom
+
+
+def _check_records(data, dom: tuple[int, ...], name: str = "data") -> np.ndarray:
+    """Integer codes of shape (n, d); a code outside ``range(domain[j])`` is clamped to the nearest end.
+
+    Clamping a record's code is a map applied to each record separately, so neighbouring datasets stay
+    neighbours and every sensitivity is unchanged. NaN, +-inf and non-whole numbers break the contract
+    (codes are whole numbers) and are refused with a message that holds nothing computed from the data.
+    """
+    if isinstance(data, (str, bytes)):
+        raise TypeError(f"{name} must be a 2-d array of integer codes, got a string")
+    arr = np.asarray(data)
+    if arr.ndim != 2 or arr.shape[1] != len(dom):
+        raise ValueError(f"{name} must be a 2-d array with one column per domain entry ({len(dom)} columns), got "
+                         f"{arr.ndim} dimensions" + (f" and {arr.shape[1]} columns" if arr.ndim == 2 else ""))
+    hi = np.array(dom, dtype=np.int64) - 1
+    if arr.dtype == bool:
+        raise TypeError(f"{name} must hold integer codes, got booleans (use 0 and 1)")
+    if arr.dtype.kind in "iu":
+        if arr.dtype.kind == "u":
+            arr = np.minimum(arr, np.uint64(2**62)).astype(np.int64)
+        return np.clip(arr.astype(np.int64, copy=False), 0, hi)
+    if arr.dtype.kind == "O":
+        try:
+            vals = [[min(max(int(v), 0), int(h)) if float(v) == int(v) else math.nan for v, h in zip(row, hi)]
+                    for row in arr]
+        except (TypeError, ValueError, OverflowError):
+            raise TypeError(f"{name} must hold whole-number codes; clean or recode the column before the call") \
+                from None
+        arr = np.array(vals, dtype=float).reshape(arr.shape)
+    if arr.dtype.kind != "f":
+        raise TypeError(f"{name} must hold integer codes, got dtype {arr.dtype}")
+    if not np.isfinite(arr).all() or (arr != np.floor(arr)).any():
+        raise ValueError(f"{name} must hold whole-number codes (no NaN, inf or fractions): recode or impute "
+                         f"the column before the call")
+    return np.clip(arr, 0, hi).astype(np.int64)
+
+
+def _check_relation(relation) -> str:
+    return check_choice(relation, "relation", RELATIONS)
+
+
+def marginal(records: np.ndarray, dom, attrs) -> np.ndarray:
+    """Counts of the records over the attributes ``attrs`` (a table of shape ``[dom[a] for a in attrs]``)."""
+    shape = tuple(dom[a] for a in attrs)
+    if records.shape[0] == 0:
+        return np.zeros(shape, dtype=np.int64)
+    idx = np.ravel_multi_index(tuple(records[:, a] for a in attrs), shape)
+    return np.bincount(idx, minlength=math.prod(shape)).reshape(shape)
+
+
+@dataclass(frozen=True)
+class MSTBudget:
+    """The constants of :func:`mst_synthesize` for one (rho, domain size, relation): theorem ``syn-thm-privacy``."""
+
+    rho: float
+    relation: str
+    sigma_one_way: Fraction      # discrete Gaussian scale of every one-way count
+    sigma_two_way: Fraction      # ... of every selected two-way count (0 when no pair is measured)
+    epsilon_select: float        # epsilon of each of the d - 1 exponential-mechanism rounds
+    l2_one_way: float            # l2 sensitivity of the d one-way marginals together
+    l2_two_way: float            # ... of the d - 1 selected two-way marginals together
+    utility_sensitivity: float   # sensitivity of the selection score
+    rho_parts: tuple = field(default=())   # rho spent by each step, after the rounding of sigma (sum <= rho)
+
+
+def _sigma_for(l2: float, rho: float) -> Fraction:
+    sigma = l2 / math.sqrt(2.0 * rho)
+    if not sigma <= MAX_SIGMA:
+        raise ValueError(f"rho={rho!r} is too small: the noise scale {sigma:.3g} exceeds MAX_SIGMA = 2**40; "
+                         f"use a larger rho")
+    # round up on a dyadic grid: strictly above the float sigma, so the rho spent never exceeds the share
+    return Fraction(math.floor(sigma * SIGMA_GRID) + 1, SIGMA_GRID)
+
+
+def mst_budget(rho, d, *, relation="add_remove", independent=False) -> MSTBudget:
+    """Noise scales and selection epsilon of MST at total ``rho`` for ``d`` attributes (theorem ``syn-thm-privacy``).
+
+    Under add/remove one record a k-way marginal (a table of counts) changes in one cell by 1, so the d
+    one-way marginals together have l2 sensitivity ``sqrt(d)`` and the d - 1 selected two-way marginals
+    ``sqrt(d - 1)``; the selection score (an l1 distance to a table fixed by the earlier release) moves by at
+    most 1. Under replace one record a marginal changes in two cells by 1: the l2 sensitivities gain a
+    factor ``sqrt(2)`` and the score's sensitivity is 2. The discrete Gaussian with scale sigma on a query
+    of l2 sensitivity D is ``D^2 / (2 sigma^2)``-zCDP; each exponential-mechanism round is epsilon-DP and
+    ``epsilon^2 / 8``-zCDP; zCDP adds up. MST spends ``MST_SPLIT`` of rho on the three steps; with
+    ``independent=True`` all of rho goes to the one-way marginals (the independent baseline).
+
+    Parameters
+    ----------
+    rho : float
+        Total zCDP budget, > 0.
+    d : int
+        Number of attributes, 2 <= d <= MAX_ATTRIBUTES.
+    relation : {"add_remove", "replace"}
+    independent : bool
+
+    Examples
+    --------
+    >>> b = mst_budget(0.3, 4)
+    >>> float(b.sigma_one_way) > (4 / (2 * 0.1)) ** 0.5, round(b.epsilon_select, 6)
+    (True, 0.516398)
+    >>> sum(b.rho_parts) <= 0.3
+    True
+    """
+    r = check_real(rho, "rho", low=0.0, low_open=True, high=1e6)
+    if isinstance(d, (bool, np.bool_)):
+        raise TypeError(f"d must be an integer, got {d!r}")
+    d = check_positive_int(d, "d")
+    if not 2 <= d <= MAX_ATTRIBUTES:
+        raise ValueError(f"d must lie in [2, MAX_ATTRIBUTES = {MAX_ATTRIBUTES}], got {d}")
+    rel = _check_relation(relation)
+    if not isinstance(independent, (bool, np.bool_)):
+        raise TypeError(f"independent must be a bool, got {independent!r}")
+    factor = 2.0 if rel == "replace" else 1.0          # cells changed by one record in a marginal
+    l2_one, l2_two = math.sqrt(factor * d), math.sqrt(factor * (d - 1))
+    u_sens = factor                                    # l1 change of one marginal
+    if independent:
+        s1 = _sigma_for(l2_one, r)
+        parts = (l2_one**2 / (2 * float(s1) ** 2),)
+        return MSTBudget(r, rel, s1, Fraction(0), 0.0, l2_one, l2_two, u_sens, parts)
+    r1, r_sel, r2 = (share * r for share in MST_SPLIT)
+    s1, s2 = _sigma_for(l2_one, r1), _sigma_for(l2_two, r2)
+    eps_sel = math.sqrt(8.0 * r_sel / (d - 1))
+    parts = (l2_one**2 / (2 * float(s1) ** 2), (d - 1) * eps_sel**2 / 8.0, l2_two**2 / (2 * float(s2) ** 2))
+    return MSTBudget(r, rel, s1, s2, eps_sel, l2_one, l2_two, u_sens, parts)
+
+
+def _measure(table: np.ndarray, sigma: Fraction, gen) -> np.ndarray:
+    return table + discrete_gaussian(sigma, size=table.shape, rng=gen)
+
+
+def project_simplex(v) -> np.ndarray:
+    """Euclidean projection of ``v`` (any shape) onto the probability simplex {x >= 0, sum x = 1}.
+
+    The projection is ``max(v - tau, 0)`` with the unique tau making the sum 1 (sort-based, exact up to
+    rounding; Held, Wolfe & Crowder 1974). Post-processing of a release: no privacy cost.
+    """
+    a = np.asarray(v, dtype=float)
+    flat = a.ravel()
+    u = np.sort(flat)[::-1]
+    css = np.cumsum(u) - 1.0
+    k = np.arange(1, u.size + 1)
+    rho = np.nonzero(u - css / k > 0)[0][-1]
+    tau = css[rho] / (rho + 1.0)
+    return np.maximum(flat - tau, 0.0).reshape(a.shape)
+
+
+def _sinkhorn(table: np.ndarray, row: np.ndarray, col: np.ndarray) -> np.ndarray:
+    """Scale the rows and columns of a non-negative table to the margins ``row`` and ``col`` (equal sums)."""
+    t = table.copy()
+    for _ in range(SINKHORN_ITERATIONS):
+        rs = t.sum(axis=1)
+        t *= np.divide(row, rs, out=np.zeros_like(rs), where=rs > 0)[:, None]
+        cs = t.sum(axis=0)
+        t *= np.divide(col, cs, out=np.zeros_like(cs), where=cs > 0)[None, :]
+        if np.abs(t.sum(axis=1) - row).max() <= SINKHORN_TOL:
+            break
+    return t
+
+
+def fit_tree_marginals(one_way: dict, two_way: dict, dom, *, sigma_one=1.0, sigma_two=1.0):
+    """Non-negative, mutually consistent marginals from noisy counts (lemma ``syn-lem-consistency``).
+
+    1. Each attribute's one-way distribution: the inverse-variance weighted average of its noisy one-way
+       counts (variance ``sigma_one^2`` per cell) and the row sums of the noisy two-way tables that
+       contain it (variance ``k * sigma_two^2`` per cell for a sum of k cells), divided by the estimated
+       number of records and projected onto the simplex (:func:`project_simplex`).
+    2. Each two-way table: its noisy counts divided by that number, projected onto the simplex, zeroed
+       outside the support of the two one-way distributions, mixed with weight ``TREE_MIX`` with their
+       product (so the table is positive on that support) and scaled by Sinkhorn's iteration until its
+       margins equal the one-way distributions of step 1 (to ``SINKHORN_TOL``).
+
+    Returns ``(p, q, n_hat)``: p maps an attribute to its distribution, q maps a pair (i, j), i < j, to a
+    table of shape (dom[i], dom[j]) whose row sums are p[i] and column sums p[j]; n_hat is the estimated
+    number of records (at least 1). Post-processing of the noisy counts: no privacy cost.
+    """
+    totals = [float(np.sum(y)) / (float(sigma_one) ** 2 * y.size) for y in one_way.values()]
+    weights = [1.0 / (float(sigma_one) ** 2 * y.size) for y in one_way.values()]
+    n_hat = min(max(sum(totals) / sum(weights), 1.0), float(MAX_RECORDS))
+    p = {}
+    for a, y in one_way.items():
+        est, w = np.asarray(y, dtype=float) / float(sigma_one) ** 2, 1.0 / float(sigma_one) ** 2
+        for (i, j), t in two_way.items():
+            if a in (i, j):
+                other = dom[j] if a == i else dom[i]
+                var = other * float(sigma_two) ** 2
+                est = est + np.asarray(t, dtype=float).sum(axis=1 if a == i else 0) / var
+                w += 1.0 / var
+        p[a] = project_simplex(est / w / n_hat)
+    q = {}
+    for (i, j), t in two_way.items():
+        proj = project_simplex(np.asarray(t, dtype=float) / n_hat)
+        support = np.outer(p[i] > 0, p[j] > 0)
+        start = (1.0 - TREE_MIX) * np.where(support, proj, 0.0) + TREE_MIX * np.outer(p[i], p[j])
+        q[(i, j)] = _sinkhorn(start, p[i], p[j])
+    return p, q, n_hat
+
+
+def _forest(d: int, edges) -> list[tuple[int, int | None]]:
+    """(node, parent) in breadth-first order from the smallest node of each component."""
+    nbrs = {a: [] for a in range(d)}
+    for i, j in edges:
+        nbrs[i].append(j)
+        nbrs[j].append(i)
+    order, seen = [], set()
+    for root in range(d):
+        if root in seen:
+            continue
+        seen.add(root)
+        queue = [(root, None)]
+        while queue:
+            node, parent = queue.pop(0)
+            order.append((node, parent))
+            for c in sorted(nbrs[node]):
+                if c not in seen:
+                    seen.add(c)
+                    queue.append((c, node))
+    return order
+
+
+def _pair(q: dict, parent: int, child: int) -> np.ndarray:
+    """The table of (parent, child), rows indexed by the parent's value."""
+    return q[(parent, child)] if (parent, child) in q else q[(child, parent)].T
+
+
+def _check_tree(d: int, edges) -> list[tuple[int, int]]:
+    out, parent = [], list(range(d))
+
+    def find(a):
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for e in edges:
+        i, j = sorted((int(e[0]), int(e[1])))
+        if not (0 <= i < j < d):
+            raise ValueError(f"edges must be pairs of distinct attributes in range({d}), got {tuple(e)!r}")
+        if find(i) == find(j):
+            raise ValueError(f"edges must form a forest (no cycle); the edge {(i, j)} closes a cycle")
+        parent[find(i)] = find(j)
+        out.append((i, j))
+    return out
+
+
+def sample_tree(p: dict, q: dict, edges, dom, n, *, rng=None) -> np.ndarray:
+    """Draw ``n`` records from the tree model by ancestral sampling (theorem ``syn-thm-tree``).
+
+    The root of each component is drawn from its one-way distribution, every other attribute from the
+    conditional ``q[parent, child][x_parent, :] / p[parent][x_parent]`` given its parent's value. With
+    consistent marginals the records follow ``prod p prod q / (p p)`` exactly. The draws use
+    ``Generator.random`` (public inputs: post-processing of a release).
+    """
+    dom = _check_domain(dom)
+    n = check_size(n, "n", cap=MAX_RECORDS, minimum=0)
+    edges = _check_tree(len(dom), edges)
+    gen = as_rng(rng)
+    out = np.zeros((n, len(dom)), dtype=np.int64)
+    for node, parent in _forest(len(dom), edges):
+        u = gen.random(n)
+        if parent is None:
+            cdf = np.cumsum(p[node])
+            out[:, node] = np.minimum(np.searchsorted(cdf / cdf[-1], u, side="right"), dom[node] - 1)
+            continue
+        table = _pair(q, parent, node)
+        rows = table.sum(axis=1, keepdims=True)
+        cond = np.divide(table, rows, out=np.full_like(table, 1.0 / dom[node]), where=rows > 0)
+        cdf = np.cumsum(cond, axis=1)
+        cdf /= cdf[:, -1:]
+        out[:, node] = np.minimum((u[:, None] >= cdf[out[:, parent]]).sum(axis=1), dom[node] - 1)
+    return out
+
+
+def tree_joint(p: dict, q: dict, edges, dom) -> np.ndarray:
+    """The joint distribution ``prod_i p_i prod_(ij) q_ij / (p_i p_j)`` (0/0 = 0) as a full table.
+
+    Only for small domains (at most ``MAX_JOINT_CELLS`` cells): the tests and the chapter check
+    theorem ``syn-thm-tree`` with it.
+    """
+    dom = _check_domain(dom)
+    if math.prod(dom) > MAX_JOINT_CELLS:
+        raise ValueError(f"the joint table has {math.prod(dom)} cells, above MAX_JOINT_CELLS = {MAX_JOINT_CELLS}")
+    edges = _check_tree(len(dom), edges)
+    d = len(dom)
+    joint = np.ones(dom)
+    for node, parent in _forest(d, edges):
+        shape = [1] * d
+        if parent is None:
+            shape[node] = dom[node]
+            joint = joint * np.asarray(p[node]).reshape(shape)
+            continue
+        table = _pair(q, parent, node)
+        rows = np.asarray(p[parent])[:, None]
+        cond = np.divide(table, rows, out=np.zeros_like(table), where=rows > 0)
+        shape[parent], shape[node] = dom[parent], dom[node]
+        joint = joint * cond.reshape(shape)
+    return joint
+
+
+def max_spanning_tree(weights: dict, d: int) -> list[tuple[int, int]]:
+    """Kruskal's maximum spanning tree of the complete graph on ``range(d)`` with ``weights[(i, j)]``, i < j.
+
+    Ties go to the pair listed first in ``itertools.combinations`` order. The non-private reference for
+    the selection of :func:`mst_synthesize`, which replaces each of Kruskal's choices by an
+    exponential-mechanism draw.
+    """
+    parent = list(range(d))
+
+    def find(a):
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    pairs = sorted(itertools.combinations(range(d), 2), key=lambda e: -weights[e])
+    out = []
+    for i, j in pairs:
+        if find(i) != find(j):
+            parent[find(i)] = find(j)
+            out.append((i, j))
+    return out
+
+
+@dataclass
+class SyntheticRelease:
+    """What :func:`mst_synthesize` releases: synthetic records, the noisy marginals, the selected pairs."""
+
+    records: np.ndarray                 # synthetic records, shape (n_records, d), integer codes
+    one_way: dict                       # attribute -> noisy counts (integers)
+    two_way: dict                       # (i, j) -> noisy counts of the selected pairs
+    edges: list                         # selected pairs, in the order chosen
+    p: dict                             # fitted one-way distributions
+    q: dict                             # fitted two-way distributions (consistent with p)
+    n_hat: float                        # estimated number of records
+    budget: MSTBudget
+
+
+def _synthesize(data, domain, rho, n_records, relation, rng, independent):
+    dom = _check_domain(domain)
+    budget = mst_budget(rho, len(dom), relation=relation, independent=independent)
+    x = _check_records(data, dom)
+    if n_records is not None:
+        n_records = check_size(n_records, "n_records", cap=MAX_RECORDS, minimum=0)
+    gen = as_rng(rng)
+    d = len(dom)
+    one_way = {a: _measure(marginal(x, dom, (a,)), budget.sigma_one_way, gen) for a in range(d)}
+    edges, two_way = [], {}
+    if not independent:
+        p0, _, n0 = fit_tree_marginals(one_way, {}, dom, sigma_one=budget.sigma_one_way)
+        pairs = list(itertools.combinations(range(d), 2))
+        score = {e: float(np.abs(marginal(x, dom, e) - n0 * np.outer(p0[e[0]], p0[e[1]])).sum()) for e in pairs}
+        comp = list(range(d))
+        for _ in range(d - 1):
+            cands = [e for e in pairs if comp[e[0]] != comp[e[1]]]
+            k = exponential_mechanism([score[e] for e in cands], budget.utility_sensitivity, budget.epsilon_select,
+                                      rng=gen)
+            i, j = cands[k]
+            old, new = comp[i], comp[j]
+            comp = [new if c == old else c for c in comp]
+            edges.append((i, j))
+        two_way = {e: _measure(marginal(x, dom, e), budget.sigma_two_way, gen) for e in edges}
+    p, q, n_hat = fit_tree_marginals(one_way, two_way, dom, sigma_one=budget.sigma_one_way,
+                                     sigma_two=budget.sigma_two_way if two_way else 1.0)
+    n_out = int(round(n_hat)) if n_records is None else n_records
+    records = sample_tree(p, q, edges, dom, n_out, rng=gen)
+    return SyntheticRelease(records, one_way, two_way, edges, p, q, n_hat, budget)
+
+
+def mst_synthesize(data, domain, rho, *, n_records=None, relation="add_remove", rng=None) -> SyntheticRelease:
+    """MST: synthetic records from noisy one- and two-way marginals on a private spanning tree.
+
+    1. Measure every one-way marginal with discrete Gaussian noise (``rho / 3`` together).
+    2. Score each pair (i, j) by the l1 distance between its true two-way marginal and the product of the
+       fitted one-way distributions times the estimated number of records; pick d - 1 pairs forming a
+       spanning tree, each round by :func:`dpcourse.exponential_mechanism` among the pairs joining two
+       components (Kruskal's rule with a private choice; ``rho / 3`` over the d - 1 rounds).
+    3. Measure the chosen two-way marginals (``rho / 3`` together).
+    4. Make the noisy marginals consistent (:func:`fit_tree_marginals`) and sample the tree model
+       (:func:`sample_tree`): post-processing.
+
+    Privacy: ``rho``-zCDP under ``relation`` (add/remove one record by default, or replace one record),
+    theorem ``syn-thm-privacy``; convert with :func:`dpcourse.zcdp_epsilon`. Codes outside
+    ``range(domain[j])`` are clamped to the nearest end (a per-record map: the guarantee is unchanged).
+
+    Parameters
+    ----------
+    data : array_like of int, shape (n, d)
+        The private records as integer codes; n may be 0.
+    domain : sequence of int
+        Public number of values of each attribute (2 <= d <= 64 attributes, each at most 1000 values).
+    rho : float
+        zCDP budget, > 0.
+    n_records : None or int
+        Number of synthetic records (default: the estimated number of records, rounded).
+    relation : {"add_remove", "replace"}
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    SyntheticRelease
+
+    Examples
+    --------
+    >>> rel = mst_synthesize([[0, 1, 1], [1, 1, 0]] * 50, [2, 2, 2], 1.0, rng=0)
+    >>> rel.records.shape[1], len(rel.edges)
+    (3, 2)
+    """
+    return _synthesize(data, domain, rho, n_records, relation, rng, independent=False)
+
+
+def independent_synthesize(data, domain, rho, *, n_records=None, relation="add_remove", rng=None) -> SyntheticRelease:
+    """The baseline: all of ``rho`` on the one-way marginals, attributes sampled independently.
+
+    rho-zCDP under ``relation`` (theorem ``syn-thm-privacy`` with only the first step). Same arguments and
+    clamping as :func:`mst_synthesize`.
+
+    Examples
+    --------
+    >>> independent_synthesize([[0, 1], [1, 1]] * 50, [2, 2], 1.0, rng=0).edges
+    []
+    """
+    return _synthesize(data, domain, rho, n_records, relation, rng, independent=True)
+
+
+def _tables(x, dom, attrs, histogram):
+    if histogram:
+        axes = tuple(a for a in range(len(dom)) if a not in attrs)
+        t = x.sum(axis=axes)
+    else:
+        t = marginal(x, dom, attrs).astype(float)
+    s = t.sum()
+    return t / s if s > 0 else t
+
+
+def marginal_errors(real, synthetic, domain, k, *, synthetic_is_histogram=False) -> np.ndarray:
+    """l1 distances between the normalised k-way marginals of ``real`` and ``synthetic``, one per k-subset.
+
+    Each entry is ``sum |M_S(real)/n - M_S(synthetic)/m|`` over the cells of the marginal on the attribute
+    set S (twice the total-variation distance; 0 = identical, 2 = disjoint), for S in
+    ``itertools.combinations(range(d), k)`` order. ``synthetic`` is records (like ``real``) or, with
+    ``synthetic_is_histogram=True``, a non-negative table of shape ``domain`` (e.g. MWEM's output).
+
+    Examples
+    --------
+    >>> marginal_errors([[0, 0], [1, 1]], [[0, 1], [1, 0]], [2, 2], 2).tolist()
+    [2.0]
+    """
+    dom = _check_domain(domain)
+    kk = check_positive_int(k, "k")
+    if kk > len(dom):
+        raise ValueError(f"k must lie in [1, {len(dom)}] (the number of attributes), got {kk}")
+    x = _check_records(real, dom, "real")
+    if synthetic_is_histogram:
+        h = np.asarray(synthetic, dtype=float)
+        if h.shape != dom or not np.isfinite(h).all() or (h < 0).any():
+            raise ValueError(f"synthetic must be a finite non-negative table of shape {dom}")
+    else:
+        h = _check_records(synthetic, dom, "synthetic")
+    return np.array([np.abs(_tables(x, dom, s, False) - _tables(h, dom, s, synthetic_is_histogram)).sum()
+                     for s in itertools.combinations(range(len(dom)), kk)])
+
+
+# ---- the chapter's data
+AFFAIRS_ATTRIBUTES = ("any_affair", "gender", "age", "yearsmarried", "children", "religiousness", "rating")
+
+
+def affairs_categorical():
+    """Seven categorical columns of Fair's affairs survey (601 respondents) as integer codes.
+
+    Returns ``(records, domain, labels)``. The codes follow the survey's codebook, fixed without looking at
+    the counts: any_affair {0, 1}; gender {female, male}; age in four bands (17.5-27, 32-37, 42-47,
+    52-57); years married in four bands (at most 1.5, 4-7, 10, 15); children {no, yes}; religiousness
+    1-5 and rating 1-5 (codes 0-4).
+    """
+    from .data import read_csv
+
+    raw = read_csv("affairs_survey.csv")
+    age = np.searchsorted([30.0, 40.0, 50.0], raw["age"])
+    years = np.searchsorted([2.0, 8.0, 12.0], raw["yearsmarried"])
+    cols = [raw["any_affair"].astype(np.int64), (raw["gender"] == "male").astype(np.int64), age, years,
+            (raw["children"] == "yes").astype(np.int64), raw["religiousness"].astype(np.int64) - 1,
+            raw["rating"].astype(np.int64) - 1]
+    labels = {"any_affair": ["no", "yes"], "gender": ["female", "male"],
+              "age": ["17-27", "32-37", "42-47", "52-57"], "yearsmarried": ["<=1.5", "4-7", "10", "15"],
+              "children": ["no", "yes"], "religiousness": ["1", "2", "3", "4", "5"],
+              "rating": ["1", "2", "3", "4", "5"]}
+    return np.column_stack(cols).astype(np.int64), (2, 2, 4, 4, 2, 5, 5), labels
+
+
+def one_hot(records, domain, columns) -> np.ndarray:
+    """One-hot features of the given columns (first level dropped) plus an intercept column of ones."""
+    x = np.asarray(records)
+    parts = [np.ones((x.shape[0], 1))]
+    for c in columns:
+        parts.append((x[:, c][:, None] == np.arange(1, domain[c])[None, :]).astype(float))
+    return np.hstack(parts)

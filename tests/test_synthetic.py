@@ -1,0 +1,237 @@
+"""Tests of dpcourse.synthetic (chapter "Synthetic data from noisy marginals")."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import dpcourse
+from dpcourse import synthetic as S
+
+ALPHA = 1e-6
+
+
+def _consistent_tree(seed=0):
+    """A random tree model on domain (2, 3, 4, 2) with edges 0-1, 1-2, 1-3: consistent marginals."""
+    gen = np.random.default_rng(seed)
+    dom = (2, 3, 4, 2)
+    edges = [(0, 1), (1, 2), (1, 3)]
+    p1 = gen.dirichlet(np.ones(3))
+    q = {}
+    for (i, j) in edges:
+        other = j if i == 1 else i
+        cond = gen.dirichlet(np.ones(dom[other]), size=3)          # P(x_other | x_1)
+        t = p1[:, None] * cond
+        q[(i, j)] = t.T if i != 1 else t
+    p = {1: p1, 0: q[(0, 1)].sum(axis=1), 2: q[(1, 2)].sum(axis=0), 3: q[(1, 3)].sum(axis=0)}
+    return dom, edges, p, q
+
+
+def test_tree_joint_reproduces_consistent_marginals_exactly():
+    dom, edges, p, q = _consistent_tree()
+    joint = S.tree_joint(p, q, edges, dom)
+    assert joint.sum() == pytest.approx(1.0, abs=1e-14)
+    for (i, j), t in q.items():
+        axes = tuple(a for a in range(4) if a not in (i, j))
+        np.testing.assert_allclose(joint.sum(axis=axes), t, atol=1e-15)
+    for a, v in p.items():
+        np.testing.assert_allclose(joint.sum(axis=tuple(b for b in range(4) if b != a)), v, atol=1e-15)
+
+
+def test_tree_joint_has_maximum_entropy_among_distributions_with_those_marginals():
+    dom, edges, p, q = _consistent_tree(1)
+    joint = S.tree_joint(p, q, edges, dom)
+    # perturb along a direction that keeps every edge marginal: a +-e on a 2x2 "square" in (x0, x2) given x1, x3
+    other = joint.copy()
+    e = 0.2 * min(joint[0, 0, 0, 0], joint[1, 0, 1, 0], joint[0, 0, 1, 0], joint[1, 0, 0, 0])
+    other[0, 0, 0, 0] += e
+    other[1, 0, 1, 0] += e
+    other[0, 0, 1, 0] -= e
+    other[1, 0, 0, 0] -= e
+    for (i, j), t in q.items():
+        axes = tuple(a for a in range(4) if a not in (i, j))
+        np.testing.assert_allclose(other.sum(axis=axes), t, atol=1e-15)
+    ent = lambda r: -float(np.sum(r[r > 0] * np.log(r[r > 0])))
+    assert ent(other) < ent(joint)
+
+
+def test_sampled_records_follow_the_tree_model_chi_square():
+    dom, edges, p, q = _consistent_tree(2)
+    n = 200_000
+    rec = S.sample_tree(p, q, edges, dom, n, rng=3)
+    counts = np.zeros(dom)
+    np.add.at(counts, tuple(rec.T), 1)
+    expected = n * S.tree_joint(p, q, edges, dom)
+    assert stats.chisquare(counts.ravel(), expected.ravel()).pvalue > ALPHA
+
+
+def test_sampler_catches_a_wrong_conditional():
+    """The chi-square test has power: records from the independent model fail it."""
+    dom, edges, p, q = _consistent_tree(2)
+    rec = S.sample_tree(p, q, [], dom, 200_000, rng=3)
+    counts = np.zeros(dom)
+    np.add.at(counts, tuple(rec.T), 1)
+    expected = 200_000 * S.tree_joint(p, q, edges, dom)
+    assert stats.chisquare(counts.ravel(), expected.ravel()).pvalue < ALPHA
+
+
+def test_fit_makes_noisy_marginals_consistent_and_keeps_exact_ones():
+    dom, edges, p, q = _consistent_tree(4)
+    n = 1000.0
+    one = {a: n * v for a, v in p.items()}
+    two = {e: n * t for e, t in q.items()}
+    pf, qf, n_hat = S.fit_tree_marginals(one, two, dom)
+    assert n_hat == pytest.approx(n)
+    for a in p:
+        np.testing.assert_allclose(pf[a], p[a], atol=1e-12)
+    for e in q:      # exact, positive inputs: only the TREE_MIX mixing moves them
+        np.testing.assert_allclose(qf[e], q[e], atol=2 * S.TREE_MIX)
+    gen = np.random.default_rng(5)
+    noisy_one = {a: v + gen.normal(0, 30, v.shape) for a, v in one.items()}
+    noisy_two = {e: t + gen.normal(0, 30, t.shape) for e, t in two.items()}
+    pf, qf, _ = S.fit_tree_marginals(noisy_one, noisy_two, dom, sigma_one=30, sigma_two=30)
+    for (i, j), t in qf.items():
+        assert (t >= 0).all()
+        np.testing.assert_allclose(t.sum(axis=1), pf[i], atol=1e-10)
+        np.testing.assert_allclose(t.sum(axis=0), pf[j], atol=1e-10)
+    for a in pf:
+        assert (pf[a] >= 0).all() and pf[a].sum() == pytest.approx(1.0)
+
+
+def test_project_simplex_exact_values():
+    np.testing.assert_allclose(S.project_simplex([0.5, 0.5, -1.0]), [0.5, 0.5, 0.0])
+    np.testing.assert_allclose(S.project_simplex([2.0, 0.0]), [1.0, 0.0])
+    np.testing.assert_allclose(S.project_simplex([0.3, 0.3, 0.3]), [1 / 3] * 3)
+
+
+def test_max_spanning_tree_exact():
+    w = {(0, 1): 5.0, (0, 2): 1.0, (1, 2): 4.0, (0, 3): 0.5, (1, 3): 0.2, (2, 3): 3.0}
+    assert S.max_spanning_tree(w, 4) == [(0, 1), (1, 2), (2, 3)]
+
+
+def test_private_selection_is_the_maximum_spanning_tree_on_exact_inputs_at_large_rho():
+    """With a huge budget the exponential mechanism picks Kruskal's choice every round."""
+    gen = np.random.default_rng(6)
+    dom = (3, 3, 3, 3, 3)
+    x = np.zeros((4000, 5), dtype=np.int64)
+    x[:, 0] = gen.integers(0, 3, 4000)
+    x[:, 1] = (x[:, 0] + (gen.random(4000) < 0.1)) % 3          # strongly tied to 0
+    x[:, 2] = (x[:, 1] + (gen.random(4000) < 0.3)) % 3          # tied to 1
+    x[:, 3] = gen.integers(0, 3, 4000)
+    x[:, 4] = (x[:, 3] + (gen.random(4000) < 0.2)) % 3          # tied to 3
+    rel = dpcourse.mst_synthesize(x, dom, 1e5, rng=7)
+    n0 = rel.n_hat
+    score = {e: float(np.abs(S.marginal(x, dom, e) - n0 * np.outer(rel.p[e[0]], rel.p[e[1]])).sum())
+             for e in itertools.combinations(range(5), 2)}
+    # the p of the release includes the two-way measurements; scores from the one-way fit differ by noise
+    # of order 1e-2 here, far below the gaps between the scores of these strongly dependent pairs
+    assert sorted(rel.edges) == sorted(S.max_spanning_tree(score, 5))
+
+
+def test_budget_constants_add_remove_and_replace():
+    d, rho = 5, 0.6
+    b = dpcourse.mst_budget(rho, d)
+    assert b.l2_one_way == pytest.approx(math.sqrt(5)) and b.l2_two_way == pytest.approx(2.0)
+    assert b.utility_sensitivity == 1.0
+    assert float(b.sigma_one_way) >= math.sqrt(5 / (2 * 0.2)) > float(b.sigma_one_way) - 2e-6
+    assert float(b.sigma_two_way) >= math.sqrt(4 / (2 * 0.2)) > float(b.sigma_two_way) - 2e-6
+    assert b.epsilon_select == pytest.approx(math.sqrt(8 * 0.2 / 4))
+    assert sum(b.rho_parts) <= rho and sum(b.rho_parts) == pytest.approx(rho, rel=1e-5)
+    r = dpcourse.mst_budget(rho, d, relation="replace")
+    assert r.l2_one_way == pytest.approx(math.sqrt(10)) and r.utility_sensitivity == 2.0
+    assert float(r.sigma_one_way) == pytest.approx(math.sqrt(2) * float(b.sigma_one_way), rel=1e-5)
+    ind = dpcourse.mst_budget(rho, d, independent=True)
+    assert float(ind.sigma_one_way) == pytest.approx(math.sqrt(5 / (2 * 0.6)), rel=1e-5)
+    assert sum(ind.rho_parts) <= rho
+    assert isinstance(b.sigma_one_way, Fraction)
+
+
+def _noise(relation, rho, seed, step):
+    """Noise of one measurement step over a few releases on empty data (every true count is 0)."""
+    x = np.zeros((0, 2), dtype=np.int64)
+    if step == "one_way":      # independent: all of rho on 2 x 1000 one-way cells
+        rels = [dpcourse.independent_synthesize(x, (1000, 1000), rho, relation=relation, rng=s)
+                for s in range(seed, seed + 3)]
+        return np.concatenate([np.concatenate([r.one_way[0], r.one_way[1]]) for r in rels]).astype(float)
+    rels = [dpcourse.mst_synthesize(x, (40, 50), rho, relation=relation, rng=s) for s in range(seed, seed + 3)]
+    return np.concatenate([r.two_way[(0, 1)].ravel() for r in rels]).astype(float)
+
+
+@pytest.mark.parametrize("relation, factor", [("add_remove", 1), ("replace", 2)])
+def test_measurement_noise_has_the_stated_variance(relation, factor):
+    """Behavioural check of the sensitivities and the rho -> sigma map (chi-square test of the variance at
+    alpha 1e-6; the discrete Gaussian's variance is within 1e-10 of sigma^2 for sigma >= 2): d = 2 one-way
+    marginals have squared l2 sensitivity 2 * factor, the one two-way marginal factor."""
+    rho = 0.01
+    for step, var in (("one_way", 2 * factor / (2 * rho)), ("two_way", factor / (2 * rho / 3))):
+        z = _noise(relation, rho, 0, step)
+        stat = float(np.sum(z**2)) / var
+        assert stats.chi2.ppf(ALPHA / 2, z.size) < stat < stats.chi2.ppf(1 - ALPHA / 2, z.size), step
+
+
+def test_release_records_and_fields():
+    x, dom, _ = S.affairs_categorical()
+    rel = dpcourse.mst_synthesize(x, dom, 1.0, rng=0)
+    assert rel.records.shape[1] == 7 and len(rel.edges) == 6
+    assert len(S._check_tree(7, rel.edges)) == 6
+    assert all(((rel.records[:, j] >= 0) & (rel.records[:, j] < dom[j])).all() for j in range(7))
+    assert abs(rel.records.shape[0] - 601) < 30
+    again = dpcourse.mst_synthesize(x, dom, 1.0, rng=0)
+    np.testing.assert_array_equal(rel.records, again.records)
+    err = dpcourse.marginal_errors(x, rel.records, dom, 2)
+    assert err.shape == (21,) and (err >= 0).all() and (err <= 2).all()
+    assert dpcourse.marginal_errors(x, x, dom, 3).max() == 0.0
+
+
+def test_marginal_errors_with_histogram_equals_records():
+    x, dom, _ = S.affairs_categorical()
+    h = np.zeros(dom)
+    np.add.at(h, tuple(x.T), 1)
+    np.testing.assert_allclose(dpcourse.marginal_errors(x, h, dom, 2, synthetic_is_histogram=True), 0.0, atol=1e-12)
+    y = x.copy()
+    y[:, 0] = 1 - y[:, 0]
+    np.testing.assert_allclose(dpcourse.marginal_errors(x, y, dom, 1)[0], 2 * abs(451 - 150) / 601)
+
+
+def test_out_of_domain_codes_are_clamped_not_refused():
+    dom = (2, 3)
+    a = dpcourse.mst_synthesize([[5, -1], [0, 2]], dom, 1.0, rng=3)
+    b = dpcourse.mst_synthesize([[1, 0], [0, 2]], dom, 1.0, rng=3)
+    np.testing.assert_array_equal(a.records, b.records)
+    dpcourse.mst_synthesize(np.array([[2**70, 1]], dtype=object), dom, 1.0, rng=3)
+    dpcourse.mst_synthesize(np.zeros((0, 2)), dom, 1.0, rng=3)      # empty data is a dataset too
+
+
+@pytest.mark.parametrize("bad", [[[np.nan, 0]], [[0.5, 0]], [[np.inf, 1]]])
+def test_broken_contract_refused_without_data_in_message(bad):
+    with pytest.raises(ValueError) as info:
+        dpcourse.mst_synthesize(bad, (2, 2), 1.0, rng=0)
+    assert "nan" not in str(info.value).lower().replace("no nan", "") and "0.5" not in str(info.value)
+
+
+@pytest.mark.parametrize("kwargs, word", [({"rho": 0.0}, "rho"), ({"rho": float("nan")}, "rho"),
+                                          ({"rho": 1e-30}, "rho"), ({"domain": (2,)}, "domain"),
+                                          ({"domain": (2, 0)}, "domain"), ({"domain": (2, 5000)}, "domain"),
+                                          ({"relation": "bounded"}, "relation"), ({"n_records": -1}, "n_records")])
+def test_bad_public_parameters_named(kwargs, word):
+    args = {"data": [[0, 1]], "domain": (2, 2), "rho": 1.0}
+    args.update(kwargs)
+    n_rec = args.pop("n_records", None)
+    rel = args.pop("relation", "add_remove")
+    with pytest.raises((ValueError, TypeError), match=word):
+        dpcourse.mst_synthesize(args["data"], args["domain"], args["rho"], n_records=n_rec, relation=rel, rng=0)
+
+
+def test_zcdp_accounting_of_the_pipeline():
+    """The rho parts add up to at most rho, and the (epsilon, delta) conversion is the course's."""
+    b = dpcourse.mst_budget(0.3, 7, relation="replace")
+    assert b.rho_parts[1] == pytest.approx(6 * b.epsilon_select**2 / 8)
+    assert b.rho_parts[0] == pytest.approx(14 / (2 * float(b.sigma_one_way) ** 2))
+    assert b.rho_parts[2] == pytest.approx(12 / (2 * float(b.sigma_two_way) ** 2))
+    assert sum(b.rho_parts) <= 0.3
+    assert dpcourse.zcdp_epsilon(sum(b.rho_parts), 1e-6) <= dpcourse.zcdp_epsilon(0.3, 1e-6)
