@@ -244,7 +244,7 @@ def fingerprinting_sample_bound(d, epsilon, delta, alpha):
     c = _fingerprinting_constant(d, eps)
     top = math.floor(min(c / 2, FINGERPRINT_MAX_N0))  # n0 < C/2 is needed for a positive slack
     if dlt > 0:
-        top = min(top, math.floor(1.0 / (24.0 * dlt)))
+        top = min(top, math.floor(min(1.0 / (24.0 * dlt), FINGERPRINT_MAX_N0)))
     if top < 1:
         return (0, 0)
     n0 = np.arange(1, top + 1, dtype=np.float64)

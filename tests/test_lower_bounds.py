@@ -293,6 +293,7 @@ def test_extreme_public_parameters_give_capped_true_answers():
     low, high = lb.fingerprinting_sample_bound(10**12, 5e-324, 0.0, 5e-324)
     assert 0 < low and high == lb.FINGERPRINT_MAX_N
     assert lb.fingerprinting_sample_bound(10**12, 1e300, 1e-6, 0.01) == (0, 0)
+    assert lb.fingerprinting_sample_bound(10**4, 0.1, 5e-324, 0.01) == lb.fingerprinting_sample_bound(10**4, 0.1, 0.0, 0.01)
     t = lb.packing_error_bound(2**62, 5e-324, relation="add_remove")
     assert math.isfinite(t) and t <= math.log(2**62) / 5e-324 / 2
     assert lb.packing_error_bound(2, 1e300, relation="add_remove", beta=1 - 2**-53) == 0.0

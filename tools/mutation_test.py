@@ -574,7 +574,7 @@ MUTANTS = [
     Mutant("lb_guessing_without_delta", "delta-split", "dpcourse/lower_bounds.py", "(math.exp(eps) + dlt) /",
            "(math.exp(eps)) /", ("tests/test_lower_bounds.py",)),
     Mutant("lb_fingerprint_delta_cap_ignored", "delta-split", "dpcourse/lower_bounds.py",
-           "        top = min(top, math.floor(1.0 / (24.0 * dlt)))\n", "        top = top\n",
+           "        top = min(top, math.floor(min(1.0 / (24.0 * dlt), FINGERPRINT_MAX_N0)))\n", "        top = top\n",
            ("tests/test_lower_bounds.py",)),
     Mutant("lb_tracing_release_sensitivity_without_sqrt_d", "scale", "dpcourse/lower_bounds.py",
            "gaussian_mechanism(means, math.sqrt(d) / n, eps, dlt, rng=gen)",
