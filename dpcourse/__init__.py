@@ -55,5 +55,7 @@ from .inference import (PrivateInterval, difference_of_means_interval, interval_
 from .lower_bounds import (bit_guessing_bound, fingerprinting_code, fingerprinting_sample_bound,
                            gaussian_means_sample_size, packing_error_bound, packing_failure_probability,
                            subset_sum_error_bound, tracing_trial)
+from .synthetic import (SyntheticRelease, independent_synthesize, marginal_errors, mst_budget,
+                        mst_synthesize)
 
 __version__ = "0.1.0"

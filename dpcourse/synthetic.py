@@ -27,7 +27,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._validation import as_rng, check_choice, check_positive_int, check_real, check_size
+from ._validation import as_rng, check_positive_int, check_real, check_relation, check_size
 from .discrete import discrete_gaussian
 from .selection import exponential_mechanism
 
@@ -49,7 +49,6 @@ SINKHORN_ITERATIONS = 10_000
 #: Noise scales are rounded up to this dyadic grid (exact rationals for the discrete Gaussian sampler).
 SIGMA_GRID = 2**20
 MAX_SIGMA = 2.0**40
-RELATIONS = ("add_remove", "replace")
 
 
 def _check_domain(domain) -> tuple[int, ...]:
@@ -98,10 +97,6 @@ def _check_records(data, dom: tuple[int, ...], name: str = "data") -> np.ndarray
         raise ValueError(f"{name} must hold whole-number codes (no NaN, inf or fractions): recode or impute "
                          f"the column before the call")
     return np.clip(arr, 0, hi).astype(np.int64)
-
-
-def _check_relation(relation) -> str:
-    return check_choice(relation, "relation", RELATIONS)
 
 
 def marginal(records: np.ndarray, dom, attrs) -> np.ndarray:
@@ -155,7 +150,7 @@ def mst_budget(rho, d, *, relation="add_remove", independent=False) -> MSTBudget
         Total zCDP budget, > 0.
     d : int
         Number of attributes, 2 <= d <= MAX_ATTRIBUTES.
-    relation : {"add_remove", "replace"}
+    relation : {"add_remove", "replace_one"}
     independent : bool
 
     Examples
@@ -172,10 +167,10 @@ def mst_budget(rho, d, *, relation="add_remove", independent=False) -> MSTBudget
     d = check_positive_int(d, "d")
     if not 2 <= d <= MAX_ATTRIBUTES:
         raise ValueError(f"d must lie in [2, MAX_ATTRIBUTES = {MAX_ATTRIBUTES}], got {d}")
-    rel = _check_relation(relation)
+    rel = check_relation(relation)
     if not isinstance(independent, (bool, np.bool_)):
         raise TypeError(f"independent must be a bool, got {independent!r}")
-    factor = 2.0 if rel == "replace" else 1.0          # cells changed by one record in a marginal
+    factor = 2.0 if rel == "replace_one" else 1.0          # cells changed by one record in a marginal
     l2_one, l2_two = math.sqrt(factor * d), math.sqrt(factor * (d - 1))
     u_sens = factor                                    # l1 change of one marginal
     if independent:
@@ -456,7 +451,7 @@ def mst_synthesize(data, domain, rho, *, n_records=None, relation="add_remove", 
         zCDP budget, > 0.
     n_records : None or int
         Number of synthetic records (default: the estimated number of records, rounded).
-    relation : {"add_remove", "replace"}
+    relation : {"add_remove", "replace_one"}
     rng : None, int or numpy.random.Generator
 
     Returns

@@ -1034,9 +1034,41 @@ SPECS += [
 ]
 COVERED_MODULES |= {"lower_bounds"}
 
+# ---- synthetic data (chapter 24)
+SYN_DATA = Kind([[0, 1], [1, 0], [1, 1]],
+                st.lists(st.lists(st.integers(-3, 8), min_size=2, max_size=2), min_size=0, max_size=12)
+                .map(lambda rows: np.array(rows, dtype=np.int64).reshape(-1, 2)),
+                ["01", None, [[NAN, 0]], [[0.5, 1]], [[INF, 0]], [1, 0], [[0, 1, 1]], [[True, False]], [["a", "b"]]],
+                [np.array([[2**70, -(2**70)]], dtype=object), [[10**6, -1]], np.zeros((0, 2), dtype=np.int64)])
+SYN_DOMAIN = Kind((2, 3), st.tuples(st.integers(1, 6), st.integers(1, 6)),
+                  [(2,), (2, 0), (2, 5000), "ab", None, (2.5, 2), (True, 2), (2, NAN), 3])
+SYN_RHO = real(0.0, 1e6, True, v_lo=1e-3, v_hi=100.0, default=1.0, edge=[1e-6, 1e4])
+SYN_REL = choice("add_remove", "replace_one")
+SYN_NREC = Kind(None, st.one_of(st.none(), st.integers(0, 50)), [-1, 2.5, True, "3", NAN, 10**12, 2**64], [0])
+SPECS += [
+    Spec("mst_synthesize", lambda data, domain, rho, n_records, relation, rng: dp.mst_synthesize(
+        data, domain, rho, n_records=n_records, relation=relation, rng=rng).records.astype(float),
+         [A("data", SYN_DATA), A("domain", SYN_DOMAIN), A("rho", SYN_RHO), A("n_records", SYN_NREC),
+          A("relation", SYN_REL), A("rng", RNG)], "nonneg", 10, 3.0),
+    Spec("independent_synthesize", lambda data, domain, rho, n_records, relation, rng: dp.independent_synthesize(
+        data, domain, rho, n_records=n_records, relation=relation, rng=rng).records.astype(float),
+         [A("data", SYN_DATA), A("domain", SYN_DOMAIN), A("rho", SYN_RHO), A("n_records", SYN_NREC),
+          A("relation", SYN_REL), A("rng", RNG)], "nonneg", 10, 3.0),
+    Spec("mst_budget", lambda rho, d, relation, independent: float(dp.mst_budget(
+        rho, d, relation=relation, independent=independent).sigma_one_way),
+         [A("rho", SYN_RHO), A("d", integer(minimum=2, v_hi=64, default=3, edge=[2, 64], maximum=64)),
+          A("relation", SYN_REL), A("independent", FLAG)], "nonneg"),
+    Spec("marginal_errors", lambda real, synthetic, domain, k: dp.marginal_errors(real, synthetic, domain, k),
+         [A("real", SYN_DATA), A("synthetic", SYN_DATA), A("domain", SYN_DOMAIN),
+          A("k", integer(v_hi=2, default=1, edge=[1, 2], maximum=2))], "nonneg"),
+]
+NOT_CALLABLES |= {"SyntheticRelease"}
+COVERED_MODULES |= {"synthetic"}
+
 
 # An extreme value added to every kind by ``real``/``integer`` is not an extreme *valid* value where a kind lists it
 # as invalid (LDP_EPS refuses 5e-324 below its documented minimum, for instance).
 for _spec in SPECS:
     for _arg in _spec.args:
         _arg.kind.edge = [e for e in _arg.kind.edge if not _is_listed(e, _arg.kind.bad)]
+

@@ -142,7 +142,7 @@ def test_budget_constants_add_remove_and_replace():
     assert float(b.sigma_two_way) >= math.sqrt(4 / (2 * 0.2)) > float(b.sigma_two_way) - 2e-6
     assert b.epsilon_select == pytest.approx(math.sqrt(8 * 0.2 / 4))
     assert sum(b.rho_parts) <= rho and sum(b.rho_parts) == pytest.approx(rho, rel=1e-5)
-    r = dpcourse.mst_budget(rho, d, relation="replace")
+    r = dpcourse.mst_budget(rho, d, relation="replace_one")
     assert r.l2_one_way == pytest.approx(math.sqrt(10)) and r.utility_sensitivity == 2.0
     assert float(r.sigma_one_way) == pytest.approx(math.sqrt(2) * float(b.sigma_one_way), rel=1e-5)
     ind = dpcourse.mst_budget(rho, d, independent=True)
@@ -162,7 +162,7 @@ def _noise(relation, rho, seed, step):
     return np.concatenate([r.two_way[(0, 1)].ravel() for r in rels]).astype(float)
 
 
-@pytest.mark.parametrize("relation, factor", [("add_remove", 1), ("replace", 2)])
+@pytest.mark.parametrize("relation, factor", [("add_remove", 1), ("replace_one", 2)])
 def test_measurement_noise_has_the_stated_variance(relation, factor):
     """Behavioural check of the sensitivities and the rho -> sigma map (chi-square test of the variance at
     alpha 1e-6; the discrete Gaussian's variance is within 1e-10 of sigma^2 for sigma >= 2): d = 2 one-way
@@ -229,7 +229,7 @@ def test_bad_public_parameters_named(kwargs, word):
 
 def test_zcdp_accounting_of_the_pipeline():
     """The rho parts add up to at most rho, and the (epsilon, delta) conversion is the course's."""
-    b = dpcourse.mst_budget(0.3, 7, relation="replace")
+    b = dpcourse.mst_budget(0.3, 7, relation="replace_one")
     assert b.rho_parts[1] == pytest.approx(6 * b.epsilon_select**2 / 8)
     assert b.rho_parts[0] == pytest.approx(14 / (2 * float(b.sigma_one_way) ** 2))
     assert b.rho_parts[2] == pytest.approx(12 / (2 * float(b.sigma_two_way) ** 2))
