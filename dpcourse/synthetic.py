@@ -553,3 +553,75 @@ def one_hot(records, domain, columns) -> np.ndarray:
     for c in columns:
         parts.append((x[:, c][:, None] == np.arange(1, domain[c])[None, :]).astype(float))
     return np.hstack(parts)
+
+
+def marginal_queries(domain) -> np.ndarray:
+    """0/1 counting queries over the full domain (row-major cells), one per cell of every two-way marginal.
+
+    The workload MWEM (:func:`dpcourse.mwem`) is given in the chapter's comparison: what MST measures at most.
+    """
+    dom = _check_domain(domain)
+    if math.prod(dom) > MAX_JOINT_CELLS:
+        raise ValueError(f"the domain has {math.prod(dom)} cells, above MAX_JOINT_CELLS = {MAX_JOINT_CELLS}")
+    grid = np.indices(dom).reshape(len(dom), -1)
+    rows = [(grid[i] == a) & (grid[j] == b) for i, j in itertools.combinations(range(len(dom)), 2)
+            for a in range(dom[i]) for b in range(dom[j])]
+    return np.array(rows, dtype=float)
+
+
+def compare_methods(records, domain, epsilons, *, delta=1e-6, mwem_iterations=15, mwem_passes=2, rng=None):
+    """Errors of MST, independent marginals and MWEM on all two- and three-way marginals, per epsilon.
+
+    Every method is (epsilon, delta)-DP under replace one record at each ``epsilon``: MST and the
+    independent baseline get the largest rho whose zCDP conversion (Canonne, Kamath & Steinke 2020,
+    Proposition 12) gives at most epsilon at ``delta``; MWEM is epsilon-DP (so (epsilon, delta)-DP too) with
+    the two-way workload of :func:`marginal_queries` and n public. The synthetic sets have the real
+    number of records for MWEM (its histogram) and the estimated number for MST and independent.
+
+    Returns a dict: ``"rho"`` (one per epsilon) and, for each of ``"mst"``, ``"independent"``, ``"mwem"``,
+    the arrays ``[method][2]`` and ``[method][3]`` of shape (len(epsilons), number of k-subsets) from
+    :func:`marginal_errors`.
+    """
+    from .discrete import _zcdp_rho_for
+    from .queries import mwem
+
+    dom = _check_domain(domain)
+    x = _check_records(records, dom)
+    gen = as_rng(rng)
+    hist = marginal(x, dom, tuple(range(len(dom)))).ravel()
+    queries = marginal_queries(dom)
+    out = {"rho": [], "mst": {2: [], 3: []}, "independent": {2: [], 3: []}, "mwem": {2: [], 3: []}}
+    for eps in epsilons:
+        e = check_real(eps, "epsilon", low=0.0, low_open=True, high=1e3)
+        rho = _zcdp_rho_for(e, float(check_real(delta, "delta", low=0.0, high=1.0, low_open=True, high_open=True)))
+        out["rho"].append(rho)
+        syn = {"mst": mst_synthesize(x, dom, rho, relation="replace_one", rng=gen).records,
+               "independent": independent_synthesize(x, dom, rho, relation="replace_one", rng=gen).records,
+               "mwem": mwem(hist, queries, e, iterations=mwem_iterations, passes=mwem_passes, output="last",
+                            rng=gen).reshape(dom)}
+        for name, y in syn.items():
+            for k in (2, 3):
+                out[name][k].append(marginal_errors(x, y, dom, k, synthetic_is_histogram=name == "mwem"))
+    out["rho"] = np.array(out["rho"])
+    for name in ("mst", "independent", "mwem"):
+        out[name] = {k: np.array(v) for k, v in out[name].items()}
+    return out
+
+
+def classifier_accuracy(train, test, domain, target=0) -> float:
+    """Accuracy on ``test`` of a (non-private) logistic regression fitted on ``train`` to predict column ``target``.
+
+    Features: one-hot codes of the other columns (:func:`one_hot`). Fitting on synthetic records is
+    post-processing of the synthetic release.
+    """
+    from .learning import logistic_regression
+
+    dom = _check_domain(domain)
+    tr, te = _check_records(train, dom, "train"), _check_records(test, dom, "test")
+    cols = [c for c in range(len(dom)) if c != target]
+    y = tr[:, target]
+    if y.min() == y.max():          # one class only: the fit is the constant classifier
+        return float(np.mean(te[:, target] == y[0]))
+    w = logistic_regression(one_hot(tr, dom, cols), y, regularization=1e-3)
+    pred = (one_hot(te, dom, cols) @ w > 0).astype(np.int64)
+    return float(np.mean(pred == te[:, target]))

@@ -21,6 +21,7 @@ from dpcourse.exercises import local_dp, quantiles, scale
 from dpcourse.exercises import membership as membership_ex
 from dpcourse.exercises import continual as continual_ex
 from dpcourse.exercises import inference as inference_ex
+from dpcourse.exercises import synthetic as synthetic_ex
 
 _BOUND = counting_queries_sample_size(10, 0.01, 0.05, 1.0)   # the chapter-03 question
 
@@ -47,6 +48,11 @@ ANSWERS = {
     "inference.check_mean_halfwidth": ([inference_ex._halfwidth_truth(*inference_ex.HALFWIDTH_QUESTION)],
                                        ["ln(20)", "ln 20", "Laplace(b)"]),
     "inference.check_proportion_interval": ([], ["noise_aware_halfwidth(sqrt", "p (1 - p) / n)"]),
+    "synthetic.check_one_way_sigma": ([synthetic_ex._sigma_truth(*synthetic_ex.BUDGET_QUESTION)],
+                                      ["sqrt(d / (2", "sqrt(7 / (2", "d / (2 rho"]),
+    "synthetic.check_selection_epsilon": ([synthetic_ex._select_truth(*synthetic_ex.BUDGET_QUESTION)],
+                                          ["sqrt(8", "8 rho", "/ (d - 1)"]),
+    "synthetic.check_chain_joint": ([], ["q12 * q23 /", "q12[:, :, None] * q23", "/ p2"]),
     "learning.check_amplification": ([], ["log(1 + q", "ln(1 + q", "e^epsilon - 1"]),
     "learning.check_max_steps": ([1201], []),  # _max_steps(0.01, 1.0, 2.0, 1e-5): 7 s to compute, so typed
     "learning.check_output_sensitivity": ([2.0 / (5000 * 1e-3)], ["2 / (n", "2/(n", "n lambda)"]),
@@ -132,6 +138,10 @@ NUMERIC = {  # checker of one numeric answer -> the answer
     "fdp.check_gdp_epsilon": (CHECKERS["fdp.check_gdp_epsilon"], gaussian_epsilon(1e-7, math.sqrt(0.03))),
     "inference.check_mean_halfwidth": (CHECKERS["inference.check_mean_halfwidth"],
                                        inference_ex._halfwidth_truth(*inference_ex.HALFWIDTH_QUESTION)),
+    "synthetic.check_one_way_sigma": (CHECKERS["synthetic.check_one_way_sigma"],
+                                      synthetic_ex._sigma_truth(*synthetic_ex.BUDGET_QUESTION)),
+    "synthetic.check_selection_epsilon": (CHECKERS["synthetic.check_selection_epsilon"],
+                                          synthetic_ex._select_truth(*synthetic_ex.BUDGET_QUESTION)),
     "continual.check_tree_variance": (CHECKERS["continual.check_tree_variance"],
                                       continual_ex._tree_variance_truth(*continual_ex.TREE_VARIANCE_QUESTION)),
 }
