@@ -82,7 +82,15 @@ INVENTORY = {
                                              "gradient noise / Gamma-radius output noise", False,
                                              "iterative noise in float: the chapter's remark; no lattice "
                                              "version of DP-SGD here"),
+    "synthetic.mst_synthesize": Entry("release", "exact discrete Gaussian measurements + secure exponential "
+                                      "mechanism; records then drawn from the private model", True, ""),
+    "synthetic.independent_synthesize": Entry("release", "exact discrete Gaussian measurements; records then "
+                                              "drawn from the private model", True, ""),
     # Not releases
+    "synthetic.sample_tree": Entry("simulation", _SIM, False, "not a release: draws records from an already "
+                                   "private model (post-processing)"),
+    "synthetic.compare_methods": Entry("simulation", "runs the synthesizers", True, "not a release: a study"),
+    "inference.coverage_grid": Entry("simulation", "repeated intervals", True, "not a release: a study"),
     "audit.audit_epsilon": Entry("audit", "runs the audited mechanism", True, "its own float draws are the "
                                  "auditor's, not a release"),
     "membership.canary_audit": Entry("audit", "train_models + audit_epsilon", True, "not a release"),
