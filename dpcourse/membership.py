@@ -258,11 +258,12 @@ def canary_audit(train, X, y, canary_x, canary_y, runs, *, delta, confidence=0.9
     Parameters
     ----------
     train : callable
-        ``train(X, y, rng) -> weights`` (as for :func:`train_models`).
+        ``train(X, y, rng) -> weights`` (as for :func:`train_models`). It receives the labels in the coding
+        of ``y`` (0/1 or -1/+1), the canary's label recoded to match.
     X, y : arrays
         The dataset without the canary.
     canary_x : array of shape (d,), canary_y : label
-        The inserted record.
+        The inserted record (label 0/1 or -1/+1, whatever the coding of ``y``).
     runs : int
         Training runs per dataset, in [100, MAX_MODELS].
     delta : float
@@ -286,10 +287,14 @@ def canary_audit(train, X, y, canary_x, canary_y, runs, *, delta, confidence=0.9
         raise ValueError(f"runs must be at most {MAX_MODELS}, got {r}")
     d = check_delta(delta)
     conf = check_probability(confidence, "confidence", open_low=True, open_high=True)
-    X1, y1 = np.vstack([X, cx]), np.append(yv, cy)
+    # train gets the labels in the caller's coding (0/1 or -1/+1), as train_models passes them; the canary's
+    # label is recoded to match (a trainer that maps 0/1 to -1/+1 would turn -1 into -3 otherwise).
+    zero_one = set(np.unique(check_real_array(y, "y", ndim=1)).tolist()) <= {0.0, 1.0}
+    yt, ct = ((yv + 1.0) / 2.0, (cy + 1.0) / 2.0) if zero_one else (yv, cy)
+    X1, y1 = np.vstack([X, cx]), np.append(yt, ct)
 
     def mechanism(with_canary, gen, size=None):
-        Xs, ys = (X1, y1) if with_canary else (X, yv)
+        Xs, ys = (X1, y1) if with_canary else (X, yt)
         masks = np.ones((size, Xs.shape[0]), dtype=bool)
         W = train_models(train, Xs, ys, masks, rng=gen)
         return cy * (W @ cx)
