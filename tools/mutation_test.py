@@ -531,8 +531,10 @@ MUTANTS = [
     Mutant("membership_lira_not_leave_one_out", "estimator", "dpcourse/membership.py",
            "mu = (s1 - w * phi) / c_loo", "mu = s1 / c", ("tests/test_membership.py",)),
     Mutant("membership_audit_canary_never_inserted", "neighbour", "dpcourse/membership.py",
-           "(X1, y1) if with_canary else (X, yv)", "(X, yv) if with_canary else (X, yv)",
+           "(X1, y1) if with_canary else (X, yt)", "(X, yt) if with_canary else (X, yt)",
            ("tests/test_membership.py",)),
+    Mutant("membership_audit_labels_recoded", "neighbour", "dpcourse/membership.py",
+           "if zero_one else (yv, cy)", "if not zero_one else (yv, cy)", ("tests/test_membership.py",)),
     # ---- the one-draw paths of the secure samplers and the exact clamped sum (issue 24, fast per call)
     Mutant("dlap1_minus_zero_kept", "discrete-sampler", DISC, "            if y == 0:\n                continue",
            "            if y < 0:\n                continue", T_FAST),
