@@ -147,12 +147,37 @@ def test_sqrt_factor_squares_to_prefix_sums():
 
 
 def test_factorization_lattice_is_rho_zcdp():
+    """The charged variance against an independent exact computation: the integer factor's column norm (Python
+    ints) plus the rounding, in rational arithmetic."""
     for T, rho in [(64, 0.5), (1000, 0.01), (2**16, 2.0)]:
         exponent, variance, sigma = cc.factorization_lattice(T, rho)
-        g = 2.0**exponent
-        charged = cc.factorization_sensitivity(T) / g + math.sqrt(T)
-        assert charged**2 / (2 * variance) <= rho
-        assert math.isclose(sigma, g * math.sqrt(variance))
+        q = [round(float(Fraction(math.comb(2 * k, k), 4**k)) * 2**cc.COEF_BITS) for k in range(min(T, 64))]
+        assert cc._integer_factor(T)[0][:64].tolist() == q
+        n = sum(int(v) ** 2 for v in cc._integer_factor(T)[0])
+        shift = cc.COEF_BITS + exponent
+        # (sqrt(n) / 2^shift + sqrt(T))^2 <= 2 rho variance, squared out exactly
+        a, b = Fraction(2 * rho) * variance, Fraction(n, 4**shift) + T
+        assert a >= b and (a - b) ** 2 >= Fraction(4 * n * T, 4**shift)
+        assert math.isclose(sigma, 2.0**exponent * math.sqrt(variance))
+
+
+@pytest.mark.parametrize("T", [1, 7, 100])
+def test_factorization_lattice_point_is_exact_and_neighbours_close(T):
+    """The perturbed lattice point equals round(Q x / 2^shift) computed with Python ints, and every neighbour's
+    lattice point is within the charged l2 distance (the zCDP of the discrete Gaussian: ||d||^2 / (2 variance))."""
+    x = np.random.default_rng(T).integers(0, 2, T)
+    for rho in (0.01, 0.5, 1e6):
+        exponent, variance, _ = cc.factorization_lattice(T, rho)
+        q = [int(v) for v in cc._integer_factor(T)[0]]
+        shift = cc.COEF_BITS + exponent
+        point = cc._factorization_steps(x, exponent)
+        exact = [sum(q[k] * int(x[t - k]) for k in range(t + 1)) for t in range(T)]
+        assert point.tolist() == [(v + (1 << shift >> 1)) >> shift for v in exact]
+        for s in range(T):
+            xp = x.copy()
+            xp[s] ^= 1
+            d = (cc._factorization_steps(xp, exponent) - point).astype(object)
+            assert Fraction(int(np.sum(d * d)), 2 * variance) <= Fraction(rho)
 
 
 def test_factorization_variance_measured():
