@@ -173,8 +173,14 @@ def test_teaching_plan_lists_every_assignment_with_its_chapter():
     assert set(planned) == set(ASSIGNMENTS)
     for hw, (_, stems) in planned.items():
         assert ASSIGNMENTS[hw] in stems, hw
-    assert [w for w, _ in sorted(planned.values())] == sorted(w for w, _ in planned.values())
     assert len(rows) == 13
+    # each chapter is taught once, at most two a week, and the core chapters (01-18) in the book's order, so that
+    # a chapter is never planned before one it builds on
+    taught = [stem for row in rows for stem in re.findall(r"\{doc\}`chapters/(\w+)`", row)]
+    assert sorted(taught) == sorted(ASSIGNMENTS.values())
+    assert all(len(re.findall(r"\{doc\}`chapters/", row)) <= 2 for row in rows)
+    core_weeks = [planned[hw][0] for hw in sorted(planned) if int(hw[2:]) <= 18]
+    assert core_weeks == sorted(core_weeks)
 
 
 def test_bad_epsilon_hidden_test():
