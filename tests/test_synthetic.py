@@ -16,24 +16,29 @@ from dpcourse import synthetic as S
 ALPHA = 1e-6
 
 
-def _consistent_tree(seed=0):
-    """A random tree model on domain (2, 3, 4, 2) with edges 0-1, 1-2, 1-3: consistent marginals."""
+def _consistent_tree(seed=0, hub=1):
+    """A random star-shaped tree model on domain (2, 3, 4, 2) centred on ``hub``: consistent marginals.
+
+    With hub = 2 and the root 0, attribute 2 is the parent of 1 (a parent with a larger index)."""
     gen = np.random.default_rng(seed)
     dom = (2, 3, 4, 2)
-    edges = [(0, 1), (1, 2), (1, 3)]
-    p1 = gen.dirichlet(np.ones(3))
+    edges = [tuple(sorted((a, hub))) for a in range(4) if a != hub]
+    ph = gen.dirichlet(np.ones(dom[hub]))
     q = {}
     for (i, j) in edges:
-        other = j if i == 1 else i
-        cond = gen.dirichlet(np.ones(dom[other]), size=3)          # P(x_other | x_1)
-        t = p1[:, None] * cond
-        q[(i, j)] = t.T if i != 1 else t
-    p = {1: p1, 0: q[(0, 1)].sum(axis=1), 2: q[(1, 2)].sum(axis=0), 3: q[(1, 3)].sum(axis=0)}
+        other = j if i == hub else i
+        cond = gen.dirichlet(np.ones(dom[other]), size=dom[hub])   # P(x_other | x_hub)
+        t = ph[:, None] * cond
+        q[(i, j)] = t if i == hub else t.T
+    p = {hub: ph}
+    for (i, j), t in q.items():
+        p[i], p[j] = t.sum(axis=1), t.sum(axis=0)
     return dom, edges, p, q
 
 
-def test_tree_joint_reproduces_consistent_marginals_exactly():
-    dom, edges, p, q = _consistent_tree()
+@pytest.mark.parametrize("hub", [1, 2])
+def test_tree_joint_reproduces_consistent_marginals_exactly(hub):
+    dom, edges, p, q = _consistent_tree(hub=hub)
     joint = S.tree_joint(p, q, edges, dom)
     assert joint.sum() == pytest.approx(1.0, abs=1e-14)
     for (i, j), t in q.items():
@@ -60,8 +65,9 @@ def test_tree_joint_has_maximum_entropy_among_distributions_with_those_marginals
     assert ent(other) < ent(joint)
 
 
-def test_sampled_records_follow_the_tree_model_chi_square():
-    dom, edges, p, q = _consistent_tree(2)
+@pytest.mark.parametrize("hub", [1, 2])
+def test_sampled_records_follow_the_tree_model_chi_square(hub):
+    dom, edges, p, q = _consistent_tree(2, hub)
     n = 200_000
     rec = S.sample_tree(p, q, edges, dom, n, rng=3)
     counts = np.zeros(dom)

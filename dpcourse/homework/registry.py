@@ -23,6 +23,7 @@ from ..exercises import fdp as ex_fdp
 from ..exercises import gaussian as ex_gaussian
 from ..exercises import histogram as ex_histogram
 from ..exercises import inference as ex_inference
+from ..exercises import synthetic as ex_synthetic
 from ..exercises import laplace as ex_laplace
 from ..exercises import learning as ex_learning
 from ..exercises import local_dp as ex_local_dp
@@ -206,6 +207,7 @@ ASSIGNMENTS = {
     "hw21": "21_hypothesis_testing",
     "hw22": "22_membership_inference",
     "hw23": "23_private_inference",
+    "hw24": "24_synthetic_data",
 }
 
 _QUESTIONS = {
@@ -256,6 +258,9 @@ _QUESTIONS = {
              _code("mia-ex-lira-online", "my_lira_online", ex_membership.check_lira_online)),
     "hw23": (_number("inf-ex-halfwidth", "my_halfwidth", lambda a, p: ex_inference.check_mean_halfwidth(a)),
              _code("inf-ex-proportion", "my_proportion_interval", ex_inference.check_proportion_interval)),
+    "hw24": (_number("syn-ex-sigma", "my_sigma", lambda a, p: ex_synthetic.check_one_way_sigma(a)),
+             _number("syn-ex-selection", "my_epsilon", lambda a, p: ex_synthetic.check_selection_epsilon(a)),
+             _code("syn-ex-chain", "my_chain_joint", ex_synthetic.check_chain_joint)),
 }
 
 
