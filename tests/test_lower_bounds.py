@@ -139,18 +139,17 @@ def test_fingerprinting_lemma_exactly_for_small_n(seed):
 
 def _excluded(n, d, eps, delta, alpha):
     """Brute force of corollary lb-cor-fingerprinting-alpha: is n ruled out by some n0?"""
-    c = math.sqrt(1.5 * d) / math.expm1(eps)
+    c = math.sqrt(1.5 * d) * 2 / (math.exp(eps) - math.exp(-eps))       # sqrt(3d/2) / sinh(eps)
     for n0 in range(1, n + 1):
-        if delta > 0 and delta > 1 / (24 * n0):
-            break
-        a = 2 * alpha * n / n0 + math.sqrt(2 / (3 * n0))
-        if a < 0.25 and n0 < (0.5 - 2 * a) * c:
+        a = 2 * alpha * n / n0                                           # error of the padded release (±1)
+        if n0 < (2 / 3 - 2 * a - 4 * delta * n0) * c:                   # theorem lb-thm-fingerprinting violated
             return True
     return False
 
 
 @pytest.mark.parametrize("d,eps,delta,alpha", [(10_000, 0.1, 1e-6, 0.05), (100_000, 0.5, 1e-6, 0.01),
-                                               (5_000, 0.1, 0.0, 0.02)])
+                                               (5_000, 0.1, 0.0, 0.02), (10**5, 0.1, 1e-3, 0.01),
+                                               (10**4, 1.0, 1e-6, 0.01)])
 def test_fingerprinting_sample_bound_against_brute_force(d, eps, delta, alpha):
     low, high = lb.fingerprinting_sample_bound(d, eps, delta, alpha)
     assert 0 < low <= high
@@ -160,16 +159,20 @@ def test_fingerprinting_sample_bound_against_brute_force(d, eps, delta, alpha):
 
 
 def test_fingerprinting_sample_bound_properties():
-    assert lb.fingerprinting_sample_bound(100, 1.0, 1e-6, 0.01) == (0, 0)
-    assert lb.fingerprinting_sample_bound(10_000, 0.1, 1e-2, 0.01) == (0, 0)   # n0 <= 1/(24 delta) = 4: nothing
+    assert lb.fingerprinting_sample_bound(100, 5.0, 1e-6, 0.01) == (0, 0)
+    assert lb.fingerprinting_sample_bound(10_000, 0.1, 1e-6, 1 / 6) == (0, 0)   # 4 alpha n / n0 >= 2/3: nothing
+    assert lb.fingerprinting_sample_bound(10_000, 0.1, 0.2, 0.01) == (0, 0)    # 4 delta n0 >= 2/3 for every n0
     highs = [lb.fingerprinting_sample_bound(10**5, 0.1, 1e-6, a)[1] for a in (0.02, 0.01, 0.005)]
     assert highs[0] < highs[1] < highs[2]
     assert highs[2] == pytest.approx(2 * highs[1], rel=0.01)    # n grows like 1/alpha
-    assert lb.fingerprinting_sample_bound(10_000, 0.1, 1e-6, 0.01) == (14, 1140)
+    assert lb.fingerprinting_sample_bound(10_000, 0.1, 1e-6, 0.01) == (1, 3379)
+    # about C / (36 alpha) for small alpha and delta (best n0 = C/3), C = sqrt(3d/2) / sinh(eps)
+    c = math.sqrt(1.5 * 10**6) / math.sinh(0.1)
+    assert lb.fingerprinting_sample_bound(10**6, 0.1, 0.0, 1e-4)[1] == pytest.approx(c / 36 / 1e-4, rel=1e-3)
     # the numbers of exercise lb-ex-where-delta
-    assert lb.fingerprinting_sample_bound(10**5, 0.1, 1e-6, 0.01) == (13, 4532)
-    assert lb.fingerprinting_sample_bound(10**5, 0.1, 1e-3, 0.01) == (13, 239)
-    assert lb.fingerprinting_sample_bound(10**5, 0.1, 1e-2, 0.01) == (0, 0)
+    assert lb.fingerprinting_sample_bound(10**5, 0.1, 1e-6, 0.01) == (1, 10576)
+    assert lb.fingerprinting_sample_bound(10**5, 0.1, 1e-3, 0.01) == (1, 652)
+    assert lb.fingerprinting_sample_bound(10**5, 0.1, 1e-2, 0.01) == (1, 68)
 
 
 def test_gaussian_means_sample_size_gives_error_alpha():
