@@ -177,6 +177,9 @@ def test_checkers():
     a = 0.05 ** (1 / 100)
     r = ex.check_max_audit_epsilon(math.log(a / (1 - a)))
     assert not r.passed and "half" in r.message
+    r = ex.check_max_audit_epsilon(-math.log(1 - 0.025 ** (1 / 100)))
+    assert not r.passed and "from below" in r.message
+    assert not ex.check_max_audit_epsilon(ex._max_audit_epsilon(100, 0.95) * 1.002).passed
     assert not ex.check_max_audit_epsilon("3.3").passed
 
     def right(phi, mi, si, mo, so):

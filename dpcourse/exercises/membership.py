@@ -26,8 +26,9 @@ def check_max_audit_epsilon(answer, n_bound=100, confidence=0.95) -> CheckResult
     """Check the largest epsilon lower bound a canary audit with ``n_bound`` bounding runs per side can give.
 
     Truth from the Clopper-Pearson bounds of theorem ``mia-thm-audit`` (k = n and k = 0 have closed forms).
-    Recognised slips: the whole error budget 1 - confidence given to each bound (no Bonferroni split) and
-    the "rule of three" 3/n in place of the exact upper bound.
+    Recognised slips: the whole error budget 1 - confidence given to each bound (no Bonferroni split), the
+    canary side's probability taken as 1 instead of its lower bound, and the "rule of three" 3/n in place of
+    the exact upper bound.
     """
     n = int(n_bound)
     conf = float(confidence)
@@ -35,6 +36,8 @@ def check_max_audit_epsilon(answer, n_bound=100, confidence=0.95) -> CheckResult
     a_full = 1.0 - conf
     slips = [(math.log(a_full ** (1 / n) / (1 - a_full ** (1 / n))),
               "each of the two bounds may use only half of the error budget (a union bound over the two)"),
+             (math.log(1.0 / (1.0 - (a_full / 2) ** (1 / n))),
+              "the canary side's probability is bounded from below too: all runs in the test does not make it 1"),
              (math.log((1 - 3 / n) / (3 / n)), "3/n is an approximation of the upper bound at 0 successes, and "
                                                "at a different level: use the exact Clopper-Pearson bound")]
     return check_number(answer, truth, what="the largest lower bound", low=0.0, slips=slips)
