@@ -69,14 +69,14 @@ def test_memory_is_logarithmic():
 
 
 def test_single_node_answer_is_exact_discrete_laplace():
-    """At t = 8 (one node) the error is one discrete Laplace of scale L / epsilon = 5 / 1: chi-square test."""
-    T, eps, runs = 16, 1.0, 40_000
+    """At t = 8 (one node) the error is one discrete Laplace of scale L / epsilon = 4 / 1: chi-square test."""
+    T, eps, runs = 8, 1.0, 40_000
     x = np.zeros(T, dtype=int)
     err = cc.tree_counts(x, eps, runs=runs, rng=11)[:, 7]
-    k = np.arange(-25, 26)
-    p = dpcourse.discrete_laplace_pmf(k, 5.0)
+    k = np.arange(-20, 21)
+    p = dpcourse.discrete_laplace_pmf(k, 4.0)
     obs = np.array([np.sum(err == v) for v in k[1:-1]] + [np.sum(err <= k[0]), np.sum(err >= k[-1])])
-    tail = dpcourse.discrete_laplace_pmf(np.arange(-400, -24), 5.0).sum()
+    tail = dpcourse.discrete_laplace_pmf(np.arange(-400, -19), 4.0).sum()
     exp = runs * np.concatenate([p[1:-1], [tail, tail]])
     assert stats.chisquare(obs, exp).pvalue > ALPHA
 
@@ -84,7 +84,7 @@ def test_single_node_answer_is_exact_discrete_laplace():
 @pytest.mark.parametrize("kw", [{"epsilon": 1.0}, {"rho": 0.5}])
 def test_variance_of_every_answer(kw):
     """Empirical variance at each t against popcount(t) times the node variance, within 5 standard errors."""
-    T, runs = 31, 10_000
+    T, runs = 31, 4_000
     err = cc.tree_counts(np.ones(T, dtype=int), runs=runs, rng=5, **kw) - np.arange(1, T + 1)
     want = cc.tree_variance(np.arange(1, T + 1), T, **kw)
     got = err.var(axis=0)
@@ -182,7 +182,7 @@ def test_factorization_lattice_point_is_exact_and_neighbours_close(T):
 
 def test_factorization_variance_measured():
     """Noise of answer t: sigma^2 (c_0^2 + ... + c_{t-1}^2), sigma^2 >= (largest column norm)^2 / (2 rho)."""
-    T, rho, runs = 64, 0.5, 8000
+    T, rho, runs = 64, 0.5, 3000
     x = np.random.default_rng(2).integers(0, 2, T)
     err = cc.factorization_counts(x, rho, runs=runs, rng=9) - np.cumsum(x)
     c = cc.sqrt_factor(T)
@@ -212,9 +212,9 @@ def test_audit_tree_counter_not_refuted_and_broken_caught():
     def broken(stream, rng, size):      # the scale without the log T factor: L / epsilon' = 1 / epsilon
         return loss(cc.tree_counts(stream, 3.0, runs=size, rng=rng))
 
-    ok = dpcourse.audit_epsilon(counter, x, xp, 60_000, rng=1, confidence=1 - ALPHA)
+    ok = dpcourse.audit_epsilon(counter, x, xp, 40_000, rng=1, confidence=1 - ALPHA)
     assert not ok.refutes(1.0) and ok.lower_bound > 0.5
-    bad = dpcourse.audit_epsilon(broken, x, xp, 60_000, rng=2, confidence=1 - ALPHA)
+    bad = dpcourse.audit_epsilon(broken, x, xp, 40_000, rng=2, confidence=1 - ALPHA)
     assert bad.refutes(1.0)
 
 
@@ -250,3 +250,14 @@ def test_bad_events_and_horizon_refused_without_data():
         c.step(1)
     with pytest.raises(ValueError, match="horizon"):
         cc.TreeCounter(2, 1.0).feed([1, 1, 1])
+
+
+def test_crossover_numbers_of_the_exercise():
+    """Exercise cr-ex-crossover: the largest answer variances (Laplace tree / noisy increments) at T = 2^10 and 2^11,
+    epsilon = 1 (about 2418 / 1886 and 3166 / 3771), and the tree wins from 2^11 on at epsilon = 1 and 0.3 alike."""
+    def largest(T, eps):
+        t = np.arange(1, T + 1)
+        return (cc.tree_variance(t, T, eps).max(), cc.naive_variance(t, T, eps, method="increments").max())
+    assert [round(v) for v in largest(2**10, 1.0) + largest(2**11, 1.0)] == [2418, 1886, 3166, 3771]
+    for eps in (1.0, 0.3):
+        assert [k for k in range(4, 15) if largest(2**k, eps)[0] < largest(2**k, eps)[1]] == list(range(11, 15))
