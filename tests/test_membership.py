@@ -62,6 +62,13 @@ def test_lira_fixed_variance_pools_each_side():
     a = mia.lira_scores(phi, masks, online=False, fixed_variance=True)
     b = mia.lira_scores(phi, masks, online=False)
     assert a.shape == b.shape and not np.allclose(a, b)
+    # by the definition: target j's "out" variance is the mean over the records of the leave-j-out variances
+    for j in range(8):
+        others = np.arange(8) != j
+        fits = [(phi[others & ~masks[:, i], i].mean(), phi[others & ~masks[:, i], i].var(ddof=1)) for i in range(4)]
+        pooled = np.sqrt(np.mean([v for _, v in fits]))
+        want = [stats.norm.logcdf(phi[j, i], mu, pooled) for i, (mu, _) in enumerate(fits)]
+        np.testing.assert_allclose(a[j], want, rtol=1e-10)
 
 
 def test_roc_points_and_tprs():

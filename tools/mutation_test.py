@@ -535,6 +535,8 @@ MUTANTS = [
            ("tests/test_membership.py",)),
     Mutant("membership_audit_labels_recoded", "neighbour", "dpcourse/membership.py",
            "if zero_one else (yv, cy)", "if not zero_one else (yv, cy)", ("tests/test_membership.py",)),
+    Mutant("membership_fixed_variance_pooled_over_models", "estimator", "dpcourse/membership.py",
+           "var.mean(axis=1, keepdims=True)", "var.mean(axis=0, keepdims=True)", ("tests/test_membership.py",)),
     # ---- the one-draw paths of the secure samplers and the exact clamped sum (issue 24, fast per call)
     Mutant("dlap1_minus_zero_kept", "discrete-sampler", DISC, "            if y == 0:\n                continue",
            "            if y < 0:\n                continue", T_FAST),
