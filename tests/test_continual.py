@@ -261,3 +261,17 @@ def test_crossover_numbers_of_the_exercise():
     assert [round(v) for v in largest(2**10, 1.0) + largest(2**11, 1.0)] == [2418, 1886, 3166, 3771]
     for eps in (1.0, 0.3):
         assert [k for k in range(4, 15) if largest(2**k, eps)[0] < largest(2**k, eps)[1]] == list(range(11, 15))
+
+
+def test_checkers_accept_the_answer_and_name_the_slips():
+    from dpcourse.exercises.continual import check_node_scale, check_tree_variance
+    assert check_node_scale(lambda h, e: h.bit_length() / e)
+    assert "power of two" in check_node_scale(lambda h, e: math.ceil(math.log2(h)) / e).message
+    assert "whole number" in check_node_scale(lambda h, e: math.log2(h) / e).message
+    assert "write yourself" in check_node_scale(lambda h, e: dpcourse.tree_levels(h) / e).message
+    assert "write yourself" in check_node_scale(lambda h, e: float(dpcourse.TreeCounter(h, e).noise_parameter)).message
+    b = 10.0                                                    # T = 1000: L = 10 levels; t = 1000 has six 1 bits
+    v = 1 / (2 * math.sinh(1 / (2 * b)) ** 2)
+    assert check_tree_variance(6 * v) and not check_tree_variance(6 * v * 1.002)
+    assert "continuous" in check_tree_variance(6 * 2 * b * b).message
+    assert "binary expansion" in check_tree_variance(10 * v).message
