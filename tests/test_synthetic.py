@@ -241,3 +241,19 @@ def test_zcdp_accounting_of_the_pipeline():
     assert b.rho_parts[2] == pytest.approx(12 / (2 * float(b.sigma_two_way) ** 2))
     assert sum(b.rho_parts) <= 0.3
     assert dpcourse.zcdp_epsilon(sum(b.rho_parts), 1e-6) <= dpcourse.zcdp_epsilon(0.3, 1e-6)
+
+
+@pytest.mark.parametrize("relation, sens", [("add_remove", 1.0), ("replace_one", 2.0)])
+def test_selection_calls_the_exponential_mechanism_with_the_budget(monkeypatch, relation, sens):
+    """Every selection round uses the score sensitivity of the relation and the per-round epsilon."""
+    calls = []
+    real = S.exponential_mechanism
+
+    def spy(utilities, sensitivity, epsilon, **kw):
+        calls.append((sensitivity, epsilon))
+        return real(utilities, sensitivity, epsilon, **kw)
+
+    monkeypatch.setattr(S, "exponential_mechanism", spy)
+    dpcourse.mst_synthesize([[0, 1, 2, 0]] * 20, (2, 3, 3, 2), 0.6, relation=relation, rng=0)
+    b = dpcourse.mst_budget(0.6, 4, relation=relation)
+    assert calls == [(sens, b.epsilon_select)] * 3

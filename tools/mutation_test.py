@@ -694,6 +694,26 @@ MUTANTS = [
     Mutant("sel_exact_rr_coin_doubled_eps", "factor-2", RR,
            "keep = bernoulli(gen, x.shape, lambda prec: logistic_bounds(eps, prec))",
            "keep = bernoulli(gen, x.shape, lambda prec: logistic_bounds(2 * eps, prec))", T_RR + T_XSEL),
+    # ---- synthetic data (chapter 24): sensitivities, the budget split, sigma rounding, selection, clamp
+    Mutant("syn_replace_factor_ignored", "factor-2", "dpcourse/synthetic.py", 'factor = 2.0 if rel == "replace_one" else 1.0',
+           "factor = 1.0", ("tests/test_synthetic.py",)),
+    Mutant("syn_one_way_l2_without_d", "scale", "dpcourse/synthetic.py", "l2_one, l2_two = math.sqrt(factor * d),",
+           "l2_one, l2_two = math.sqrt(factor),", ("tests/test_synthetic.py",)),
+    Mutant("syn_two_way_l2_without_pairs", "scale", "dpcourse/synthetic.py", "math.sqrt(factor * (d - 1))\n",
+           "math.sqrt(factor)\n", ("tests/test_synthetic.py",)),
+    Mutant("syn_sigma_rounded_down", "scale", "dpcourse/synthetic.py", "Fraction(math.floor(sigma * SIGMA_GRID) + 1, SIGMA_GRID)",
+           "Fraction(math.floor(sigma * SIGMA_GRID), SIGMA_GRID)", ("tests/test_synthetic.py",)),
+    Mutant("syn_selection_rounds_forgotten", "delta-split", "dpcourse/synthetic.py", "eps_sel = math.sqrt(8.0 * r_sel / (d - 1))",
+           "eps_sel = math.sqrt(8.0 * r_sel)", ("tests/test_synthetic.py",)),
+    Mutant("syn_split_not_applied", "delta-split", "dpcourse/synthetic.py", "r1, r_sel, r2 = (share * r for share in MST_SPLIT)",
+           "r1, r_sel, r2 = (r for share in MST_SPLIT)", ("tests/test_synthetic.py",)),
+    Mutant("syn_score_sensitivity_one", "factor-2", "dpcourse/synthetic.py", "[score[e] for e in cands], budget.utility_sensitivity,",
+           "[score[e] for e in cands], 1.0,", ("tests/test_synthetic.py",)),
+    Mutant("syn_two_way_measured_with_one_way_sigma", "scale", "dpcourse/synthetic.py",
+           "_measure(marginal(x, dom, e), budget.sigma_two_way, gen)",
+           "_measure(marginal(x, dom, e), budget.sigma_one_way, gen)", ("tests/test_synthetic.py",)),
+    Mutant("syn_clamp_removed", "clamp", "dpcourse/synthetic.py", "return np.clip(arr.astype(np.int64, copy=False), 0, hi)",
+           "return arr.astype(np.int64, copy=False)", ("tests/test_synthetic.py",)),
 ]
 
 
