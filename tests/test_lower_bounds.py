@@ -118,7 +118,7 @@ def test_fingerprinting_code_distribution():
     assert np.array_equal(lb.fingerprinting_code(5, 7, rng=3)[1], lb.fingerprinting_code(5, 7, rng=3)[1])
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
 def test_fingerprinting_lemma_exactly_for_small_n(seed):
     # n = 2: every f on {-1, 1}^2 with values in [-1, 1]; both sides computed by quadrature over p.
     gen = np.random.default_rng(seed)
@@ -132,6 +132,10 @@ def test_fingerprinting_lemma_exactly_for_small_n(seed):
     gap = integrate.quad(lambda p: 0.5 * sum(weight(x, p) * abs(f - p) for x, f in table.items()), -1, 1,
                          limit=200)[0]
     assert left >= 2 / 3 - 2 * gap - 1e-9
+    # the sample-mean form: 2/3 - 2 E|f - x̄| (x̄ = (x_1 + x_2)/2), used by the corollary's padding
+    gap_mean = integrate.quad(lambda p: 0.5 * sum(weight(x, p) * abs(f - sum(x) / 2) for x, f in table.items()),
+                              -1, 1)[0]
+    assert left >= 2 / 3 - 2 * gap_mean - 1e-9
     # the identity of the proof: the left side equals 2 E[p f(x)]
     pf = integrate.quad(lambda p: 0.5 * sum(weight(x, p) * p * f for x, f in table.items()), -1, 1)[0]
     assert left == pytest.approx(2 * pf, abs=1e-12)
