@@ -242,6 +242,16 @@ _X = np.array([1.0, 4.0, 3.0, 3.5, 8.0, 6.0])
 _HIST = np.array([3.0, 1.0, 4.0, 2.0])
 _QUERIES = np.array([[1, 0, 1, 0], [0, 1, 1, 1], [1, 1, 0, 0]])
 
+_MIA_X = np.array([[0.5, 0.1], [-0.2, 0.6], [0.3, -0.4], [-0.6, -0.2]])
+_MIA_Y = np.array([1, 0, 1, 0])
+
+
+def _mia_train(X, y, rng):
+    """A small private trainer for the membership sweep: DP-SGD with one full-batch step."""
+    return dp.dp_logistic_regression(X, y, 1.0, 1e-5, method="dpsgd", sampling_rate=1.0, steps=1,
+                                     expected_batch_size=float(len(y)), rng=rng)
+
+
 # name -> a call with small arguments, given a Generator
 SWEEP = {
     "audit.audit_epsilon": lambda g: dp.audit_epsilon(_lap_mech, 0.0, 1.0, 200, rng=g),
@@ -268,6 +278,29 @@ SWEEP = {
     "quantiles.smooth_median": lambda g: dp.smooth_median(_X, 0.0, 10.0, 1.0, 1e-5, rng=g),
     "quantiles.propose_test_release": lambda g: dp.propose_test_release(_X, 0.0, 10.0, 2.0, 1.0, 1e-5, rng=g),
     "quantiles.sample_and_aggregate": lambda g: dp.sample_and_aggregate(_X, np.mean, 2, 0.0, 10.0, 1.0, rng=g),
+    "inference.mean_interval": lambda g: dp.mean_interval(_X, 0.0, 10.0, 1.0, rng=g),
+    "inference.proportion_interval": lambda g: dp.proportion_interval([0, 1, 1, 0, 1], 1.0, rng=g),
+    "inference.difference_of_means_interval": lambda g: dp.difference_of_means_interval(
+        _X[:3], _X[3:], 0.0, 10.0, 1.0, rng=g),
+    "inference.quantile_interval": lambda g: dp.quantile_interval(_X, 0.5, 0.0, 10.0, 1.0, resolution=64, rng=g),
+    "inference.interval_coverage": lambda g: dpcourse.inference.interval_coverage(
+        "proportion", [0, 1] * 10, 20, 1.0, reps=20, rng=g),
+    "inference.coverage_grid": lambda g: dpcourse.inference.coverage_grid("proportion", [20], [1.0], reps=10, rng=g),
+    "membership.inclusion_masks": lambda g: dpcourse.membership.inclusion_masks(6, 4, rng=g),
+    "membership.train_models": lambda g: dpcourse.membership.train_models(
+        lambda X, y, rng: rng.integers(-3, 4, size=2).astype(float), _MIA_X, _MIA_Y,
+        dpcourse.membership.inclusion_masks(4, 2, rng=0), rng=g),
+    "membership.canary_audit": lambda g: dpcourse.membership.canary_audit(
+        _mia_train, _MIA_X, _MIA_Y, np.array([0.9, -0.9]), 1, 100, delta=1e-5, rng=g),
+    "synthetic.mst_synthesize": lambda g: dpcourse.synthetic.mst_synthesize([[0, 1, 1], [1, 1, 0]] * 5, [2, 2, 2],
+                                                                          1.0, n_records=10, rng=g).records,
+    "synthetic.independent_synthesize": lambda g: dpcourse.synthetic.independent_synthesize(
+        [[0, 1], [1, 1]] * 5, [2, 2], 1.0, n_records=10, rng=g).records,
+    "synthetic.sample_tree": lambda g: dpcourse.synthetic.sample_tree(
+        {0: np.array([0.5, 0.5]), 1: np.array([0.25, 0.75])},
+        {(0, 1): np.array([[0.25, 0.25], [0.0, 0.5]])}, [(0, 1)], [2, 2], 20, rng=g),
+    "synthetic.compare_methods": lambda g: dpcourse.synthetic.compare_methods(
+        [[0, 1, 1], [1, 1, 0], [0, 0, 1]] * 4, [2, 2, 2], [1.0], mwem_iterations=2, mwem_passes=1, rng=g),
     "lower_bounds.fingerprinting_code": lambda g: dp.fingerprinting_code(5, 8, rng=g),
     "lower_bounds.tracing_trial": lambda g: dp.tracing_trial(5, 8, release="gaussian", epsilon=1.0, delta=1e-5,
                                                               n_outsiders=5, rng=g),

@@ -9,7 +9,7 @@ release for one, an exception for the other: infinite privacy loss), as ``sparse
 
 The test finds the releases by introspection: every public function of a top-level ``dpcourse`` module
 (not the subpackages ``plots``, ``exercises``, ..., which drive releases on public data) that takes
-``rng`` and an ``epsilon``. Each must have an entry in ``RELEASES`` (how to call it with one private record of a given
+``rng`` and an ``epsilon`` or a zCDP ``rho``. Each must have an entry in ``RELEASES`` (how to call it with one private record of a given
 size) or in ``NOT_RELEASES`` (why it has no private argument); a new release without an entry fails
 ``test_every_release_has_an_entry``. For each release, the private record runs along a ladder of values
 just below, at and just above every internal limit (2**40, 2**53, 2**61, 2**63, 2**64, 1e308, the
@@ -22,8 +22,10 @@ the call) with a message that holds nothing computed from the data (tests/test_p
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import inspect
+import math
 import numbers
 import pkgutil
 from dataclasses import dataclass
@@ -158,6 +160,32 @@ RELEASES: dict[str, Release] = {
         "values", lambda v: dpcourse.local_hashing([v, 0], 2**24, 1.0, rng=0), (0, 1, 2**23, 2**24 - 1)),
     "dpcourse.local_dp.unary_encoding": Release(
         "values", lambda v: dpcourse.unary_encoding([v, 0], 4096, 1.0, rng=0), (0, 1, 4095)),
+    # a stream, a proportion's bits and a synthetic table's codes have a documented domain (0/1 events, 0/1 bits,
+    # whole-number codes): a value outside it breaks the contract and is refused by rule; whole codes of any size
+    # are clamped into the declared domain
+    "dpcourse.continual.tree_counts": Release(
+        "stream", lambda v: dpcourse.tree_counts([v, 0, 1, 1], 1.0, rng=0), (0, 1, 0.0, 1.0)),
+    "dpcourse.continual.naive_counts": Release(
+        "stream", lambda v: (dpcourse.naive_counts([v, 0, 1, 1], 1.0, rng=0),
+                             dpcourse.naive_counts([v, 0, 1, 1], 1.0, method="increments", rng=0)), (0, 1, 0.0, 1.0)),
+    "dpcourse.continual.factorization_counts": Release(
+        "stream", lambda v: dpcourse.factorization_counts([v, 0, 1, 1], 0.5, rng=0), (0, 1, 0.0, 1.0)),
+    "dpcourse.inference.mean_interval": Release(
+        "x", lambda v: dpcourse.mean_interval([v, 1.0, 2.0], 0.0, 10.0, 1.0, rng=0), tuple(FLOATS)),
+    "dpcourse.inference.difference_of_means_interval": Release(
+        "x", lambda v: dpcourse.difference_of_means_interval([v, 1.0, 2.0], [3.0, 4.0], 0.0, 10.0, 1.0, rng=0),
+        tuple(FLOATS)),
+    "dpcourse.inference.quantile_interval": Release(
+        "x", lambda v: dpcourse.quantile_interval([v, 1.0, 2.0], 0.5, 0.0, 10.0, 1.0, rng=0, resolution=64),
+        tuple(FLOATS)),
+    "dpcourse.inference.proportion_interval": Release(
+        "bits", lambda v: dpcourse.proportion_interval([v, 0, 1], 1.0, rng=0), (0, 1, 0.0, 1.0)),
+    "dpcourse.synthetic.mst_synthesize": Release(
+        "data", lambda v: dpcourse.synthetic.mst_synthesize([[v, 0, 1], [1, 1, 0]] * 5, [2, 2, 2], 1.0, rng=0),
+        tuple(int(x) for x in (0, 1, 2**40, -2**40, 2**63, 2**64, 2**70)) + (1e308, -MAX_FLOAT, MAX_FLOAT)),
+    "dpcourse.synthetic.independent_synthesize": Release(
+        "data", lambda v: dpcourse.synthetic.independent_synthesize([[v, 0], [1, 1]] * 5, [2, 2], 1.0, rng=0),
+        tuple(int(x) for x in (0, 1, 2**40, -2**40, 2**63, 2**64, 2**70)) + (1e308, -MAX_FLOAT, MAX_FLOAT)),
     "dpcourse.rr.randomized_response": Release(
         "bits", lambda v: dpcourse.randomized_response([v, 0, 1], 1.0, rng=0), (0, 1, 0.0, 1.0)),
 }
@@ -168,6 +196,11 @@ NOT_RELEASES = {
     "dpcourse.queries.tracing_experiment": "an experiment on synthetic data; its releases are laplace_mechanism",
     "dpcourse.lower_bounds.tracing_trial": "an experiment on a synthetic fingerprinting code; its release is "
                                            "gaussian_mechanism",
+    "dpcourse.inference.interval_coverage": "a coverage simulation on a public population; its releases are the "
+                                            "interval functions, each tested here",
+    "dpcourse.inference.coverage_grid": "a grid of interval_coverage runs on public populations",
+    "dpcourse.synthetic.compare_methods": "an experiment driver on a public table; its releases (mst_synthesize, "
+                                          "independent_synthesize, mwem) are each tested here",
     "dpcourse.queries.error_versus_queries": "an experiment driver; each release it makes is tested here itself",
     "dpcourse.queries.sparse_vector_variant": "audit only: the published broken variants, documented as not "
                                               "private and never for real data",
@@ -184,7 +217,7 @@ def _discover() -> set[str]:
             if name.startswith("_") or not inspect.isfunction(fn) or fn.__module__ != mod.__name__:
                 continue
             params = inspect.signature(fn).parameters
-            if "rng" in params and any(p.startswith("epsilon") for p in params):
+            if "rng" in params and any(p.startswith(("epsilon", "rho")) for p in params):
                 found.add(f"{mod.__name__}.{name}")
     return found
 
@@ -209,6 +242,10 @@ def _finite_numbers(out, may_decline: bool) -> bool:
         return all(_finite_numbers(v, may_decline) for v in out)
     if isinstance(out, str):
         return True
+    if dataclasses.is_dataclass(out) and not isinstance(out, type):  # a release object: its fields
+        return all(_finite_numbers(getattr(out, f.name), may_decline) for f in dataclasses.fields(out))
+    if isinstance(out, numbers.Number) and not isinstance(out, (np.generic, numbers.Integral)):
+        return math.isfinite(out) if isinstance(out, float) else True
     arr = np.asarray(out)
     if arr.dtype.kind in "iub":
         return True
