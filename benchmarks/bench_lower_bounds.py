@@ -7,6 +7,10 @@
    outsiders) on d = 4000 means released exactly, rounded to 0.05, and by the Gaussian mechanism at (1, 1e-5),
    for n = 50 ... 3200; and the people the analytic Gaussian needs for the rounded release's error.
 
+3. Fingerprinting: the range of n that corollary ``lb-cor-fingerprinting-alpha`` proves impossible
+   (``dpcourse.lower_bounds.fingerprinting_sample_bound``) against the n the analytic Gaussian needs, at
+   δ = 1e-6, α = 0.01, for ε from 0.1 to 4 and d from 10^3 to 10^6 (arithmetic only).
+
 Prints numbers only; no timing is asserted. Run with ``python benchmarks/bench_lower_bounds.py`` (about 5 minutes with k up to 2^16 on 2 busy cores, measured; less with k up to 2^13).
 """
 
@@ -48,8 +52,20 @@ def tracing(d=4000, outsiders=5000):
         print(f"   n = {n:>4}: TPR at FPR 1e-2/1e-3: " + "; ".join(parts))
 
 
+def fingerprinting(delta=1e-6, alpha=0.01):
+    print(f"3. fingerprinting bound against the Gaussian mechanism, delta = {delta:g}, alpha = {alpha}")
+    for eps in (0.1, 0.5, 1.0, 2.0, 4.0):
+        for d in (10**3, 10**4, 10**5, 10**6):
+            low, high = lb.fingerprinting_sample_bound(d, eps, delta, alpha)
+            gauss = lb.gaussian_means_sample_size(d, eps, delta, alpha)
+            ratio = gauss / (high + 1) if high else float("inf")
+            print(f"   epsilon = {eps:3}, d = {d:>9,}: impossible for n in [{low}, {high:,}]; Gaussian needs "
+                  f"{gauss:,.0f} ({ratio:.0f} times more)")
+
+
 if __name__ == "__main__":
     start = time.perf_counter()
+    fingerprinting()
     packing()
     tracing()
     print(f"total {time.perf_counter() - start:.1f} s")
