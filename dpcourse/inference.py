@@ -73,7 +73,8 @@ class PrivateInterval:
     events : tuple of DpEvent
         The privacy events of the release (compose them into a :class:`dpcourse.PrivacyAccountant`).
     epsilon : float
-        Total epsilon of the release (pure DP, replace-one relation).
+        Total epsilon of the release (pure DP, replace-one relation): the sum of the events' epsilons (less
+        than the budget for a quantile interval whose end is a public bound and released nothing).
     relation : str
         The neighbouring relation of the guarantee.
     """
@@ -186,6 +187,46 @@ def _halfwidth(method, sigma, b, level):
     return noise_aware_halfwidth(sigma, b, level)
 
 
+#: Nodes of the average over the second moment's Laplace noise (midpoint quantiles of a standard Laplace).
+VARIANCE_NODES = 16
+_U = (np.arange(VARIANCE_NODES) + 0.5) / VARIANCE_NODES
+_LAPLACE_NODES = np.where(_U < 0.5, np.log(2.0 * _U), -np.log(2.0 * (1.0 - _U)))
+_MIX_STEPS = 40
+
+
+def _mixed_halfwidth(var_t, n, b_mean, b_moment, h2, t_factor, level):
+    """The noise-aware half-width of the mean when the variance is itself a noisy release.
+
+    The plug-in variance ``var_t`` carries the second moment's ``Laplace(b_moment)`` noise; at small
+    ``n epsilon`` that noise is as large as the variance, and plugging it in as if exact under-covers (a
+    variance pushed down by the noise gives a short interval). The half-width ``c`` solves
+    ``mean_k P(|S_k + L| > c) = 1 - level`` with ``S_k ~ N(0, t^2 v_k / n)``, ``v_k = clip(var_t + b_moment u_k,
+    0, h2)`` and ``u_k`` the ``VARIANCE_NODES`` midpoint quantiles of a standard Laplace: the law of
+    theorem ``inf-thm-convolution`` averaged over the variances the release is compatible with (a
+    parametric-bootstrap step done by quadrature). Vectorized over ``var_t``; bisection between 0 and the
+    union bound of the largest node.
+    """
+    var_t = np.atleast_1d(np.asarray(var_t, float))
+    s = t_factor * np.sqrt(np.clip(var_t[:, None] + b_moment * _LAPLACE_NODES[None, :], 0.0, h2) / n)
+    alpha = 1.0 - level
+    hi = s.max(axis=1) * float(-ndtri(alpha / 4.0)) + b_mean * math.log(2.0 / alpha)
+    lo = np.zeros_like(hi)
+    for _ in range(_MIX_STEPS):
+        mid = 0.5 * (lo + hi)
+        too_small = _laplace_normal_tail(mid[:, None], s, b_mean).mean(axis=1) > alpha
+        lo = np.where(too_small, mid, lo)
+        hi = np.where(too_small, hi, mid)
+    return 0.5 * (lo + hi)
+
+
+def _mean_halfwidth(method, var_t, n, b_mean, b_moment, h2, level):
+    """Half-width of :func:`mean_interval`: naive ``z t sqrt(v/n)``, or the noise-aware mixture."""
+    tf = _t_factor(level, n - 1)
+    if method == "naive":
+        return _z(level) * tf * np.sqrt(np.asarray(var_t, float) / n)
+    return _mixed_halfwidth(var_t, n, b_mean, b_moment, h2, tf, level)
+
+
 # ----------------------------------------------------------------------------------------------------
 # Checks shared by the interval functions.
 
@@ -280,7 +321,9 @@ def mean_interval(x, lower, upper, epsilon, *, level=0.95, method="noise_aware",
     Interval (post-processing): ``m ± c`` with ``m`` the noisy mean, ``v`` the noisy variance
     (clipped to ``[0, ((upper-lower)/2)^2]``), ``sigma = sqrt(v / n)``, ``b`` the mean's Laplace scale and
 
-    * ``"noise_aware"``: ``c = noise_aware_halfwidth(sigma, b, level)`` (theorem ``inf-thm-convolution``);
+    * ``"noise_aware"``: ``c`` solves ``mean_k P(|S_k + L| > c) = 1 - level``, the law of theorem
+      ``inf-thm-convolution`` averaged over ``VARIANCE_NODES`` variances ``clip(v + b2 u_k)`` that the noisy
+      second moment (Laplace scale ``b2``) is compatible with, each widened by ``t_{n-1}/z``;
     * ``"naive"``: ``c = z sigma``, which ignores the noise.
 
     It targets the mean of the *clamped* population: values outside the bounds bias it (chapter text).
@@ -317,7 +360,7 @@ def mean_interval(x, lower, upper, epsilon, *, level=0.95, method="noise_aware",
     n = values.size
     m_t, v_t, b1, b2, (eps1, eps2) = _mean_release(values, lo, hi, eps, gen)
     var = float(_variance_from_moments(m_t, v_t, lo, hi))
-    c = float(_halfwidth(meth, _t_factor(lev, n - 1) * math.sqrt(var / n), b1, lev))
+    c = float(np.ravel(_mean_halfwidth(meth, var, n, b1, b2, _second_moment_bound(lo, hi)[1], lev))[0])
     events = _record([LaplaceEvent(eps1), LaplaceEvent(eps2)], accountant)
     return PrivateInterval(m_t - c, m_t + c, m_t, lev, meth, {"mean": m_t, "second_moment": v_t, "n": n},
                            {"mean": b1, "second_moment": b2}, events, eps)
@@ -359,12 +402,19 @@ def proportion_interval(bits, epsilon, *, level=0.95, method="noise_aware", rng=
 # Difference of two means (two groups with public sizes).
 
 
-def _bootstrap_halfwidth(sigma, b_x, b_y, level, gen, draws=BOOTSTRAP_DRAWS):
-    """Parametric bootstrap: the ``level`` quantile of ``|S + L1 - L2|`` (one row per entry of ``sigma``)."""
-    sigma = np.atleast_1d(np.asarray(sigma, float))
-    shape = (sigma.size, draws)
-    err = (sigma[:, None] * gen.standard_normal(shape) + gen.laplace(0.0, b_x, shape)
-           - gen.laplace(0.0, b_y, shape))
+def _bootstrap_halfwidth(var_x, var_y, n_x, n_y, b_x, b_y, b2_x, b2_y, h2, t_factor, level, gen,
+                         draws=BOOTSTRAP_DRAWS):
+    """Parametric bootstrap: the ``level`` quantile of ``|S + L_x - L_y|`` (one row per entry of ``var_x``).
+
+    Each draw redraws the two variances from their releases, ``clip(var + Laplace(b2), 0, h2)`` (the second
+    moments' noise, as in :func:`_mixed_halfwidth`), then ``S ~ N(0, t^2 (v_x / n_x + v_y / n_y))``.
+    """
+    var_x, var_y = np.atleast_1d(np.asarray(var_x, float)), np.atleast_1d(np.asarray(var_y, float))
+    shape = (var_x.size, draws)
+    vx = np.clip(var_x[:, None] + gen.laplace(0.0, b2_x, shape), 0.0, h2)
+    vy = np.clip(var_y[:, None] + gen.laplace(0.0, b2_y, shape), 0.0, h2)
+    sigma = t_factor * np.sqrt(vx / n_x + vy / n_y)
+    err = sigma * gen.standard_normal(shape) + gen.laplace(0.0, b_x, shape) - gen.laplace(0.0, b_y, shape)
     return np.quantile(np.abs(err), level, axis=1)
 
 
@@ -373,10 +423,14 @@ def difference_of_means_interval(x, y, lower, upper, epsilon, *, level=0.95, met
     """A confidence interval for ``mean(x) - mean(y)`` (both clamped to ``[lower, upper]``) of two groups.
 
     Release: :func:`mean_interval`'s two statistics for each group, each group with the whole ``epsilon``.
-    The groups are disjoint sets of people with public sizes; replacing one record changes one group's
-    statistics only, so the release is epsilon-DP (parallel composition, theorem ``inf-thm-mean-privacy``).
+    The groups are disjoint sets of people with **public sizes** (the sizes are in the release and set the
+    noise scales); replacing one record inside its group changes one group's statistics only, so the release
+    is epsilon-DP (parallel composition, theorem ``inf-thm-mean-privacy``). If group membership is private
+    (sizes counted from the data), a replacement can move a record between groups: this function is then
+    not epsilon-DP and must not be used as is (release noisy sizes and charge both groups).
     Interval (post-processing): ``(m_x - m_y) ± c``; ``"noise_aware"``: ``c`` is the ``level`` quantile of
-    ``|S + L_x - L_y|``, ``S ~ N(0, v_x/n_x + v_y/n_y)``, estimated from ``BOOTSTRAP_DRAWS`` draws (a
+    ``|S + L_x - L_y|``, ``S ~ N(0, t^2 (v_x/n_x + v_y/n_y))`` with each variance redrawn from its noisy
+    release per draw, estimated from ``BOOTSTRAP_DRAWS`` draws (a
     parametric bootstrap of the error, whose own randomness is post-processing of the release and drawn
     from ``rng`` with numpy's samplers); ``"naive"``: ``c = z sqrt(v_x/n_x + v_y/n_y)``.
 
@@ -391,12 +445,13 @@ def difference_of_means_interval(x, y, lower, upper, epsilon, *, level=0.95, met
     eps, lev, meth, gen = _common(epsilon, level, method, rng, accountant)
     mx, sx, bx, bx2, (e1, e2) = _mean_release(vx, lo, hi, eps, gen)
     my, sy, by, by2, _ = _mean_release(vy, lo, hi, eps, gen)
-    var = float(_variance_from_moments(mx, sx, lo, hi)) / vx.size + float(_variance_from_moments(my, sy, lo, hi)) / vy.size
-    sd = _t_factor(lev, min(vx.size, vy.size) - 1) * math.sqrt(var)
+    var_x, var_y = float(_variance_from_moments(mx, sx, lo, hi)), float(_variance_from_moments(my, sy, lo, hi))
+    tf = _t_factor(lev, min(vx.size, vy.size) - 1)
     if meth == "naive":
-        c = _z(lev) * sd
+        c = _z(lev) * tf * math.sqrt(var_x / vx.size + var_y / vy.size)
     else:
-        c = float(_bootstrap_halfwidth(sd, bx, by, lev, gen)[0])
+        c = float(_bootstrap_halfwidth(var_x, var_y, vx.size, vy.size, bx, by, bx2, by2,
+                                       _second_moment_bound(lo, hi)[1], tf, lev, gen)[0])
     # Parallel composition: the two groups' events are charged once, as one epsilon-DP release.
     events = _record([PureDPEvent(eps)], accountant)
     d = mx - my
@@ -463,7 +518,7 @@ def quantile_interval(x, q, lower, upper, epsilon, *, level=0.95, method="noise_
     events = _record(events, accountant)
     return PrivateInterval(y_lo, y_hi, 0.5 * (y_lo + y_hi), lev, meth,
                            {"quantile_low": y_lo, "quantile_high": y_hi, "q_low": q_lo, "q_high": q_hi, "n": n},
-                           {"rank_scale": 2.0 / (eps / 2.0)}, events, eps)
+                           {"rank_scale": 2.0 / (eps / 2.0)}, events, (eps / 2.0) * len(events))
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -535,8 +590,8 @@ def _simulated_mean_releases(x, lo, hi, eps, gen):
     clamped = np.clip(x, lo, hi)
     mid, _ = _second_moment_bound(lo, hi)
     means = clamped.mean(axis=1)
-    m_t, v_t, b, _, _ = _noisy_moments(means, ((clamped - mid) ** 2).mean(axis=1), x.shape[1], lo, hi, eps, gen)
-    return means, clamped.var(axis=1), m_t, _variance_from_moments(m_t, v_t, lo, hi), b
+    m_t, v_t, b, b2, _ = _noisy_moments(means, ((clamped - mid) ** 2).mean(axis=1), x.shape[1], lo, hi, eps, gen)
+    return means, clamped.var(axis=1), m_t, _variance_from_moments(m_t, v_t, lo, hi), b, b2
 
 
 def _cover(est, half, truth, keep=None, name=None):
@@ -592,9 +647,10 @@ def interval_coverage(kind, population, n, epsilon, *, reps=1000, level=0.95, lo
     if kind == "mean":
         lo, hi = check_bounds(lower, upper)
         x = _draw(check_real_array(population, "population", ndim=1), reps, n, spread, gen)
-        means, var, m_t, var_t, b = _simulated_mean_releases(x, lo, hi, eps, gen)
+        means, var, m_t, var_t, b, b2 = _simulated_mean_releases(x, lo, hi, eps, gen)
+        h2 = _second_moment_bound(lo, hi)[1]
         for meth in INTERVAL_METHODS:
-            hits[meth], widths[meth] = _cover(m_t, _halfwidth(meth, tf * np.sqrt(var_t / n), b, lev), truth, keep,
+            hits[meth], widths[meth] = _cover(m_t, _mean_halfwidth(meth, var_t, n, b, b2, h2, lev), truth, keep,
                                               meth)
         hits["non_private"], widths["non_private"] = _cover(means, z * tf * np.sqrt(var / n), truth, keep,
                                                             "non_private")
@@ -616,7 +672,9 @@ def interval_coverage(kind, population, n, epsilon, *, reps=1000, level=0.95, lo
                                             spread, gen), lo, hi, eps, gen)
         d_t = rx[2] - ry[2]
         sd_t = tf * np.sqrt((rx[3] + ry[3]) / n)
-        hits["noise_aware"], widths["noise_aware"] = _cover(d_t, _bootstrap_halfwidth(sd_t, rx[4], ry[4], lev, gen),
+        c_t = _bootstrap_halfwidth(rx[3], ry[3], n, n, rx[4], ry[4], rx[5], ry[5], _second_moment_bound(lo, hi)[1],
+                                   tf, lev, gen)
+        hits["noise_aware"], widths["noise_aware"] = _cover(d_t, c_t,
                                                             truth, keep, "noise_aware")
         hits["naive"], widths["naive"] = _cover(d_t, z * sd_t, truth, keep, "naive")
         hits["non_private"], widths["non_private"] = _cover(rx[0] - ry[0], z * tf * np.sqrt((rx[1] + ry[1]) / n),

@@ -275,3 +275,15 @@ def test_checkers_accept_the_answer_and_name_the_slips():
     assert check_tree_variance(6 * v) and not check_tree_variance(6 * v * 1.002)
     assert "continuous" in check_tree_variance(6 * 2 * b * b).message
     assert "binary expansion" in check_tree_variance(10 * v).message
+
+
+def test_every_event_in_at_most_levels_released_nodes():
+    """Lemma cr-lem-tree-sensitivity for every T <= 600 (powers of two and not): the released nodes (t - 2^i, t],
+    i = trailing zeros of t <= T, cover each step at most L = floor(log2 T) + 1 times, and the first step exactly L."""
+    for T in range(1, 601):
+        cover = np.zeros(T + 2, dtype=int)
+        for t in range(1, T + 1):
+            cover[t - (t & -t) + 1] += 1
+            cover[t + 1] -= 1
+        cover = np.cumsum(cover)[1:T + 1]
+        assert cover.max() == cover[0] == cc.tree_levels(T) == math.floor(math.log2(T)) + 1

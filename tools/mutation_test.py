@@ -633,6 +633,9 @@ MUTANTS = [
     Mutant("infer_convolution_tail_sign", "constant", "dpcourse/inference.py",
            "        both = np.clip(2.0 * np.exp(log_ndtr(-c / s)) + (a - d), 0.0, 1.0)\n",
            "        both = np.clip(2.0 * np.exp(log_ndtr(-c / s)) + (a + d), 0.0, 1.0)\n", ("tests/test_inference.py",)),
+    Mutant("infer_mean_variance_noise_ignored", "scale", "dpcourse/inference.py",
+           "np.clip(var_t[:, None] + b_moment * _LAPLACE_NODES[None, :], 0.0, h2)",
+           "np.clip(var_t[:, None] + 0.0 * _LAPLACE_NODES[None, :], 0.0, h2)", ("tests/test_inference.py",)),
     # ---- continual release (chapter 19): the tree's node scale and level count, the factorization's sensitivity
     Mutant("cr_tree_scale_one_level_short", "scale", "dpcourse/continual.py",
            "return _round_up(Fraction(levels) / Fraction(value))",

@@ -77,6 +77,7 @@ def check_proportion_interval(student_fn) -> CheckResult:
         for value, hint in slips:
             if np.allclose(got, value, rtol=1e-4, atol=1e-9):   # 1.96 for z is the same slip
                 return CheckResult(False, f"{where}: {hint}")
-        return CheckResult(False, f"{where}: not the noise-aware interval yet (its ends differ from the "
-                                  f"reference by up to {np.max(np.abs(got - want)):.3g}).")
+        # No distance to the reference: with it, an interval (p, p) would reveal the half-width.
+        return CheckResult(False, f"{where}: not the noise-aware interval yet (centre it on the noisy proportion "
+                                  f"and take the half-width from the law of sampling error plus Laplace noise).")
     return CheckResult(True, "your interval agrees with the reference on every release tried.")
