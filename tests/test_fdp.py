@@ -225,6 +225,28 @@ def test_profile_envelope_of_gaussian_is_below_and_close_to_exact():
     assert np.max(exact - env) < 0.01
 
 
+@pytest.mark.parametrize("mu", [0.05, 0.26, 1.0, 2.0, 4.0, 6.0])
+def test_default_envelope_grid_is_below_and_within_002_of_gaussian(mu):
+    # the default deltas reach 0.99: a grid stopping at 0.5 left the envelope 0.24 below G_4 near alpha = 5e-4
+    ds = np.array(F.DEFAULT_PROFILE_DELTAS)
+    acc = dp.PrivacyAccountant().compose(dp.PoissonSampledEvent(1.0, dp.GaussianEvent(1.0 / mu)), 1)
+    env = F.tradeoff_curve(acc, GRID)  # q = 1: the "pld" method answers with the exact Gaussian epsilon
+    exact = F.tradeoff_gaussian(GRID, mu)
+    assert np.all(env <= exact + 1e-12)
+    assert np.max(exact - env) < (0.011 if mu <= 1 else 0.02)
+    assert ds.size == 31 and ds.max() == 0.99
+
+
+def test_gdp_mu_for_dp_is_a_calibration_not_a_conversion():
+    # mu-GDP with mu = gdp_mu_for_dp(eps, delta) implies (eps, delta)-DP: G_mu >= f_{eps, delta} everywhere ...
+    eps, delta = 1.0, 1e-5
+    mu = F.gdp_mu_for_dp(eps, delta)
+    assert np.all(F.tradeoff_gaussian(GRID, mu) >= F.tradeoff_epsilon_delta(GRID, eps, delta) - 1e-15)
+    # ... but (eps, delta)-DP does not imply mu-GDP for any mu: its curve starts at 1 - delta < 1 = G_mu(0)
+    for m in (mu, 10.0, 30.0):
+        assert F.tradeoff_epsilon_delta(0.0, eps, delta) < F.tradeoff_gaussian(0.0, m)
+
+
 def test_sampled_curve_bounds_a_simulated_attack():
     # the envelope is a guarantee: the best test on one subsampled-Gaussian output (remove direction, the
     # likelihood-ratio test = a threshold on y) cannot beat it. Exact error of that test from the mixture CDF.
