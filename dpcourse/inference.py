@@ -47,6 +47,9 @@ INTERVAL_METHODS = ("noise_aware", "naive")
 MEAN_SPLIT = 0.8
 #: Draws of the parametric bootstrap of :func:`difference_of_means_interval`.
 BOOTSTRAP_DRAWS = 4000
+#: Largest width ``upper - lower`` of the bounds of a mean interval (2**500, about 3e150): the second moment's
+#: bound ``((upper - lower)/2)^2`` must stay finite and within ``WIDE_BOUNDS`` (wider bounds are refused by name).
+MEAN_BOUNDS_WIDTH = 2.0**500
 _BISECTION_STEPS = 60
 _NEGLIGIBLE = 1e-6
 _MAX_REPS = 20000
@@ -175,10 +178,16 @@ def _z(level: float) -> float:
     return float(-ndtri((1.0 - level) / 2.0))
 
 
+_TINY_LEVEL = 1e-4   # below it, scipy's t quantile near the median loses digits; the limit ratio is exact to 1e-8
+
+
 def _t_factor(level: float, df: int) -> float:
     """``t_{df, (1+level)/2} / z_{(1+level)/2}``: widens a normal sampling error for an estimated variance (df = n - 1)."""
     from scipy.stats import t as student_t
-    return float(student_t.ppf((1.0 + level) / 2.0, df)) / _z(level)
+    if level < _TINY_LEVEL:   # both quantiles -> 0 (z = 0 at level 1e-300); their ratio -> phi(0) / f_t(0), to O(level^2)
+        return float(1.0 / math.sqrt(2.0 * math.pi) / student_t.pdf(0.0, df))
+    # isf of (1 - level) / 2, not ppf of (1 + level) / 2: that rounds to 1.0 (t = inf) for level = 1 - 2**-53
+    return float(student_t.isf((1.0 - level) / 2.0, df)) / _z(level)
 
 
 def _halfwidth(method, sigma, b, level):
@@ -334,7 +343,8 @@ def mean_interval(x, lower, upper, epsilon, *, level=0.95, method="noise_aware",
     x : array_like of floats, shape (n,), n >= 2
         Private values, finite.
     lower, upper : float
-        Public clamping bounds, chosen without looking at the data.
+        Public clamping bounds, chosen without looking at the data; ``upper - lower <= 2**500``
+        (``MEAN_BOUNDS_WIDTH``, also for :func:`difference_of_means_interval`).
     epsilon : float
         Total privacy parameter, > 0.
     level : float, default 0.95
@@ -355,7 +365,7 @@ def mean_interval(x, lower, upper, epsilon, *, level=0.95, method="noise_aware",
     (4.5, ['LaplaceEvent', 'LaplaceEvent'])
     """
     values = _values(x, "x")
-    lo, hi = check_bounds(lower, upper)
+    lo, hi = check_bounds(lower, upper, max_width=MEAN_BOUNDS_WIDTH)
     eps, lev, meth, gen = _common(epsilon, level, method, rng, accountant)
     n = values.size
     m_t, v_t, b1, b2, (eps1, eps2) = _mean_release(values, lo, hi, eps, gen)
@@ -441,7 +451,7 @@ def difference_of_means_interval(x, y, lower, upper, epsilon, *, level=0.95, met
     (4.0, (PureDPEvent(epsilon=1000000.0),))
     """
     vx, vy = _values(x, "x"), _values(y, "y")
-    lo, hi = check_bounds(lower, upper)
+    lo, hi = check_bounds(lower, upper, max_width=MEAN_BOUNDS_WIDTH)
     eps, lev, meth, gen = _common(epsilon, level, method, rng, accountant)
     mx, sx, bx, bx2, (e1, e2) = _mean_release(vx, lo, hi, eps, gen)
     my, sy, by, by2, _ = _mean_release(vy, lo, hi, eps, gen)
@@ -469,7 +479,10 @@ def difference_of_means_interval(x, y, lower, upper, epsilon, *, level=0.95, met
 def _quantile_ranks(q, n, eps_each, level, method):
     """The ranks ``q -+ c / n`` (clipped to [0, 1]) of the two released quantiles (theorem ``inf-thm-quantile-ranks``)."""
     sd = math.sqrt(n * q * (1.0 - q))
-    c = float(_halfwidth(method, sd, 2.0 / eps_each, level))
+    b = 2.0 / eps_each if eps_each > 0.0 else math.inf   # eps / 2 underflows to 0 at epsilon = 5e-324
+    if method != "naive" and b * -math.log1p(-level) >= n:
+        return 0.0, 1.0   # c >= b ln(1/(1-level)) >= n (|S + L| dominates |L|): both ranks clip, nothing is released
+    c = float(_halfwidth(method, sd, b, level))
     return max(q - c / n, 0.0), min(q + c / n, 1.0)
 
 
@@ -480,7 +493,7 @@ def _quantile_ends(values, q_lo, q_hi, lo, hi, eps, gen, res, size=None):
     y_lo = dp_quantile(values, q_lo, lo, hi, eps_each, rng=gen, resolution=res, size=size) if q_lo > 0.0 else lo
     y_hi = dp_quantile(values, q_hi, lo, hi, eps_each, rng=gen, resolution=res, size=size) if q_hi < 1.0 else hi
     released = [r for r in (q_lo, q_hi) if 0.0 < r < 1.0]
-    return y_lo, y_hi, [PureDPEvent(eps_each)] * len(released)
+    return y_lo, y_hi, [PureDPEvent(eps_each) for _ in released]   # none built when nothing is released
 
 
 def quantile_interval(x, q, lower, upper, epsilon, *, level=0.95, method="noise_aware", rng=None,
@@ -518,7 +531,7 @@ def quantile_interval(x, q, lower, upper, epsilon, *, level=0.95, method="noise_
     events = _record(events, accountant)
     return PrivateInterval(y_lo, y_hi, 0.5 * (y_lo + y_hi), lev, meth,
                            {"quantile_low": y_lo, "quantile_high": y_hi, "q_low": q_lo, "q_high": q_hi, "n": n},
-                           {"rank_scale": 2.0 / (eps / 2.0)}, events, (eps / 2.0) * len(events))
+                           {"rank_scale": 4.0 / eps}, events, (eps / 2.0) * len(events))
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -645,7 +658,7 @@ def interval_coverage(kind, population, n, epsilon, *, reps=1000, level=0.95, lo
     hits, widths = {}, {}
     keep = {} if check_flag(keep_intervals, "keep_intervals") else None
     if kind == "mean":
-        lo, hi = check_bounds(lower, upper)
+        lo, hi = check_bounds(lower, upper, max_width=MEAN_BOUNDS_WIDTH)
         x = _draw(check_real_array(population, "population", ndim=1), reps, n, spread, gen)
         means, var, m_t, var_t, b, b2 = _simulated_mean_releases(x, lo, hi, eps, gen)
         h2 = _second_moment_bound(lo, hi)[1]
@@ -665,7 +678,7 @@ def interval_coverage(kind, population, n, epsilon, *, reps=1000, level=0.95, lo
         hits["non_private"], widths["non_private"] = _cover(p_hat, z * np.sqrt(p_hat * (1 - p_hat) / n), truth,
                                                             keep, "non_private")
     elif kind == "difference":
-        lo, hi = check_bounds(lower, upper)
+        lo, hi = check_bounds(lower, upper, max_width=MEAN_BOUNDS_WIDTH)
         rx = _simulated_mean_releases(_draw(check_real_array(population[0], "population[0]", ndim=1), reps, n,
                                             spread, gen), lo, hi, eps, gen)
         ry = _simulated_mean_releases(_draw(check_real_array(population[1], "population[1]", ndim=1), reps, n,
