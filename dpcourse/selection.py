@@ -59,6 +59,9 @@ _CHUNK = 1 << 22  # noise values drawn at once by the samplers (bounds memory fo
 GAP_CAP = 1 << 16
 # Report noisy max (secure): utilities rounded to the lattice spacing 2**(floor(log2 sensitivity) - 5).
 LATTICE_SHIFT = 5
+#: Largest noise scale, in lattice steps, of the secure Laplace noisy max (the exact sampler takes 60-bit scales):
+#: with D = ceil(sensitivity / spacing) in [32, 64] steps, epsilon below about 2 * 64 / 2**60 (1.1e-16) is refused.
+NOISY_MAX_SCALE_STEPS = (1 << 60) - 1
 
 
 def _exact_gaps(utilities, sensitivity, epsilon, monotone, name):
@@ -285,7 +288,8 @@ def report_noisy_max(scores, sensitivity, epsilon, *, monotone=False, noise="lap
     sensitivity : float
         Bound > 0 on how much any one score moves between neighbours.
     epsilon : float
-        Privacy parameter, > 0.
+        Privacy parameter, > 0; with the secure Laplace noise, at least ``k D / NOISY_MAX_SCALE_STEPS``
+        (about 1.1e-16 at most; ``k`` = 1 if monotone else 2, ``D`` in [32, 64] lattice steps): a cap, refused by name.
     monotone : bool, optional
         Use the noise scale ``sensitivity / epsilon`` (monotone scores only, see above).
     noise : {"laplace", "exponential", "gumbel"}, optional
@@ -350,6 +354,11 @@ def _lattice_scores(scores, sensitivity, epsilon, monotone):
         exponent -= 1
     g = Fraction(2) ** exponent
     d_steps = math.ceil(frac_delta / g)
+    if Fraction(k * d_steps) / Fraction(eps) > NOISY_MAX_SCALE_STEPS:   # a cap on public parameters only
+        least = math.nextafter(k * d_steps / NOISY_MAX_SCALE_STEPS, math.inf)
+        raise ValueError(f"epsilon must be at least {least!r} for the secure Laplace noisy max with sensitivity "
+                         f"{sensitivity!r} (its noise scale, {k * d_steps} lattice steps / epsilon, is capped at "
+                         f"NOISY_MAX_SCALE_STEPS = 2**60 - 1 steps), got epsilon={epsilon!r}")
     scale = _round_up(Fraction(k * d_steps) / Fraction(eps))
     cap = min(math.ceil(GAP_CAP * scale), 1 << 60)  # any public cap keeps the sensitivity; int64-safe
     n = [math.floor(Fraction(float(v)) / g + Fraction(1, 2)) for v in s.tolist()]
