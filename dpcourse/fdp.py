@@ -262,7 +262,8 @@ def clt_mu_poisson_gaussian(sampling_rate, noise_multiplier, steps) -> float:
     ``q sqrt(T) -> nu`` as T -> infinity with sigma fixed, the T-fold composition of the subsampled
     Gaussian's trade-off function converges to G_mu with mu = nu sqrt(e^{1/sigma^2} - 1). For finite T this
     is an **approximation, not a guarantee**: it can under-report the exact epsilon (measured in
-    ``benchmarks/bench_fdp.py`` against the PLD accountant).
+    ``benchmarks/bench_fdp.py`` against the PLD accountant). ``noise_multiplier`` must be at least
+    ``1/sqrt(700)`` (about 0.0378), where ``e^{1/sigma^2}`` still fits a float; a smaller one is refused by name.
 
     Examples
     --------
@@ -272,6 +273,9 @@ def clt_mu_poisson_gaussian(sampling_rate, noise_multiplier, steps) -> float:
     q = check_real(sampling_rate, "sampling_rate", low=0.0, low_open=True, high=1.0)
     sigma = check_real(noise_multiplier, "noise_multiplier", low=0.0, low_open=True)
     k = check_positive_int(steps, "steps")
+    if not sigma * sigma >= 1.0 / 700.0:   # gdp_mu's limit e^(mu^2), mu^2 <= 700 (at 5e-324 the event itself overflows)
+        raise ValueError(f"noise_multiplier must be at least 1/sqrt(700) = {1.0 / math.sqrt(700.0):.6g} for the CLT "
+                         f"(e^(1/sigma^2) overflows below it: such a run leaks everything), got {noise_multiplier!r}")
     return gdp_mu(PrivacyAccountant().compose(PoissonSampledEvent(q, GaussianEvent(sigma)), k), clt=True)
 
 
