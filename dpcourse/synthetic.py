@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import numbers
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -84,19 +85,27 @@ def _check_records(data, dom: tuple[int, ...], name: str = "data") -> np.ndarray
             arr = np.minimum(arr, np.uint64(2**62)).astype(np.int64)
         return np.clip(arr.astype(np.int64, copy=False), 0, hi)
     if arr.dtype.kind == "O":
-        try:
-            vals = [[min(max(int(v), 0), int(h)) if float(v) == int(v) else math.nan for v, h in zip(row, hi)]
-                    for row in arr]
-        except (TypeError, ValueError, OverflowError):
-            raise TypeError(f"{name} must hold whole-number codes; clean or recode the column before the call") \
-                from None
-        arr = np.array(vals, dtype=float).reshape(arr.shape)
+        return np.array([[_object_code(v, int(h), name) for v, h in zip(row, hi)] for row in arr],
+                        dtype=np.int64).reshape(arr.shape)
     if arr.dtype.kind != "f":
-        raise TypeError(f"{name} must hold integer codes, got dtype {arr.dtype}")
+        raise TypeError(f"{name} must hold integer codes, got non-numeric values: recode the column before the call")
     if not np.isfinite(arr).all() or (arr != np.floor(arr)).any():
         raise ValueError(f"{name} must hold whole-number codes (no NaN, inf or fractions): recode or impute "
                          f"the column before the call")
     return np.clip(arr, 0, hi).astype(np.int64)
+
+
+def _object_code(v, h: int, name: str) -> int:
+    """One code of an object array: an integer of any size is clamped to [0, h]; a float must be whole."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, numbers.Real)):
+        raise TypeError(f"{name} must hold whole-number codes; clean or recode the column before the call")
+    if isinstance(v, numbers.Integral):
+        return min(max(int(v), 0), h)
+    f = float(v)
+    if not math.isfinite(f) or f != math.floor(f):
+        raise ValueError(f"{name} must hold whole-number codes (no NaN, inf or fractions): recode or impute "
+                         f"the column before the call")
+    return min(max(int(f), 0), h)
 
 
 def marginal(records: np.ndarray, dom, attrs) -> np.ndarray:
@@ -124,9 +133,10 @@ class MSTBudget:
 
 
 def _sigma_for(l2: float, rho: float) -> Fraction:
-    sigma = l2 / math.sqrt(2.0 * rho)
+    root = math.sqrt(2.0 * rho)   # 0.0 when a share of rho = 5e-324 underflows: the scale is then unbounded
+    sigma = l2 / root if root > 0.0 else math.inf
     if not sigma <= MAX_SIGMA:
-        raise ValueError(f"rho={rho!r} is too small: the noise scale {sigma:.3g} exceeds MAX_SIGMA = 2**40; "
+        raise ValueError(f"rho is too small: its share rho={rho!r} gives the noise scale {sigma:.3g}, above MAX_SIGMA = 2**40; "
                          f"use a larger rho")
     # round up on a dyadic grid: strictly above the float sigma, so the rho spent never exceeds the share
     return Fraction(math.floor(sigma * SIGMA_GRID) + 1, SIGMA_GRID)
