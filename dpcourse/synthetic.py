@@ -136,7 +136,8 @@ def _sigma_for(l2: float, rho: float) -> Fraction:
     root = math.sqrt(2.0 * rho)   # 0.0 when a share of rho = 5e-324 underflows: the scale is then unbounded
     sigma = l2 / root if root > 0.0 else math.inf
     if not sigma <= MAX_SIGMA:
-        raise ValueError(f"rho is too small: its share rho={rho!r} gives the noise scale {sigma:.3g}, above MAX_SIGMA = 2**40; "
+        raise ValueError(f"rho is too small: its share rho={rho!r} gives the noise scale {sigma:.3g}, "
+                         f"above MAX_SIGMA = 2**40; "
                          f"use a larger rho")
     # round up on a dyadic grid: strictly above the float sigma, so the rho spent never exceeds the share
     return Fraction(math.floor(sigma * SIGMA_GRID) + 1, SIGMA_GRID)
