@@ -93,7 +93,8 @@ def reachability():
                 c += int((a != b).sum())
             counts[secure] = c
         print(f"reachability {mech:<17}: {counts[True]} outputs possible under one input and impossible under its "
-              f"neighbour (secure), {counts[False]} (float), over {grid.size} pairs")
+              f"neighbour (secure: full support by theorem sel-thm-secure-selection, which selection_support "
+              f"returns, not a measurement), {counts[False]} (float, computed), over {grid.size} pairs")
     from fractions import Fraction
     from dpcourse.exact_uniform import logistic_bounds
     eps = [0.5, 1.0, 10.0, 37.0, 38.0, 40.0, 100.0, 700.0]

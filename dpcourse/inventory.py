@@ -69,7 +69,8 @@ INVENTORY = {
     "inference.mean_interval": Entry("release", "laplace_mechanism", True, ""),
     "inference.proportion_interval": Entry("release", "laplace_mechanism", True, ""),
     "inference.quantile_interval": Entry("release", "dp_quantile", True, ""),
-    "inference.difference_of_means_interval": Entry("release", "laplace_mechanism", True, ""),
+    "inference.difference_of_means_interval": Entry("release", "laplace_mechanism; its half-width from a float "
+                                                    "bootstrap of the released values (post-processing)", True, ""),
     "continual.naive_counts": Entry("release", "exact discrete Laplace", True, ""),
     "continual.tree_counts": Entry("release", "exact discrete noise per tree node", True, ""),
     "continual.factorization_counts": Entry("release", "rounding + exact discrete Gaussian", True, ""),

@@ -376,7 +376,11 @@ def _secure_laplace_noisy_max(scores, sensitivity, epsilon, monotone, rng, size)
     rows = max(1, _CHUNK // m)
     for start in range(0, n, rows):  # chunks only bound memory; ties (possible: integer noise) go to the first
         k = min(n, start + rows) - start
-        out[start:start + k] = np.argmax(lattice + discrete_laplace(scale, size=(k, m), rng=gen), axis=1)
+        z = discrete_laplace(scale, size=(k, m), rng=gen)
+        if int(z.min()) < -(1 << 62):  # lattice >= -2**60: the int64 sum could wrap (huge scales only)
+            out[start:start + k] = np.argmax(lattice.astype(object) + z.astype(object), axis=1)
+        else:
+            out[start:start + k] = np.argmax(lattice + z, axis=1)
     return int(out[0]) if size is None else out
 
 

@@ -157,3 +157,66 @@ def test_float_table_bounds_bracket_exp():
     for a, b, L, H in zip(lo.tolist(), hi.tolist(), lo200, hi200):
         assert Fraction(a) <= Fraction(L, 2**200) and Fraction(b) >= Fraction(H, 2**200)
         assert Fraction(b) - Fraction(a) <= Fraction(H, 2**200) * 2**-40 + Fraction(1, 2**60)
+
+
+def _independent_two_candidate_law(scores, sens, eps, monotone):
+    """P(candidate 0 wins) of the secure report noisy max with two candidates, computed from the scores alone:
+    lattice 2**(floor(log2 sens) - 5), D = ceil(sens / g) steps, discrete Laplace of scale k D / eps, ties to 0."""
+    e = 0
+    while Fraction(2) ** e > Fraction(sens):
+        e -= 1
+    while Fraction(2) ** (e + 1) <= Fraction(sens):
+        e += 1
+    g = Fraction(2) ** (e - 5)
+    n = [math.floor(Fraction(s) / g + Fraction(1, 2)) for s in scores]
+    t = (1 if monotone else 2) * math.ceil(Fraction(sens) / g) / eps
+    half = int(40 * t) + 2
+    z = np.arange(-half, half + 1)
+    pmf = np.exp(-np.abs(z) / t)
+    pmf /= pmf.sum()
+    diff = np.convolve(pmf, pmf[::-1])  # law of Z1 - Z0 on [-2 half, 2 half]
+    p0 = diff[: n[0] - n[1] + 2 * half + 1].sum()  # 0 wins iff Z1 - Z0 <= n0 - n1 (a tie goes to 0)
+    return np.array([p0, 1.0 - p0])
+
+
+def test_noisy_max_law_and_epsilon_against_an_independent_convolution():
+    # scores just below a rounding edge of the lattice, ties, far tails; integer and non-integer sensitivities
+    worst = 0.0
+    for sens, eps, mono in [(1.0, 1.0, False), (1.0, 1.0, True), (0.3, 0.7, False), (3.7, 2.0, True)]:
+        g = 2.0 ** (math.floor(math.log2(sens)) - 5)
+        edge = 0.5 * g * (1 - 1e-9)
+        for far in (0.0, 8.0):
+            x = np.array([edge, edge - far * sens])
+            p = _independent_two_candidate_law(x, sens, eps, mono)
+            assert np.max(np.abs(dp.noisy_max_probabilities(x, sens, eps, monotone=mono) - p)) < 1e-9
+            moves = ([sens, sens], [0.0, sens], [sens, 0.0]) if mono else ([-sens, sens], [sens, -sens], [0.0, sens])
+            for move in moves:
+                x2 = x + np.array(move)
+                x2 = np.where(np.abs(x2 - x) > sens, np.nextafter(x2, x), x2)  # float rounding of x + sens
+                assert np.all(np.abs(x2 - x) <= sens)
+                q = _independent_two_candidate_law(x2, sens, eps, mono)
+                worst = max(worst, float(np.max(np.abs(np.log(p) - np.log(q)))) / eps)
+    assert 0.9 < worst <= 1 + 1e-9  # the tails come close to epsilon and never exceed it
+
+
+def test_noisy_max_huge_noise_does_not_wrap_int64(monkeypatch):
+    # a noise value near -2**63 on a far candidate must not wrap around to the top (int64 overflow)
+    real = sel.discrete_laplace
+
+    def noise(scale, *, size, rng):
+        z = np.zeros(size, dtype=np.int64)
+        z[:, 1] = -(1 << 63) + 7
+        real(scale, size=size, rng=rng)
+        return z
+
+    monkeypatch.setattr(sel, "discrete_laplace", noise)
+    assert dp.report_noisy_max([1e6, 0.0], 1.0, 1.0, rng=0) == 0
+    assert dp.report_noisy_max([1e6, 0.0], 1.0, 1.0, rng=0, size=3).tolist() == [0, 0, 0]
+
+
+def test_straddle_probability_per_boundary_is_below_two_to_minus_42():
+    # exact: k is uniform on 2**53 integers, and a draw is undecided only if k lies in some [lo_r, hi_r]
+    u = np.random.default_rng(0).normal(0, 5, size=1000)
+    lo, hi = xu.cdf_bounds53(sel._exact_gaps(u, 1.0, 1.0, False, "u"))
+    assert np.all(np.diff(lo) >= 0) and np.all(np.diff(hi) >= 0)  # sorted, as the binary search needs
+    assert (hi - lo + 1).astype(float).sum() / 2.0**53 / (u.size - 1) < 2.0**-42
