@@ -362,6 +362,10 @@ def _rdp(counts, delta):
 
 #: The largest number of Poisson-sampled Gaussian runs method "pld" accounts for (refused at once above it).
 PLD_MAX_RUNS = 10**6
+#: The smallest noise multiplier :func:`dpsgd_noise_multiplier` calibrates to (0.125 = 2**-3, a halving step from
+#: 1): a setting whose answer is below it is refused by name after the queries down to 0.125 (about 1 s): the PLD
+#: grid grows like 1/sigma^2, and the 8-10 queries of the bisection below it took 15-20 s.
+MIN_NOISE_MULTIPLIER = 0.125
 
 
 def _pld(counts, delta):
@@ -997,8 +1001,9 @@ def dpsgd_noise_multiplier(sampling_rate, steps, epsilon, delta, *, method="pld"
     the smallest to within the relative tolerance ``rtol`` (by default 0.1%).
 
     Cost: about 15 queries of :func:`dpsgd_epsilon`; with ``"pld"`` each costs in proportion to the loss grid,
-    which grows like 1/sigma^2 (1.2e5 points at sigma = 0.095), so a small answer is the slow case (6 s at
-    q = 1e-6, 10 steps, epsilon = 1, delta = 1e-5; 14 s before the bracket's lower end was skipped when implied).
+    which grows like 1/sigma^2 (1.2e5 points at sigma = 0.095), so a small answer is the slow case: an answer
+    below ``MIN_NOISE_MULTIPLIER = 0.125`` is refused by name (a cap: q = 1e-6, 10 steps, epsilon = 1,
+    delta = 1e-5 needs sigma = 0.095 and took 6 s on an idle core, 19 s on a shared one).
 
     Examples
     --------
@@ -1043,10 +1048,11 @@ def _calibrate(q, k, eps, d, method, tol):
             hi = mid
             break
         hi, lo = lo, lo / 2.0        # halve until it is not
-        if lo < 0.05:
+        if lo < MIN_NOISE_MULTIPLIER:
             raise ValueError(f"epsilon={eps!r} at delta={d!r} (sampling_rate={q!r}, steps={k}) is reached with a "
-                             "noise multiplier below 0.05; dpcourse does not calibrate below 0.05 (the PLD grid "
-                             "becomes very large)")
+                             f"noise multiplier below MIN_NOISE_MULTIPLIER = {MIN_NOISE_MULTIPLIER}; dpcourse does "
+                             "not calibrate below it (the PLD grid grows like 1/sigma^2): use a larger sampling_rate "
+                             "or more steps, or a smaller epsilon")
     while hi / lo > 1.0 + tol:
         mid = math.sqrt(lo * hi)
         lo, hi = (lo, mid) if eps_of(mid) <= eps else (mid, hi)

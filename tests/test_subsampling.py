@@ -401,7 +401,7 @@ def _reference_calibration(eps_of, eps, tol):
     return hi
 
 
-@pytest.mark.parametrize("target", [0.0951, 0.3, 0.7071, 0.75, 1.5, 3.0, 5000.0])
+@pytest.mark.parametrize("target", [0.19, 0.3, 0.7071, 0.75, 1.5, 3.0, 5000.0])
 def test_calibration_skips_the_dearest_evaluation_and_returns_the_same_sigma(monkeypatch, target):
     """The PLD's cost grows like 1/sigma^2, so the lower end of the bracket is the dearest query (2.9 s of the
     15-20 s of dpsgd_noise_multiplier(1e-6, 10, 1.0, 1e-5)). With a stand-in epsilon (decreasing in sigma, the
@@ -425,6 +425,20 @@ def test_calibration_skips_the_dearest_evaluation_and_returns_the_same_sigma(mon
     assert all(s > 2 * lo for s in set(asked) - set(reference))
     if target > math.sqrt(2) * lo and lo < 1.0:         # first midpoint above the budget: lo implied, not queried
         assert min(asked) > lo == min(reference)
+
+
+def test_calibration_below_min_noise_multiplier_is_refused_by_name(monkeypatch):
+    """An answer below MIN_NOISE_MULTIPLIER (0.095 for q = 1e-6, 10 steps, epsilon 1, delta 1e-5: 19 s of PLD
+    queries on a shared core) is refused by a named cap, with no query below the cap (stand-in epsilon)."""
+    def fake(q, sigma, k, d, method="pld"):
+        asked.append(sigma)
+        return 1.0 if sigma >= 0.0951 else 2.0
+
+    asked = []
+    monkeypatch.setattr(acc, "dpsgd_epsilon", fake)
+    with pytest.raises(ValueError, match=r"sampling_rate=1e-06.*MIN_NOISE_MULTIPLIER = 0\.125"):
+        acc._calibrate.__wrapped__(1e-6, 10, 1.0, 1e-5, "pld", 1e-3)
+    assert min(asked) == acc.MIN_NOISE_MULTIPLIER
 
 
 def test_max_compositions_pld_refuses_a_huge_k_max_before_any_query(monkeypatch):
