@@ -532,7 +532,7 @@ def factorization_variance(t, horizon, rho):
 
     Answer t is ``c_t`` plus row t of L applied to the noise, ``sum_{k<t} c_k z_{t-k}`` (plus the rounding of R x
     to the lattice and of R's coefficients to multiples of 2**-40, carried through L: a deterministic error below
-    ``(g/2 + t 2**-41) sum_{k<t} c_k``); ``sigma`` from
+    ``(g/2 + t 2**-40) sum_{k<t} c_k``); ``sigma`` from
     :func:`factorization_lattice` (theorem ``cr-thm-fact``; the discrete Gaussian's variance equals its parameter
     to far below double precision at these sizes).
 
