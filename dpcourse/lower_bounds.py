@@ -278,6 +278,7 @@ def gaussian_means_sample_size(d, epsilon, delta, alpha) -> float:
     which equals α at n = sqrt(2/π) σ1 sqrt(d) / α (returned as a float). σ1 is about sqrt(2 ln(1.25/δ))/ε,
     so this is sqrt(d log(1/δ)) / (α ε) up to a constant: the upper bound that meets
     :func:`fingerprinting_sample_bound` up to the factor sqrt(log(1/δ)) and the proof's constant (about 23).
+    ``alpha`` lies in (0, 1], as for :func:`fingerprinting_sample_bound` (the means lie in [0, 1]).
 
     Examples
     --------
@@ -287,7 +288,7 @@ def gaussian_means_sample_size(d, epsilon, delta, alpha) -> float:
     d = check_positive_int(d, "d")
     eps = check_epsilon(epsilon)
     dlt = check_delta(delta)
-    a = check_real(alpha, "alpha", low=0.0, low_open=True)
+    a = check_real(alpha, "alpha", low=0.0, high=1.0, low_open=True)   # an error per mean of 0/1 values: (0, 1]
     sigma1 = analytic_gaussian_sigma(eps, dlt, 1.0)
     return math.sqrt(2.0 / math.pi) * sigma1 * math.sqrt(d) / a
 
