@@ -209,7 +209,7 @@ def tradeoff_from_profile(alpha, epsilons, deltas):
     If a mechanism is (epsilon_j, delta_j)-DP for every j, it is f-DP with the pointwise maximum of the
     f_{epsilon_j, delta_j} (theorem ``fdp-thm-profile-envelope``); over the whole privacy profile
     delta(epsilon), epsilon >= 0, of a symmetric pair this maximum is the exact trade-off function (Dong,
-    Roth & Su 2022, Proposition 2.12). An epsilon of ``inf`` (no guarantee at that delta) is skipped.
+    Roth & Su 2022, the duality between f-DP and privacy profiles). An epsilon of ``inf`` (no guarantee at that delta) is skipped.
 
     Parameters
     ----------
@@ -258,10 +258,11 @@ def _counts(events):
 def clt_mu_poisson_gaussian(sampling_rate, noise_multiplier, steps) -> float:
     """The CLT's mu for ``steps`` Poisson-sampled Gaussian steps: ``q sqrt(steps (e^{1/sigma^2} - 1))``.
 
-    Theorem ``fdp-thm-clt-sampled`` (Dong, Roth & Su 2022, section 5; Bu, Dong, Long & Su 2020): if
-    ``q sqrt(T) -> nu`` as T -> infinity with sigma fixed, the T-fold composition of the subsampled
-    Gaussian's trade-off function converges to G_mu with mu = nu sqrt(e^{1/sigma^2} - 1). For finite T this
-    is an **approximation, not a guarantee**: it can under-report the exact epsilon (measured in
+    Theorem ``fdp-thm-clt-sampled``: the asymptotic form Bu, Dong, Long & Su (2020) give for Poisson sampling
+    (add/remove one), from the central limit theorem of Dong, Roth & Su (2022): as T -> infinity with sigma fixed
+    and ``q sqrt(T) -> nu``, the composition is asymptotically G_mu with mu = nu sqrt(e^{1/sigma^2} - 1). (For
+    batches of fixed size sampled without replacement their mu is a different function of sigma.) For finite T
+    this is an **approximation, not a guarantee**: it can under-report the exact epsilon (measured in
     ``benchmarks/bench_fdp.py`` against the PLD accountant). ``noise_multiplier`` must be at least
     ``1/sqrt(700)`` (about 0.0378), where ``e^{1/sigma^2}`` still fits a float; a smaller one is refused by name.
 
