@@ -258,3 +258,16 @@ def test_selection_calls_the_exponential_mechanism_with_the_budget(monkeypatch, 
     dpcourse.mst_synthesize([[0, 1, 2, 0]] * 20, (2, 3, 3, 2), 0.6, relation=relation, rng=0)
     b = dpcourse.mst_budget(0.6, 4, relation=relation)
     assert calls == [(sens, b.epsilon_select)] * 3
+
+
+def test_compare_methods():
+    gen = np.random.default_rng(8)
+    x = gen.integers(0, 2, (300, 3))
+    x[:, 1] = x[:, 0]                                   # a strong pair
+    res = S.compare_methods(x, (2, 2, 2), [1.0, 1000.0], rng=9)
+    assert res["rho"].shape == (2,) and res["rho"][0] < res["rho"][1]
+    for m in ("mst", "independent", "mwem"):
+        assert res[m][2].shape == (2, 3) and res[m][3].shape == (2, 1)
+        assert ((res[m][2] >= 0) & (res[m][2] <= 2)).all()
+    # at a huge budget MST measures the strong pair and the independent model cannot
+    assert res["mst"][2][1, 0] < 0.1 < res["independent"][2][1, 0]
