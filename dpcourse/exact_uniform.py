@@ -233,7 +233,8 @@ def _exp_tables():
 
 
 def exp_neg_float_bounds(xs) -> tuple[np.ndarray, np.ndarray]:
-    """Float64 arrays ``lo <= exp(-x_i) <= hi`` (relative width about 2**-44) for exact ``x_i = num / den``.
+    """Float64 arrays ``lo <= exp(-x_i) <= hi`` for exact ``x_i = num / den``: relative width about 2**-44 for
+    small x, growing with x to about 2**-18 near x = 43 (the tables hold exp(-i 2**-5) to 2**-80 absolute).
 
     ``a = floor(x 2**45)`` is exact (integers); ``exp(-a 2**-45)`` is a product of one entry of each
     table; a product of n positive floats is within a factor ``(1 +- u)**(n - 1)`` of the exact product
