@@ -317,6 +317,8 @@ def report_noisy_max(scores, sensitivity, epsilon, *, monotone=False, noise="lap
     """
     if check_flag(secure, "secure"):
         noise = check_choice(noise, "noise", _NOISES)
+        if noise != "laplace":   # checked here so that a bad value is named "scores", not the delegate's "utilities"
+            scores = check_real_array(scores, "scores", ndim=1)
         if noise == "exponential":
             return permute_and_flip(scores, sensitivity, epsilon, monotone=monotone, rng=rng, size=size)
         if noise == "gumbel":
