@@ -443,6 +443,10 @@ SPECS = [
           A("rng", RNG, True), A("size", SIZE, True)], "index"),
     Spec("permute_and_flip_probabilities", dp.permute_and_flip_probabilities,
          [A("utilities", ARRAY1D), A("sensitivity", POS), A("epsilon", EPS), A("monotone", FLAG, True)], "unit"),
+    Spec("selection_support", dp.selection_support,
+         [A("utilities", ARRAY1D), A("sensitivity", POS), A("epsilon", EPS),
+          A("mechanism", choice("exponential", "permute_and_flip", "noisy_max"), True), A("monotone", FLAG, True),
+          A("secure", SECURE, True)], "unit"),
     Spec("report_noisy_max", dp.report_noisy_max,
          [A("scores", ARRAY1D), A("sensitivity", POS), A("epsilon", EPS), A("monotone", FLAG, True),
           A("noise", NOISE, True), A("rng", RNG, True), A("size", SIZE, True)], "index"),
@@ -1009,7 +1013,8 @@ NOT_CALLABLES |= {"PrivateInterval"}
 COVERED_MODULES |= {"inference"}
 
 # ---- lower bounds (chapter 20)
-LB_K = integer(minimum=2, v_hi=60, default=3, edge=[2, 10**6, 2**62])
+# k = 1 is valid under add/remove (a count: doctests); property draws start at 2, valid under both relations
+LB_K = integer(minimum=1, v_lo=2, v_hi=60, default=3, edge=[1, 2, 10**6, 2**62])
 LB_D = integer(v_hi=60, default=3, edge=[1, 10**6, 10**12])
 LB_ALPHA = real(0.0, 1.0, True, False, v_lo=1e-4, v_hi=1.0, default=0.01, edge=[5e-324, 1e-200, 1.0])
 LB_SMALL = integer(v_hi=12, default=3, edge=[1])
