@@ -852,7 +852,8 @@ COVERED_MODULES |= {"queries", "optimal_noise", "float_attack"}
 
 # ---- membership inference (chapter 22): the attack and the audit live in dpcourse.membership; the bound is exported
 Spec_mia = [
-    Spec("dp_tpr_bound", dp.dp_tpr_bound, [A("fpr", PROB), A("epsilon", EPS), A("delta", DELTA, True)], "unit"),
+    Spec("dp_tpr_bound", dp.dp_tpr_bound, [A("fpr", PRIOR_OR_ARRAY), A("epsilon", EPS), A("delta", DELTA, True)],
+         "unit"),  # vectorized over fpr (docstring): a probability or an array of them
 ]
 SPECS += Spec_mia
 COVERED_MODULES |= {"membership"}
