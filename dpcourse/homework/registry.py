@@ -265,7 +265,7 @@ _QUESTIONS = {
 
 
 def questions(assignment: str) -> tuple[Question, ...]:
-    """The gradable questions of ``assignment`` (``"hw01"`` ... ``"hw18"``), in the chapter's order."""
+    """The gradable questions of ``assignment`` (``"hw01"`` ... ``"hw24"``), in the chapter's order."""
     if assignment not in _QUESTIONS:
         raise ValueError(f"assignment must be one of {sorted(_QUESTIONS)}, got {assignment!r}")
     return _QUESTIONS[assignment]
