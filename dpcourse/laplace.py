@@ -173,7 +173,14 @@ def _clamped_mean_query(values: np.ndarray, lo: float, hi: float) -> tuple[float
     sensitivity passed on: theorem ``thm-lattice-laplace`` is about the numbers the computer outputs.
     """
     n = values.size
-    value = _clamped_sum(values, lo, hi) / n
+    try:
+        value = _clamped_sum(values, lo, hi) / n
+    except OverflowError:
+        # The exact clamped sum lies beyond the float range (n values near +-max/n: bounds such as
+        # max/3 -+ 2**999 refused [hi, hi, hi] and released [lo, lo, lo]); the mean does not. It is taken
+        # exactly, in integer multiples of 2**-_UNIT_BITS, and rounded once (int / int true division is
+        # correctly rounded), within 2**-53 |mean| of the exact mean as the proof below needs.
+        value = sum(map(_in_units, np.clip(values, lo, hi).tolist())) / (n * _UNIT)
     bound = (Fraction(hi) - Fraction(lo)) / n + Fraction(max(abs(lo), abs(hi))) / 2**51
     sensitivity = float(bound)
     if Fraction(sensitivity) < bound:
@@ -232,11 +239,11 @@ def _clamped_sum(values: np.ndarray, lo: float, hi: float) -> float:
             cc -= qq                                # the remainders r, exact
             sum_q += float(qq.sum())                # exact, as every partial sum of q's is
             sum_r += float(cc.sum())                # one more summation order of the r's
-        err = -(-(n - 1) * n << (m - 53 + _UNIT_BITS)) // (2**53 - (n - 1))   # ceil(err * 2**_UNIT_BITS)
+        err = -((-(n - 1) * n << (m - 53 + _UNIT_BITS)) // (2**53 - (n - 1)))   # ceil(err * 2**_UNIT_BITS)
         mid = _in_units(sum_q) + _in_units(sum_r)
         low, high = (mid - err) / _UNIT, (mid + err) / _UNIT
         if low == high:
-            return low
+            return low + 0.0    # S = 0: (mid - err) / _UNIT rounds to -0.0, and fsum of a zero sum gives +0.0
     return math.fsum(np.clip(values, lo, hi).tolist())
 
 

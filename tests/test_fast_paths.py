@@ -186,3 +186,24 @@ def test_clamped_sum_decides_ties_with_the_error_bound():
     x = np.array([2.0**53, 1.0, 2.0**-60])
     assert _fsum(x, 0.0, 2.0**53) == 2.0**53 + 2
     assert _clamped_sum(x, 0.0, 2.0**53) == 2.0**53 + 2
+
+
+def test_clamped_sum_of_a_zero_sum_is_fsums_positive_zero():
+    # an exact zero sum with n > 1 and tiny bounds: the error interval (-err, err) rounds to [-0.0, 0.0],
+    # whose lower end is -0.0; fsum gives +0.0
+    for x in ([-0.0, -0.0, -0.0], [1e-300, -1e-300], [-0.0], [-0.0, 1.0]):
+        for lo, hi in ((-1e-300, 1e-300), (-2.0, 2.0)):
+            assert _clamped_sum(np.array(x), lo, hi).hex() == _fsum(x, lo, hi).hex()
+
+
+def test_dp_mean_releases_when_the_clamped_sum_overflows():
+    # the exact sum of [hi, hi, hi] is beyond the float range, that of its neighbour [lo, lo, lo] is not: both
+    # are released (fsum raised OverflowError for the first one), and the mean is the exact one rounded once
+    big = float(np.finfo(np.float64).max) / 3
+    lo, hi = big - 2.0**999, big + 2.0**999
+    for x in ([lo, lo, lo], [hi, hi, lo], [hi, hi, hi]):
+        assert math.isfinite(dpcourse.dp_mean(x, lo, hi, 1.0, rng=1))
+        assert math.isfinite(dpcourse.dp_mean(x, lo, hi, 1.0, rng=1, secure=False))
+    from dpcourse.laplace import _clamped_mean_query
+    value, _ = _clamped_mean_query(np.array([hi, hi, lo]), lo, hi)
+    assert value == float((2 * Fraction(hi) + Fraction(lo)) / 3)
