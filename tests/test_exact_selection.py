@@ -220,3 +220,26 @@ def test_straddle_probability_per_boundary_is_below_two_to_minus_42():
     lo, hi = xu.cdf_bounds53(sel._exact_gaps(u, 1.0, 1.0, False, "u"))
     assert np.all(np.diff(lo) >= 0) and np.all(np.diff(hi) >= 0)  # sorted, as the binary search needs
     assert (hi - lo + 1).astype(float).sum() / 2.0**53 / (u.size - 1) < 2.0**-42
+
+
+def test_cdf_bounds_contain_the_exact_cdf():
+    # B_r = (w_0 + ... + w_r) / sum w with w = exp(-x), computed to 120 digits, inside the 53- and 128-bit bounds
+    ctx = decimal.Context(prec=120)
+    gen = np.random.default_rng(5)
+    for _ in range(20):
+        x = gen.exponential(gen.choice([0.1, 3.0, 20.0]), int(gen.integers(2, 30)))
+        x[gen.integers(x.size)] = 0.0
+        gaps = [float(v).as_integer_ratio() for v in x]
+        w = [ctx.exp(-ctx.divide(decimal.Decimal(n), decimal.Decimal(d))) for n, d in gaps]
+        total = decimal.Decimal(0)
+        for v in w:
+            total = ctx.add(total, v)
+        head, cdf = decimal.Decimal(0), []
+        for v in w[:-1]:
+            head = ctx.add(head, v)
+            cdf.append(ctx.divide(head, total))
+        lo, hi = xu.cdf_bounds53(gaps)
+        assert all(int(a) <= ctx.multiply(b, 1 << 53) <= int(c) for a, b, c in zip(lo, cdf, hi))
+        lo, hi = xu.cdf_bounds(lambda prec: xu.exp_neg_bounds(gaps, prec))(128)
+        assert all(a <= ctx.multiply(b, 1 << 128) <= c and c - a <= 4 for a, b, c in zip(lo, cdf, hi))
+
