@@ -478,6 +478,16 @@ def free_legends(fig, renderer) -> int:
     return moved
 
 
+def legends_beside(fig, indices) -> None:
+    """Put the legends of the axes ``indices`` beside their axes, on the right (where they cover no data): the
+    last resort when neither a free corner nor a higher y axis made room inside (data that fills the axes)."""
+    for index in indices:
+        ax = fig.axes[index]
+        legend = ax.get_legend()
+        legend.set_loc("upper left")
+        legend.set_bbox_to_anchor((1.02, 1.0), transform=ax.transAxes)
+
+
 STATIC_DPI = 72
 HOOK = "dpcourse.plots.explorer:_static_figure_hook"
 
@@ -519,7 +529,9 @@ def _static_figure_hook(fig):
             if any(ax.get_legend() is not None for ax in fig.axes):
                 with cbook._setattr_cm(fig, dpi=dpi):
                     canvas.draw()  # where the legends land, at the size printed
-                    free_legends(fig, canvas.get_renderer())
+                    if free_legends(fig, canvas.get_renderer()):
+                        canvas.draw()
+                        legends_beside(fig, legends_over_data(fig, canvas.get_renderer()))
         report = dict(kwargs.pop("metadata", None) or {})
 
         def measure(event):  # the last draw is the one saved; imsave reads ``report`` after it
