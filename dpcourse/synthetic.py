@@ -74,6 +74,8 @@ def _check_records(data, dom: tuple[int, ...], name: str = "data") -> np.ndarray
     if isinstance(data, (str, bytes)):
         raise TypeError(f"{name} must be a 2-d array of integer codes, got a string")
     arr = np.asarray(data)
+    if arr.ndim == 1 and arr.size == 0:           # [] is the empty data set (a filter that kept no record)
+        return np.zeros((0, len(dom)), dtype=np.int64)
     if arr.ndim != 2 or arr.shape[1] != len(dom):
         raise ValueError(f"{name} must be a 2-d array with one column per domain entry ({len(dom)} columns), got "
                          f"{arr.ndim} dimensions" + (f" and {arr.shape[1]} columns" if arr.ndim == 2 else ""))
@@ -99,9 +101,12 @@ def _object_code(v, h: int, name: str) -> int:
     """One code of an object array: an integer of any size is clamped to [0, h]; a float must be whole."""
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, numbers.Real)):
         raise TypeError(f"{name} must hold whole-number codes; clean or recode the column before the call")
-    if isinstance(v, numbers.Integral):
-        return min(max(int(v), 0), h)
-    f = float(v)
+    if isinstance(v, numbers.Integral) or (isinstance(v, numbers.Rational) and v.denominator == 1):
+        return min(max(int(v), 0), h)      # a whole number of any size (Fraction(10**400) too) is clamped
+    try:
+        f = float(v)
+    except OverflowError:                  # a non-whole rational beyond the float range: refused below
+        f = math.nan
     if not math.isfinite(f) or f != math.floor(f):
         raise ValueError(f"{name} must hold whole-number codes (no NaN, inf or fractions): recode or impute "
                          f"the column before the call")

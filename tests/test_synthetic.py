@@ -271,3 +271,19 @@ def test_compare_methods():
         assert ((res[m][2] >= 0) & (res[m][2] <= 2)).all()
     # at a huge budget MST measures the strong pair and the independent model cannot
     assert res["mst"][2][1, 0] < 0.1 < res["independent"][2][1, 0]
+
+
+def test_whole_codes_of_any_size_and_the_empty_list_release():
+    """A whole-number code of any size is clamped, never refused (an error for x and a release for its
+    neighbour would tell them apart): 2**53 + 1 and 10**400 as Python ints, Fraction(10**400), -2**63 - 1 in
+    a plain list;
+    and ``[]`` is the empty data set."""
+    dom = (3, 4)
+    top = dpcourse.mst_synthesize([[2, 0], [0, 1]], dom, 1.0, rng=4).records
+    for big in (2**53 + 1, 10**400, Fraction(10**400)):
+        got = dpcourse.mst_synthesize(np.array([[big, 0], [0, 1]], dtype=object), dom, 1.0, rng=4).records
+        np.testing.assert_array_equal(got, top)
+    np.testing.assert_array_equal(dpcourse.mst_synthesize([[-2**63 - 1, 0], [0, 1]], dom, 1.0, rng=4).records,
+                                  dpcourse.mst_synthesize([[0, 0], [0, 1]], dom, 1.0, rng=4).records)
+    np.testing.assert_array_equal(dpcourse.independent_synthesize([], dom, 1.0, rng=4).records,
+                                  dpcourse.independent_synthesize(np.zeros((0, 2)), dom, 1.0, rng=4).records)
