@@ -287,3 +287,79 @@ def test_whole_codes_of_any_size_and_the_empty_list_release():
                                   dpcourse.mst_synthesize([[0, 0], [0, 1]], dom, 1.0, rng=4).records)
     np.testing.assert_array_equal(dpcourse.independent_synthesize([], dom, 1.0, rng=4).records,
                                   dpcourse.independent_synthesize(np.zeros((0, 2)), dom, 1.0, rng=4).records)
+
+
+def _spy_selection(monkeypatch):
+    calls = []
+    real = S.exponential_mechanism
+
+    def spy(utilities, sensitivity, epsilon, **kwargs):
+        calls.append((np.asarray(utilities, dtype=float), sensitivity, epsilon))
+        return real(utilities, sensitivity, epsilon, **kwargs)
+
+    monkeypatch.setattr(S, "exponential_mechanism", spy)
+    return calls
+
+
+@pytest.mark.parametrize("relation, c", [("add_remove", 1), ("replace_one", 2)])
+def test_each_selection_round_is_eps_bounded_range_on_neighbours(relation, c, monkeypatch):
+    """Lemma syn-lem-br as run: each round's law (from the sensitivity and epsilon the code passes) on the data
+    and on every neighbour tried, with the scores recomputed here from the released one-way counts, has
+    log-ratio range at most epsilon_select = sqrt(8 (rho/3) / (d - 1)). Fails if the exponential mechanism
+    gets sensitivity 1 under replace one record, or a larger epsilon."""
+    calls = _spy_selection(monkeypatch)
+    gen = np.random.default_rng(11)
+    dom, rho = (3, 2, 4, 2), 1.0
+    x = np.column_stack([gen.integers(0, k, 30) for k in dom])
+    rel = dpcourse.mst_synthesize(x, dom, rho, relation=relation, rng=12)
+    eps_sel = math.sqrt(8 * (rho / 3) / (len(dom) - 1))
+    totals = np.array([float(np.sum(rel.one_way[a])) for a in range(4)])
+    n0 = float(np.sum(totals / np.array(dom)) / np.sum(1 / np.array(dom)))   # inverse-variance weights
+    p0 = {a: S.project_simplex(np.asarray(rel.one_way[a], dtype=float) / n0) for a in range(4)}
+
+    def score(data, e):
+        return float(np.abs(S.marginal(data, dom, e) - n0 * np.outer(p0[e[0]], p0[e[1]])).sum())
+
+    if relation == "add_remove":
+        nbrs = [np.vstack([x, [r]]) for r in itertools.product(*(range(k) for k in dom))]
+        nbrs += [np.delete(x, i, axis=0) for i in range(len(x))]
+    else:
+        nbrs = []
+        for i in range(0, len(x), 6):                            # 5 records, each replaced by every value
+            for r in itertools.product(*(range(k) for k in dom)):
+                y = x.copy()
+                y[i] = r
+                nbrs.append(y)
+    pairs = list(itertools.combinations(range(4), 2))
+    comp, worst = list(range(4)), 0.0
+    assert len(calls) == 3
+    for (u_code, sens, eps), (i, j) in zip(calls, rel.edges):
+        cands = [e for e in pairs if comp[e[0]] != comp[e[1]]]
+        u_x = np.array([score(x, e) for e in cands])
+        np.testing.assert_allclose(u_code, u_x, atol=len(cands) * 40 / S.SCORE_GRID)   # the exact grid score
+        assert eps == pytest.approx(eps_sel, rel=1e-12)
+        u_y = np.array([[score(y, e) for e in cands] for y in nbrs])
+        log_ratio = eps * (u_x[None, :] - u_y) / (2 * sens)       # normalising constants cancel in the range
+        worst = max(worst, float((log_ratio.max(axis=1) - log_ratio.min(axis=1)).max()))
+        old, new = comp[i], comp[j]
+        comp = [new if v == old else v for v in comp]
+    assert worst <= eps_sel * (1 + 1e-9)
+    assert worst >= 0.5 * eps_sel          # the neighbours tried do move the scores
+
+
+def test_selection_score_moves_by_at_most_its_sensitivity_exactly():
+    """The score is exact: adding one record to any cell moves it by at most 1, with no rounding excess (a
+    float sum of |M - T| moved by 1 + 1e-13 on some of these tables)."""
+    gen = np.random.default_rng(3)
+    worst = 0.0
+    for _ in range(120):
+        shape = tuple(int(k) for k in gen.integers(2, 12, 2))
+        counts = gen.multinomial(int(gen.integers(1, 5000)), gen.dirichlet(np.ones(shape[0] * shape[1]))).reshape(shape)
+        model = float(counts.sum() + gen.normal(0, 30)) * np.outer(gen.dirichlet(np.ones(shape[0])),
+                                                                    gen.dirichlet(np.ones(shape[1])))
+        base = S._selection_score(counts, model)
+        for cell in itertools.product(range(shape[0]), range(shape[1])):
+            plus = counts.copy()
+            plus[cell] += 1
+            worst = max(worst, abs(S._selection_score(plus, model) - base))
+    assert worst == 1.0

@@ -731,6 +731,11 @@ MUTANTS = [
            "_measure(marginal(x, dom, e), budget.sigma_one_way, gen)", ("tests/test_synthetic.py",)),
     Mutant("syn_clamp_removed", "clamp", "dpcourse/synthetic.py", "return np.clip(arr.astype(np.int64, copy=False), 0, hi)",
            "return arr.astype(np.int64, copy=False)", ("tests/test_synthetic.py",)),
+    Mutant("syn_score_uses_true_n", "scale", "dpcourse/synthetic.py",
+           "_selection_score(marginal(x, dom, e), n0 * np.outer(", "_selection_score(marginal(x, dom, e), len(x) * np.outer(",
+           ("tests/test_synthetic.py",)),
+    Mutant("syn_score_float_sum", "scale", "dpcourse/synthetic.py", "    return steps / SCORE_GRID\n",
+           "    return float(np.abs(counts - model).sum())\n", ("tests/test_synthetic.py",)),
 ]
 
 
