@@ -359,7 +359,15 @@ def sample_tree(p: dict, q: dict, edges, dom, n, *, rng=None) -> np.ndarray:
         cond = np.divide(table, rows, out=np.full_like(table, 1.0 / dom[node]), where=rows > 0)
         cdf = np.cumsum(cond, axis=1)
         cdf /= cdf[:, -1:]
-        out[:, node] = np.minimum((u[:, None] >= cdf[out[:, parent]]).sum(axis=1), dom[node] - 1)
+        # inverse CDF per value of the parent: memory O(n), not an (n, k) matrix (80 GB at the caps)
+        par = out[:, parent]
+        order = np.argsort(par, kind="stable")
+        cuts = np.searchsorted(par[order], np.arange(dom[parent] + 1))
+        col = np.empty(n, dtype=np.int64)
+        for v in range(dom[parent]):
+            idx = order[cuts[v]:cuts[v + 1]]
+            col[idx] = np.searchsorted(cdf[v], u[idx], side="right")
+        out[:, node] = np.minimum(col, dom[node] - 1)
     return out
 
 
