@@ -850,15 +850,6 @@ SPECS += [
 COVERED_MODULES |= {"queries", "optimal_noise", "float_attack"}
 
 
-# ---- membership inference (chapter 22): the attack and the audit live in dpcourse.membership; the bound is exported
-Spec_mia = [
-    Spec("dp_tpr_bound", dp.dp_tpr_bound, [A("fpr", PRIOR_OR_ARRAY), A("epsilon", EPS), A("delta", DELTA, True)],
-         "unit"),  # vectorized over fpr (docstring): a probability or an array of them
-]
-SPECS += Spec_mia
-COVERED_MODULES |= {"membership"}
-
-
 # ---- continual release (chapter 19)
 CR_HORIZON = integer(v_hi=300, default=8, edge=[1, 2**40], maximum=2**40)
 CR_HORIZON_BATCH = integer(v_hi=300, default=8, edge=[1, 2**20], maximum=2**20)
@@ -897,42 +888,13 @@ SPECS += [
 COVERED_MODULES |= {"continual"}
 
 
-# ---- trade-off functions and Gaussian DP (chapter 21)
-#: dpcourse.fdp: alpha is a type I error in [0, 1], a number or a 1-d array (arrays are public parameters here)
-FDP_ALPHA = Kind(0.05, st.one_of(st.floats(0.0, 1.0), st.lists(st.floats(0.0, 1.0), min_size=1, max_size=5)),
-                 ["a", None, True, np.bool_(True), 1 + 0j, NAN, INF, -0.1, 1.5, [NAN], [0.5, 2.0], [True], [1 + 0j]],
-                 [0.0, 5e-324, 1.0, [0.0, 1.0]], st.one_of(st.floats(-1e3, -1e-9), st.floats(1 + 1e-9, 1e3)))
-FDP_EPSILONS = Kind([1.0, 2.0], st.lists(st.floats(0.0, 50.0), min_size=2, max_size=2),
-                    [[-1.0, 1.0], [NAN, 1.0], None, "ab", [1.0], [[1.0, 2.0]]], [[0.0, INF], [1e300, 5e-324]])
-FDP_DELTAS = Kind([0.1, 1e-5], st.lists(st.floats(0.0, 1.0), min_size=2, max_size=2),
-                  [[-0.1, 0.1], [1.5, 0.1], [NAN, 0.1], None, "ab", [0.1]], [[0.0, 1.0]])
-FDP_EVENTS = Kind(dp.GaussianEvent(2.0), st.sampled_from([dp.PureDPEvent(0.5), dp.LaplaceEvent(0.2), dp.GaussianEvent(4.0),
-                                                          dp.ComposedEvent(dp.LaplaceEvent(0.1), 3),
-                                                          [dp.GaussianEvent(1.0), dp.GaussianEvent(2.0)]]),
-                  [0.5, "event", None, dp.PureDPEvent, 1, [1]])
-FDP_GAUSS_EVENTS = Kind([dp.GaussianEvent(2.0)], st.lists(st.sampled_from([dp.GaussianEvent(1.0), dp.GaussianEvent(4.0, 2.0),
-                                                                          dp.ComposedEvent(dp.GaussianEvent(3.0), 5)]),
-                                                          min_size=1, max_size=3),
-                        [0.5, "event", None, [1], [dp.GaussianEvent(1.0), None]])
-
-SPECS += [
-    # ---- dpcourse.fdp (chapter 21): trade-off curves, GDP
-    Spec("tradeoff_gaussian", dp.tradeoff_gaussian, [A("alpha", FDP_ALPHA), A("mu", MU)], "unit"),
-    Spec("tradeoff_laplace", dp.tradeoff_laplace, [A("alpha", FDP_ALPHA), A("epsilon", EPS)], "unit"),
-    Spec("tradeoff_randomized_response", dp.tradeoff_randomized_response, [A("alpha", FDP_ALPHA), A("epsilon", EPS)],
-         "unit"),
-    Spec("tradeoff_epsilon_delta", dp.tradeoff_epsilon_delta, [A("alpha", FDP_ALPHA), A("epsilon", EPS0),
-                                                               A("delta", PROB)], "unit"),
-    Spec("tradeoff_from_profile", dp.tradeoff_from_profile, [A("alpha", FDP_ALPHA), A("epsilons", FDP_EPSILONS),
-                                                             A("deltas", FDP_DELTAS)], "unit"),
-    Spec("tradeoff_curve", dp.tradeoff_curve, [A("events", FDP_EVENTS), A("alpha", FDP_ALPHA)], "unit", 10, 5.0),
-    Spec("gdp_mu", dp.gdp_mu, [A("events", FDP_GAUSS_EVENTS), A("clt", FLAG, True)], "nonneg"),
-    Spec("gdp_mu_for_dp", dp.gdp_mu_for_dp, [A("epsilon", EPS), A("delta", DELTA_POS)], "nonneg"),
-    Spec("clt_mu_poisson_gaussian", dp.clt_mu_poisson_gaussian, [A("sampling_rate", LEARN_Q),
-                                                                 A("noise_multiplier", LEARN_SIGMA),
-                                                                 A("steps", LEARN_STEPS)], "nonneg"),
+# ---- membership inference (chapter 22): the attack and the audit live in dpcourse.membership; the bound is exported
+Spec_mia = [
+    Spec("dp_tpr_bound", dp.dp_tpr_bound, [A("fpr", PRIOR_OR_ARRAY), A("epsilon", EPS), A("delta", DELTA, True)],
+         "unit"),  # vectorized over fpr (docstring): a probability or an array of them
 ]
-COVERED_MODULES |= {"fdp"}
+SPECS += Spec_mia
+COVERED_MODULES |= {"membership"}
 
 
 # ---- trade-off functions and Gaussian DP (chapter 21)
