@@ -3,10 +3,13 @@
 Issue 24, "fast per call". Goals: one scalar secure ``laplace_mechanism``, ``gaussian_mechanism``,
 ``discrete_laplace``, ``discrete_gaussian`` or ``geometric_mechanism`` call under 20 us; ``dp_mean`` at 10**6
 values within 3x of numpy's ``np.clip(x, lo, hi).mean()``. Baselines timed in the same process: numpy's
-float samplers and one scalar ``Generator.integers`` call (the unit an exact sampler pays per integer draw:
-the one-draw paths keep the random stream of the vectorized samplers, so they make the same number of such
-calls, printed per release); diffprivlib and OpenDP when they import (not in the course's requirements).
-Best of several repeats; run with ``python benchmarks/bench_per_call.py``.
+float samplers, one scalar ``Generator.integers`` call and one ``bit_generator.random_raw()`` call (the
+units an exact sampler pays per uniform integer: a release of one value draws its uniforms from raw words,
+``dpcourse.discrete._release_uniforms``, and the same release with ``Generator.integers`` as its source,
+the code before that change, is timed beside it); diffprivlib and OpenDP when they import (not in the
+course's requirements). Per release it prints the uniform integers asked for and the raw 64-bit words
+drawn. Best of several repeats on an idle core (check ``uptime``); run with
+``python benchmarks/bench_per_call.py``.
 """
 
 import timeit
@@ -31,22 +34,48 @@ class CountingGenerator(np.random.Generator):
         return super().integers(*args, **kwargs)
 
 
+class PCG64Subclass(np.random.PCG64):
+    """Not one of numpy's five bit generators by exact type: the one-draw paths use ``Generator.integers``."""
+
+
+def integers_generator(seed):
+    """A Generator whose releases of one value draw with ``Generator.integers`` (the source before raw words)."""
+    return CountingGenerator(PCG64Subclass(seed))
+
+
 def per_call(fn, calls=CALLS):
     return min(timeit.repeat(fn, number=calls, repeat=REPEATS)) / calls * 1e6
 
 
 def draws_per_release(release, n=4000):
-    gen = CountingGenerator(np.random.PCG64(0))
+    """Mean number of uniform integers a release asks for (the same algorithm with either source)."""
+    gen = integers_generator(0)
     CountingGenerator.calls = 0
     for _ in range(n):
         release(gen)
     return CountingGenerator.calls / n
 
 
+def words_per_release(release, n=4000):
+    """Mean number of raw 64-bit words a release draws, read off Philox's counter (4 words per step)."""
+    bg = np.random.Philox(0)
+    gen = np.random.Generator(bg)
+
+    def position(state):
+        counter = state["state"]["counter"]
+        return 4 * (int(counter[0]) + (int(counter[1]) << 64)) + state["buffer_pos"]
+
+    start = position(bg.state)
+    for _ in range(n):
+        release(gen)
+    return (position(bg.state) - start) / n
+
+
 def baselines(gen):
     out = [("numpy Generator.laplace(3.0, 1.0)", per_call(lambda: gen.laplace(3.0, 1.0))),
            ("numpy Generator.normal(3.0, 4.0)", per_call(lambda: gen.normal(3.0, 4.0))),
-           ("numpy Generator.integers(1000), one call", per_call(lambda: gen.integers(1000)))]
+           ("numpy Generator.integers(1000), one call", per_call(lambda: gen.integers(1000))),
+           ("numpy bit_generator.random_raw(), one call", per_call(gen.bit_generator.random_raw))]
     try:
         from diffprivlib.mechanisms import Laplace
         mech = Laplace(epsilon=1.0, sensitivity=1.0, random_state=0)
@@ -80,12 +109,16 @@ def main():
     print("baselines (us per call)")
     for name, us in base:
         print(f"  {name:42s} {us:8.2f}")
-    print("secure releases, scalar, rng = a Generator (us per call; goal < 20)")
-    print(f"  {'':38s} {'us':>8s} {'integers calls':>15s} {'us / (calls x integers)':>24s}")
+    print("secure releases, scalar (us per call; goal < 20): uniforms from raw words (now) and from")
+    print("Generator.integers (before); uniform integers asked for and raw words drawn per release")
+    print(f"  {'':38s} {'raw words':>10s} {'integers':>9s} {'before/now':>10s} {'uniforms':>9s} {'words':>7s}")
+    before = np.random.Generator(PCG64Subclass(1))
     for name, release in RELEASES:
         us = per_call(lambda: release(gen))
-        draws = draws_per_release(release)
-        print(f"  {name:38s} {us:8.2f} {draws:15.2f} {us / (draws * unit):24.2f}")
+        us_before = per_call(lambda: release(before))
+        print(f"  {name:38s} {us:10.2f} {us_before:9.2f} {us_before / us:10.2f} {draws_per_release(release):9.2f} "
+              f"{words_per_release(release):7.2f}")
+    print(f"  (one Generator.integers call: {unit:.2f} us)")
 
     x = np.random.default_rng(0).normal(5.0, 3.0, N)
     reps = 20

@@ -1,6 +1,7 @@
 """Exact discrete noise: discrete Laplace, discrete Gaussian, the geometric mechanism, lattice releases.
 
-Every sampler here uses only integer random draws (:meth:`numpy.random.Generator.integers`) and exact
+Every sampler here uses only exact uniform integer draws (:meth:`numpy.random.Generator.integers`, or
+for a release of one value the raw words of the bit generator, :func:`_release_uniforms`) and exact
 integer or rational arithmetic, following Canonne, Kamath & Steinke (2020): the probability of every
 output is exactly the one the theorem assumes, so a floating-point artefact cannot make an output of
 one dataset impossible under its neighbour (the attack of Mironov 2012, chapter "Noise on a real
@@ -239,7 +240,7 @@ def _affine_floor(u: np.ndarray, v: np.ndarray, t: int, s: int) -> np.ndarray:
 def _dlap(t: int, s: int, n: int, gen: np.random.Generator) -> np.ndarray:
     """n samples of the discrete Laplace of scale t/s: one at a time (:func:`_dlap1`) for n = 1."""
     if n == 1:
-        return np.array([_dlap1(t, s, gen.integers)], dtype=np.int64)
+        return np.array([_dlap1(t, s, _release_uniforms(gen))], dtype=np.int64)
     return _dlap_vector(t, s, n, gen)
 
 
@@ -269,13 +270,53 @@ def _dlap_vector(t: int, s: int, n: int, gen: np.random.Generator) -> np.ndarray
 
 # ----------------------------------------------------------------------------------------------------
 # One draw at a time. A scalar release would pay numpy's per-call overhead on arrays of one element in
-# every step of the loops above (about 0.2-0.4 ms a draw); these functions make *the same* calls of
-# ``Generator.integers``, with the same bounds and in the same order, as the vectorized samplers make for
-# n = 1, on Python integers. So the law is the same (each function is the n = 1 case of the one above,
-# step by step) and so is the random stream: a seeded release gives the same output either way
-# (``tests/test_fast_paths.py`` checks output and generator state, for every bit generator). Two calls the
+# every step of the loops above (about 0.2-0.4 ms a draw); these functions are the n = 1 case of the
+# samplers above, step by step, on Python integers: the same algorithm (CKS 2020, Algorithms 1-3), the
+# same uniform integers asked for in the same order, from a source ``integers(k)`` that returns an
+# independent exact uniform on {0, ..., k-1}. Given ``Generator.integers`` they make the very calls of the
+# vectorized code for n = 1 (``tests/test_fast_paths.py``; :func:`_dgauss_vector` relies on it for its
+# rounds with one sample left). A release of one value passes the faster :func:`_release_uniforms` instead
+# (lemma ``noise-lem-word-uniform``), so its law is the same, its random stream is not. Two calls the
 # vectorized code makes are skipped because they draw nothing: ``integers(0, 1)`` (a range of one value)
 # and draws of size 0. ``integers(k)`` is ``integers(0, k)``, one argument cheaper.
+
+# Bits per ``random_raw()`` word of numpy's bit generators; MT19937's words are 32-bit. Looked up by exact
+# type: a subclass (which could change ``random_raw``) or another bit generator uses ``Generator.integers``.
+_WORD_BITS = {np.random.PCG64: 64, np.random.PCG64DXSM: 64, np.random.Philox: 64, np.random.SFC64: 64,
+              np.random.MT19937: 32}
+
+
+def _release_uniforms(gen: np.random.Generator):
+    """``integers(k)``: independent exact uniforms on {0, ..., k-1} for one release (lemma ``noise-lem-word-uniform``).
+
+    Built on ``gen.bit_generator.random_raw()``, whose words are i.i.d. uniform on [0, 2**w) (w = 64, or
+    32 for MT19937): their bits, kept in a buffer, are i.i.d. fair coins. A draw takes the next
+    b = bitlength(k - 1) bits as an integer u, uniform on [0, 2**b), and returns u if u < k, else tries
+    again: rejection sampling, exact, accepting with probability k / 2**b > 1/2. The buffer belongs to
+    this one release (its leftover bits are discarded), so nothing is carried from one call to the next
+    and a seeded release is reproducible. Any other bit generator gets ``gen.integers`` (the same law).
+    """
+    width = _WORD_BITS.get(type(gen.bit_generator))
+    if width is None:
+        return gen.integers
+    raw = gen.bit_generator.random_raw
+    buf = 0      # the unused bits, ``have`` of them, lowest first
+    have = 0
+
+    def integers(k):
+        nonlocal buf, have
+        b = (k - 1).bit_length()
+        while True:
+            while have < b:
+                buf |= raw() << have
+                have += width
+            u = buf & ((1 << b) - 1)
+            buf >>= b
+            have -= b
+            if u < k:
+                return u
+
+    return integers
 
 
 def _bern_ratio1(num: int, den: int, lazy: bool, integers) -> bool:
@@ -329,7 +370,7 @@ def _bern_exp1(whole: int, num: int, den: int, big: bool, integers) -> bool:
 
 
 def _dlap1(t: int, s: int, integers) -> int:
-    """One draw of :func:`_dlap` (discrete Laplace of scale t/s), the same integer draws as ``_dlap(t, s, 1)``."""
+    """One discrete Laplace draw of scale t/s: :func:`_dlap_vector` for n = 1, uniforms from ``integers``."""
     while True:
         u = int(integers(t))
         if not _bern_exp_fraction1(u, t, False, integers):
@@ -348,7 +389,7 @@ def _dlap1(t: int, s: int, integers) -> int:
 
 
 def _dgauss1(a: int, b: int, integers) -> int:
-    """One draw of :func:`_dgauss_from_variance` for sigma^2 = a/b, the same integer draws as for n = 1."""
+    """One discrete Gaussian draw, sigma^2 = a/b: :func:`_dgauss_vector` for n = 1, uniforms from ``integers``."""
     t = math.isqrt(a // b) + 1
     den = 2 * a * t * t * b
     tb = t * b
@@ -380,7 +421,8 @@ def discrete_laplace(scale, *, size=None, rng=None):
     size : None, int or tuple of ints, optional
         Output shape; None for a single int.
     rng : None, int or numpy.random.Generator, optional
-        Source of randomness (only its ``integers`` method is used).
+        Source of randomness (its ``integers`` method; a single draw uses the raw words of its bit
+        generator when that is one of numpy's five, with the same law).
 
     Returns
     -------
@@ -399,7 +441,7 @@ def discrete_laplace(scale, *, size=None, rng=None):
     shape = _shape(size)
     gen = as_rng(rng)
     if shape == ():
-        return _dlap1(t, s, gen.integers)
+        return _dlap1(t, s, _release_uniforms(gen))
     return _finish(_dlap(t, s, math.prod(shape), gen), shape)
 
 
@@ -456,7 +498,7 @@ _sigma_squared_cached = functools.lru_cache(maxsize=1024, typed=True)(_sigma_squ
 def _dgauss_from_variance(var: Fraction, n: int, gen: np.random.Generator) -> np.ndarray:
     """n samples of the discrete Gaussian with sigma^2 = ``var``: one at a time (:func:`_dgauss1`) for n = 1."""
     if n == 1:
-        return np.array([_dgauss1(var.numerator, var.denominator, gen.integers)], dtype=np.int64)
+        return np.array([_dgauss1(var.numerator, var.denominator, _release_uniforms(gen))], dtype=np.int64)
     return _dgauss_vector(var, n, gen)
 
 
@@ -474,7 +516,10 @@ def _dgauss_vector(var: Fraction, n: int, gen: np.random.Generator) -> np.ndarra
     out = np.empty(n, dtype=np.int64)
     todo = np.arange(n)
     while todo.size:
-        y = _dlap(t, 1, todo.size, gen)
+        if todo.size == 1:              # the draws of _dlap_vector(t, 1, 1, gen), without its array overhead
+            y = np.array([_dlap1(t, 1, gen.integers)], dtype=np.int64)
+        else:
+            y = _dlap_vector(t, 1, todo.size, gen)
         ay = np.abs(y)
         accept = np.empty(todo.size, dtype=bool)
         if den <= _I64_MAX and a < (1 << 31):
@@ -526,7 +571,7 @@ def discrete_gaussian(sigma, *, size=None, rng=None):
     shape = _shape(size)
     gen = as_rng(rng)
     if shape == ():
-        return _dgauss1(var.numerator, var.denominator, gen.integers)
+        return _dgauss1(var.numerator, var.denominator, _release_uniforms(gen))
     n = math.prod(shape) if shape else 1
     return _finish(_dgauss_from_variance(var, n, gen), shape)
 
@@ -721,7 +766,7 @@ def geometric_mechanism(value, sensitivity, epsilon, *, rng=None, size=None):
     t, s = _geometric_terms(delta, eps)
     gen = as_rng(rng)
     if size is None and values.ndim == 0:
-        return _checked_int_sum(int(values), _dlap1(t, s, gen.integers))
+        return _checked_int_sum(int(values), _dlap1(t, s, _release_uniforms(gen)))
     out = _noise_on_values(values, size, gen, lambda n: _dlap(t, s, n, gen))
     return int(out) if out.ndim == 0 else out
 
@@ -1024,16 +1069,15 @@ def _release1(x: float, exponent: int, noise: int) -> float:
 
 
 def secure_laplace1(x: float, sensitivity: float, epsilon: float, gen) -> float:
-    """:func:`secure_laplace` of one float (validated by the caller): the same lattice, law and random draws."""
+    """:func:`secure_laplace` of one float (validated by the caller): the same lattice and law (and uniforms)."""
     lat = laplace_lattice(sensitivity, epsilon)
     scale = lat.lattice_scale
-    return _release1(x, lat.exponent, _dlap1(scale.numerator, scale.denominator, gen.integers))
+    return _release1(x, lat.exponent, _dlap1(scale.numerator, scale.denominator, _release_uniforms(gen)))
 
 
-def secure_gaussian1(x: float, l2_sensitivity: float, epsilon: float, delta: float, gen) -> float:
-    """:func:`secure_gaussian` of one float (validated by the caller): the same lattice, law and random draws."""
-    lat = gaussian_lattice(l2_sensitivity, epsilon, delta)
-    return _release1(x, lat.exponent, _dgauss1(lat.lattice_variance, 1, gen.integers))
+def secure_gaussian1(x: float, lat: GaussianLattice, gen) -> float:
+    """:func:`secure_gaussian` of one float on its lattice ``lat`` (dim = 1, parameters validated by the caller)."""
+    return _release1(x, lat.exponent, _dgauss1(lat.lattice_variance, 1, _release_uniforms(gen)))
 
 
 def secure_laplace_draws(value: float, sensitivity: float, epsilon: float, shape: tuple, gen) -> np.ndarray:

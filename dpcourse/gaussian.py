@@ -12,12 +12,14 @@ calibration of Balle & Wang (the smallest sigma, for every epsilon > 0), and the
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from scipy import optimize, special
 
 from ._validation import (as_rng, check_delta, check_epsilon, check_flag, check_real, check_real_array,
                           check_sensitivity)
-from .discrete import plain_scalar, secure_gaussian, secure_gaussian1
+from .discrete import GaussianLattice, gaussian_lattice, plain_scalar, secure_gaussian, secure_gaussian1
 
 _SQRT2 = np.sqrt(2.0)
 
@@ -203,6 +205,24 @@ def _gaussian_epsilon_array(delta: float, mu: np.ndarray) -> np.ndarray:
         bad = bad[(x[bad] < hi[bad]) & (_gaussian_delta_array(x[bad], mu[bad]) > delta)]
         bump *= 2.0
     return np.where(zero, 0.0, x)
+
+
+def _checked_lattice(l2_sensitivity, epsilon, delta) -> GaussianLattice:
+    """The lattice of a secure release of one value, its parameters checked as the array path checks them."""
+    return gaussian_lattice(check_sensitivity(l2_sensitivity, "l2_sensitivity"), check_epsilon(epsilon),
+                            _check_gaussian_delta(delta))
+
+
+# For plain ints and floats the checked lattice is cached (typed, so 1 and 1.0 are separate entries and a
+# refusal quotes the argument as given; errors are never cached): a scalar release then skips the checks.
+_checked_lattice_cached = functools.lru_cache(maxsize=1024, typed=True)(_checked_lattice)
+
+
+def _scalar_lattice(l2_sensitivity, epsilon, delta) -> GaussianLattice:
+    t1, t2, t3 = type(l2_sensitivity), type(epsilon), type(delta)
+    if (t1 is float or t1 is int) and (t2 is float or t2 is int) and (t3 is float or t3 is int):
+        return _checked_lattice_cached(l2_sensitivity, epsilon, delta)
+    return _checked_lattice(l2_sensitivity, epsilon, delta)
 
 
 def _check_gaussian_delta(delta) -> float:
@@ -441,8 +461,7 @@ def gaussian_mechanism(value, l2_sensitivity, epsilon, delta, *, rng=None, secur
     safe = check_flag(secure, "secure")
     gen = as_rng(rng)
     if safe and scalar is not None:
-        return secure_gaussian1(scalar, check_sensitivity(l2_sensitivity, "l2_sensitivity"), check_epsilon(epsilon),
-                                _check_gaussian_delta(delta), gen)
+        return secure_gaussian1(scalar, _scalar_lattice(l2_sensitivity, epsilon, delta), gen)
     if safe:
         out = secure_gaussian(x, check_sensitivity(l2_sensitivity, "l2_sensitivity"), check_epsilon(epsilon),
                               _check_gaussian_delta(delta), gen)

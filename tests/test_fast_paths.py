@@ -1,11 +1,20 @@
 """The one-draw paths of the secure samplers and the vectorized exact clamped sum (issue 24, "fast per call").
 
-A scalar release draws its noise with ``_dlap1`` / ``_dgauss1`` (Python integers) instead of the vectorized
-samplers on arrays of one element. They must be the same function of the generator: the same output and the
-same generator state afterwards, for every bit generator and on every branch (int64 and exact-integer
-Bernoulli trials, the 62-bit lazy comparison, the minus-zero rejection). That makes the law the one the
-theorems prove (the vectorized samplers' law is tested in ``tests/test_discrete.py``) and keeps every seeded
-output of the book. ``dp_mean``'s clamped sum must be ``math.fsum``'s, the correctly rounded exact sum.
+A release of one value draws its noise with ``_dlap1`` / ``_dgauss1`` (Python integers), the n = 1 case of
+the vectorized samplers step by step, asking its uniform integers of ``_release_uniforms``: exact uniforms on
+{0, ..., k-1} by rejection from the raw words of the bit generator (64 bits, 32 for MT19937; lemma
+``noise-lem-word-uniform`` of the noise chapter). Tested here, for every bit generator:
+
+* the source reads the raw bits exactly as the lemma says (b = bitlength(k - 1) bits, lowest first,
+  accepted if below k), and its uniforms and the scalar releases have their exact laws (chi-square at
+  alpha = 1e-6); nothing is carried from one release to the next;
+* given ``Generator.integers`` as their source, the one-draw functions make the very draws of the
+  vectorized samplers for n = 1, on every branch (int64 and exact-integer Bernoulli trials, the 62-bit lazy
+  comparison, the minus-zero rejection): they are the same algorithm, and ``_dgauss_vector`` relies on it
+  for its rounds with one sample left;
+* a scalar release equals the release of an array of one value (both are one-draw paths).
+
+``dp_mean``'s clamped sum must be ``math.fsum``'s, the correctly rounded exact sum.
 """
 
 import math
@@ -19,6 +28,8 @@ from dpcourse import discrete
 from dpcourse.laplace import _clamped_sum
 
 BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
+WORD_BITS = {"MT19937": 32}          # bits per random_raw() word; 64 for the other four
+ALPHA = 1e-6
 
 
 def _pair(name, seed):
@@ -27,6 +38,104 @@ def _pair(name, seed):
 
 def _same_state(g, h):
     return g.integers(0, 2**62, size=4).tolist() == h.integers(0, 2**62, size=4).tolist()
+
+
+def _lemma_uniforms(words, width, ks):
+    """The uniforms of lemma noise-lem-word-uniform, computed from the words' binary digits as strings."""
+    bits = "".join(format(w, f"0{width}b")[::-1] for w in words)      # every word's bits, lowest first
+    out, pos = [], 0
+    for k in ks:
+        b = (k - 1).bit_length()
+        while True:
+            u = int(bits[pos:pos + b][::-1] or "0", 2)
+            pos += b
+            if u < k:
+                break
+        out.append(u)
+    return out, -(-pos // width)                                      # the uniforms, the words they used
+
+
+# ranges: powers of two (no rejection), 1 (no bits), just above a power of two (most rejections), wide ones
+SOURCE_RANGES = [2, 3, 5, 8, 1, 6, 7, 1000, 1024, 1025, 2**31 + 1, 2**32, 3 * 2**40, 2**62, 2**62 - 1, 17, 4, 2]
+
+
+@pytest.mark.parametrize("name", BIT_GENERATORS)
+def test_release_uniforms_read_the_raw_bits_as_the_lemma_says(name):
+    width = WORD_BITS.get(name, 64)
+    for seed in range(10):
+        g, h = _pair(name, seed)
+        ks = SOURCE_RANGES * 3
+        draw = discrete._release_uniforms(g)
+        got = [draw(k) for k in ks]
+        expected, used = _lemma_uniforms(h.bit_generator.random_raw(2000).tolist(), width, ks)
+        assert got == expected, (name, seed)
+        h = _pair(name, seed)[1]
+        h.bit_generator.random_raw(used)
+        assert _same_state(g, h)                  # and it drew no word more than it needed
+
+
+@pytest.mark.parametrize("name", BIT_GENERATORS)
+def test_release_uniforms_are_uniform(name):
+    from scipy import stats
+    draw = discrete._release_uniforms(np.random.Generator(getattr(np.random, name)(24)))
+    for k, n in ((3, 3000), (5, 3000), (6, 3000), (12, 6000), (100, 20000)):
+        counts = np.bincount([draw(k) for _ in range(n)], minlength=k)
+        assert counts.size == k and stats.chisquare(counts).pvalue > ALPHA, (name, k)
+    # wide ranges, by their top digits in base 2**40: uniform on {0, 1, 2}, and on {0, 1, 2, 3} below 2**62
+    for k, unit in ((3 * 2**40, 2**40), (2**62, 2**60)):
+        counts = np.bincount([draw(k) // unit for _ in range(3000)])
+        assert counts.size == k // unit and stats.chisquare(counts).pvalue > ALPHA, (name, k)
+
+
+@pytest.mark.parametrize("name", BIT_GENERATORS)
+def test_scalar_releases_have_their_exact_laws(name, chi2_pvalue):
+    # One release at a time (the path under test), 20 000 of each; the pmfs are the exact ones.
+    g = np.random.Generator(getattr(np.random, name)(2024))
+    x = np.array([discrete.discrete_laplace(2.5, rng=g) for _ in range(20000)])
+    assert chi2_pvalue(x, lambda k: discrete.discrete_laplace_pmf(k, 2.5)) > ALPHA
+    assert chi2_pvalue(x, lambda k: discrete.discrete_laplace_pmf(k, 2.75)) < ALPHA     # the test has power
+    y = np.array([discrete.discrete_gaussian(3, rng=g) for _ in range(20000)])
+    assert chi2_pvalue(y, lambda k: discrete.discrete_gaussian_pmf(k, 3)) > ALPHA
+    assert chi2_pvalue(y, lambda k: discrete.discrete_gaussian_pmf(k, 3.3)) < ALPHA
+    z = np.array([discrete.geometric_mechanism(-4, 2, 1.5, rng=g) for _ in range(10000)])  # scale 4/3
+    assert chi2_pvalue(z + 4, lambda k: discrete.discrete_laplace_pmf(k, Fraction(4, 3))) > ALPHA
+
+
+@pytest.mark.parametrize("name", ["MT19937", "PCG64"])
+def test_scalar_discrete_gaussian_on_the_exact_integer_path_has_its_law(name, chi2_pvalue):
+    # sigma = 100.3 is 7058...·2**-46 exactly: sigma^2 has terms beyond 64 bits, so the acceptance test
+    # draws 62-bit uniforms (two raw words of MT19937 each)
+    g = np.random.Generator(getattr(np.random, name)(7))
+    y = np.array([discrete.discrete_gaussian(100.3, rng=g) for _ in range(20000)])
+    assert chi2_pvalue(y, lambda k: discrete.discrete_gaussian_pmf(k, 100.3)) > ALPHA
+
+
+def test_a_release_carries_no_bits_to_the_next():
+    # Its source lives for one release: what a release returns depends on the generator's state only, not
+    # on the releases made before with another generator (leftover bits are discarded).
+    for name in BIT_GENERATORS:
+        for seed in range(10):
+            g, h = _pair(name, seed)
+            other = np.random.Generator(getattr(np.random, name)(seed + 100))
+            a = [discrete.discrete_laplace(2.5, rng=g), discrete.discrete_gaussian(3, rng=g)]
+            b = [discrete.discrete_laplace(2.5, rng=h)]
+            discrete.discrete_laplace(Fraction(7, 3), rng=other)
+            b.append(discrete.discrete_gaussian(3, rng=h))
+            assert a == b and _same_state(g, h)
+
+
+def test_other_bit_generators_draw_with_integers():
+    # A bit generator that is not one of numpy's five by exact type gets Generator.integers: the release is
+    # then the vectorized sampler's draw for n = 1.
+    class Sub(np.random.PCG64):
+        pass
+
+    t, s = discrete._scale_terms(2.5)
+    for seed in range(10):
+        g = np.random.Generator(Sub(seed))
+        h = np.random.Generator(np.random.PCG64(seed))
+        assert discrete.discrete_laplace(2.5, rng=g) == int(discrete._dlap_vector(t, s, 1, h)[0])
+        assert _same_state(g, h)
 
 
 @pytest.mark.parametrize("name", BIT_GENERATORS)
@@ -41,13 +150,15 @@ def test_draws_of_one_value_and_of_size_zero_consume_nothing(name):
 
 
 def test_one_draw_exponential_coins_have_their_law():
-    # Bernoulli(exp(-1/2)) and Bernoulli(exp(-1)), 20000 trials each, two-sided binomial test at alpha = 1e-6.
+    # Bernoulli(exp(-1/2)) and Bernoulli(exp(-1)), 20000 trials each, two-sided binomial test at alpha = 1e-6,
+    # with either source of uniforms.
     from scipy import stats
     gen = np.random.default_rng(11)
-    heads = sum(discrete._bern_exp_fraction1(1, 2, False, gen.integers) for _ in range(20000))
-    assert stats.binomtest(heads, 20000, math.exp(-0.5)).pvalue > 1e-6
-    heads = sum(discrete._bern_exp_minus_one1(gen.integers) for _ in range(20000))
-    assert stats.binomtest(heads, 20000, math.exp(-1.0)).pvalue > 1e-6
+    for draw in (gen.integers, discrete._release_uniforms(gen)):
+        heads = sum(discrete._bern_exp_fraction1(1, 2, False, draw) for _ in range(20000))
+        assert stats.binomtest(heads, 20000, math.exp(-0.5)).pvalue > ALPHA
+        heads = sum(discrete._bern_exp_minus_one1(draw) for _ in range(20000))
+        assert stats.binomtest(heads, 20000, math.exp(-1.0)).pvalue > ALPHA
 
 
 # (t, s): small and large scales, t beyond 2**31 (64-bit draws), den * k beyond int64 (the split trial).
@@ -56,7 +167,7 @@ DLAP_TERMS = [(1, 1), (1, 3), (5, 2), (7, 3), (1048577, 1), (3, 10**6), (2**61 +
 
 @pytest.mark.parametrize("name", BIT_GENERATORS)
 @pytest.mark.parametrize("t,s", DLAP_TERMS)
-def test_one_draw_discrete_laplace_is_the_vectorized_draw(name, t, s):
+def test_one_draw_discrete_laplace_with_integers_is_the_vectorized_draw(name, t, s):
     for seed in range(20):
         g, h = _pair(name, seed)
         assert discrete._dlap1(t, s, g.integers) == int(discrete._dlap_vector(t, s, 1, h)[0]), (seed, t, s)
@@ -71,7 +182,7 @@ DGAUSS_VARIANCES = [Fraction(1, 4), Fraction(1), Fraction(9), Fraction(729, 100)
 
 @pytest.mark.parametrize("name", BIT_GENERATORS)
 @pytest.mark.parametrize("var", DGAUSS_VARIANCES)
-def test_one_draw_discrete_gaussian_is_the_vectorized_draw(name, var):
+def test_one_draw_discrete_gaussian_with_integers_is_the_vectorized_draw(name, var):
     for seed in range(15):
         g, h = _pair(name, seed)
         one = discrete._dgauss1(var.numerator, var.denominator, g.integers)
@@ -103,6 +214,7 @@ def test_lazy_bernoulli_ties_are_resolved_as_vectorized():
 
 @pytest.mark.parametrize("name", BIT_GENERATORS)
 def test_scalar_releases_equal_the_array_releases(name):
+    # An array of one value takes the one-draw path too (one rule for a single draw).
     # value, sensitivity, epsilon: ties of the rounding, tiny and huge values (clamped at 2**61 steps).
     cases = [(3.0, 1.0, 1.0), (0.5 * 2.0**-20, 1.0, 1.0), (1.5 * 2.0**-20, 1.0, 1.0), (-2.5 * 2.0**-20, 1.0, 1.0),
              (1e300, 1.0, 1.0), (2.0**42, 1.0, 1.0), (-1e300, 1e-3, 2.0), (5e-324, 1e-280, 0.5), (-0.0, 2.0, 0.1),
@@ -149,6 +261,14 @@ def test_cached_parameters_keep_bool_and_type_refusals():
     with pytest.raises(TypeError):
         dpcourse.laplace_lattice(True, 1)
     assert dpcourse.laplace_lattice(1, 2) == dpcourse.laplace_lattice(1.0, 2.0)
+    # gaussian_mechanism caches the checked lattice of a scalar release for plain ints and floats
+    assert dpcourse.gaussian_mechanism(3.0, 1, 1, 1e-5, rng=0) == dpcourse.gaussian_mechanism(3.0, 1.0, 1.0, 1e-5, rng=0)
+    for bad, exc, word in (((True, 1, 1e-5), TypeError, "l2_sensitivity"), ((1, 1, 0), ValueError, "delta = 0"),
+                           ((1, 1, 0.0), ValueError, "delta = 0"), ((1, True, 1e-5), TypeError, "epsilon"),
+                           ((1, 1, 1), ValueError, "delta"), ((1, np.float64("nan"), 1e-5), ValueError, "epsilon")):
+        for _ in range(2):                                           # a refusal is never cached as a lattice
+            with pytest.raises(exc, match=word):
+                dpcourse.gaussian_mechanism(3.0, *bad, rng=0)
 
 
 # ---- the exact clamped sum of dp_mean

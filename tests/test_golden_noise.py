@@ -1,10 +1,12 @@
-"""The secure samplers' seeded outputs are those of the code before the per-call fast paths, bit for bit.
+"""The secure samplers' seeded outputs are pinned, bit for bit.
 
 The chapters' stored outputs depend on the random streams of ``laplace_mechanism``, ``gaussian_mechanism``,
-``dp_mean``, ``discrete_laplace``, ``discrete_gaussian`` and ``geometric_mechanism``: a faster scalar path must
-consume the generator exactly as the vectorized one did. ``tests/golden_noise_cases.py`` lists the cases
-(scales from 1e-3 to 2**61/3, int64 and exact-integer paths, scalars and arrays, five bit generators, the
-generator's state after each case); ``tests/data/golden_noise.json`` holds their outputs at commit da9b8b9.
+``dp_mean``, ``discrete_laplace``, ``discrete_gaussian`` and ``geometric_mechanism``: a change of stream must be
+meant. ``tests/golden_noise_cases.py`` lists the cases (scales from 1e-3 to 2**61/3, int64 and exact-integer
+paths, five bit generators, the generator's state after each case), each either all releases of one value or
+all vectorized; ``tests/data/golden_noise.json`` holds their outputs. The vectorized cases are those of
+commit da9b8b9 (issue 24); the releases of one value were regenerated when they began to draw their uniforms
+from raw words (``_release_uniforms``).
 """
 
 import json

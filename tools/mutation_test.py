@@ -561,6 +561,13 @@ MUTANTS = [
     Mutant("geometric_scalar_int_not_clamped", "clamp", DISC,
            "values = np.asarray(min(max(value, -VALUE_LIMIT), VALUE_LIMIT), dtype=np.int64)",
            "values = np.asarray(value, dtype=np.int64)", T_FAST + T_EXT),
+    # raw-word uniforms of the one-draw paths (_release_uniforms, lemma noise-lem-word-uniform)
+    Mutant("raw_uniform_mt19937_as_64_bits", "word-width", DISC, "np.random.MT19937: 32}", "np.random.MT19937: 64}",
+           T_FAST),
+    Mutant("raw_uniform_bits_of_k", "word-width", DISC, "        b = (k - 1).bit_length()\n",
+           "        b = k.bit_length()\n", T_FAST),
+    Mutant("raw_uniform_accepts_k", "word-width", DISC, "            if u < k:\n                return u",
+           "            if u <= k:\n                return u", T_FAST),
     Mutant("clamped_sum_error_bound_dropped", "rounding", LAP, "low, high = (mid - err) / _UNIT, (mid + err) / _UNIT",
            "low, high = mid / _UNIT, mid / _UNIT", T_FAST),
     Mutant("clamped_sum_split_too_fine", "rounding", LAP, "    m = e + n.bit_length() + 1\n", "    m = e + 1\n", T_FAST),
