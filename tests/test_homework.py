@@ -1,14 +1,17 @@
 """Homework (issue 22): student copies hold no solution and no hidden test; nbgrader grades fixture submissions.
 
 The leak test runs on every assignment with nbgrader's own preprocessors (those of ``generate_assignment``,
-in process, no database); the end-to-end test generates hw05 with nbgrader, grades six fixture submissions
+in process, no database); the end-to-end test generates hw05 with nbgrader, grades five fixture submissions
 (one kernel each) and checks points and feedback per question.
 """
 
+import contextlib
 import copy
 import json
 import math
 import re
+import sqlite3
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -124,10 +127,15 @@ def _messages(results, student, label):
 
 
 def test_fixture_grades(graded):
+    from nbgrader.dbutil import ALEMBIC_DIR
+
+    from dpcourse.homework.autograde import _alembic_head
+
     root, _, results = graded
     assert _gap("alice") != pytest.approx(_gap("mallory"), rel=1e-2)   # the copy test means something
-    full = {"ex-hist-implement": 4.0, "ex-hist-argmax": 2.0}
-    assert _points(results, "alice") == full
+    # each question can score its full points: the correct function (mallory's 4.0) and the right gap (bob's 2.0)
+    assert {label: q["max"] for label, q in results["mallory"]["questions"].items()} == \
+        {"ex-hist-implement": 4.0, "ex-hist-argmax": 2.0}
     # factor 2: the histogram scores 0 and the feedback names the slip (too little noise under replace-one)
     assert _points(results, "bob") == {"ex-hist-implement": 0.0, "ex-hist-argmax": 2.0}
     assert "too little noise for relation='replace_one'" in _messages(results, "bob", "ex-hist-implement")
@@ -139,6 +147,8 @@ def test_fixture_grades(graded):
     assert _points(results, "erin") == {"ex-hist-implement": 0.0, "ex-hist-argmax": 2.0}
     assert "KeyboardInterrupt" in _messages(results, "erin", "ex-hist-implement") or \
         "Timeout" in _messages(results, "erin", "ex-hist-implement")
+    # the loop is stopped once: the question's second test fails on the interrupted gate without calling it again
+    assert "Stopped at the time limit" in results["erin"]["questions"]["ex-hist-implement"]["tests"][1]["message"]
     # mallory copied alice's numbers: right for alice, not for her
     assert _points(results, "mallory") == {"ex-hist-implement": 4.0, "ex-hist-argmax": 0.0}
     for student in SUBMISSIONS:   # feedback never gives the expected answer
@@ -148,6 +158,9 @@ def test_fixture_grades(graded):
     assert rows[0].startswith("student,assignment,hw05:ex-hist-implement,hw05:ex-hist-argmax,auto_total")
     assert len(rows) == 1 + len(SUBMISSIONS)
     assert (root / "out" / "course" / "gradebook.db").stat().st_size > 0
+    with contextlib.closing(sqlite3.connect(root / "out" / "course" / "gradebook.db")) as db:
+        (stamp,), = db.execute("SELECT version_num FROM alembic_version").fetchall()
+    assert stamp == _alembic_head() and list((Path(ALEMBIC_DIR) / "versions").glob(f"{stamp}_*.py"))
     assert json.loads((root / "out" / "gradebook.json").read_text())[0]["assignment"] == "hw05"
 
 

@@ -55,7 +55,8 @@ def hidden_test(assignment: str, label: str, index: int, ns: dict) -> None:
 
     Prints the verdict if it passes; raises AssertionError with the checker's message (which names the slip,
     never the answer) if it fails, so that nbgrader scores the cell 0. If a privacy test (gate) of the same
-    question fails, every test of the question fails with that message.
+    question fails, every test of the question fails with that message. A gate stopped at the cell time limit
+    counts as failed: an answer that never returns costs one time limit per question, not one per test.
     """
     sid = _student_id(ns)
     q = next((q for q in questions(assignment) if q.label == label), None)
@@ -66,7 +67,13 @@ def hidden_test(assignment: str, label: str, index: int, ns: dict) -> None:
     answer, params = ns[q.name], variant(assignment, label, sid)
     key = (assignment, label, sid, id(answer))
     if key not in _GATES:
-        _GATES[key] = [(t.name, _verdict(t, answer, params)) for t in q.tests if t.gate]
+        try:
+            _GATES[key] = [(t.name, _verdict(t, answer, params)) for t in q.tests if t.gate]
+        except KeyboardInterrupt:   # the cell's time limit (nbgrader interrupts the kernel): charged once per question
+            from ..exercises import CheckResult
+            stopped = CheckResult(False, "Stopped at the time limit of a cell (an endless loop?).")
+            _GATES[key] = [(t.name, stopped) for t in q.tests if t.gate]
+            raise
     gates = _GATES[key]
     for name, verdict in gates:
         if not verdict.passed:
@@ -150,15 +157,35 @@ def nbgrader_config(course: Path, *, cell_timeout: float = 30.0, max_chars: int 
     return c, text
 
 
+def _alembic_head() -> str:
+    """The schema version nbgrader stamps on a new gradebook, read by alembic in this process."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+    from nbgrader.dbutil import ALEMBIC_DIR
+
+    config = Config()
+    config.set_main_option("script_location", ALEMBIC_DIR)
+    return ScriptDirectory.from_config(config).get_current_head()
+
+
 @contextlib.contextmanager
 def _nbgrader_env():
-    """nbgrader runs the ``alembic`` command of its own environment: put that environment's bin first on PATH."""
-    saved = os.environ.get("PATH", "")
+    """nbgrader runs the ``alembic`` command of its own environment: put that environment's bin first on PATH.
+
+    A new gradebook asks the ``alembic heads`` command for its schema version (a subprocess: about 5 s of CPU,
+    measured); :func:`_alembic_head` reads the same version with alembic's API in this process (under a second),
+    so it stands in for nbgrader's ``get_alembic_version`` while nbgrader's API runs here.
+    """
+    import nbgrader.api
+
+    saved, saved_version = os.environ.get("PATH", ""), nbgrader.api.get_alembic_version
     os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), saved])
+    nbgrader.api.get_alembic_version = _alembic_head
     try:
         yield
     finally:
         os.environ["PATH"] = saved
+        nbgrader.api.get_alembic_version = saved_version
 
 
 def _api(course: Path, **limits):

@@ -41,12 +41,15 @@ def my_dp_histogram(data, categories, epsilon, relation, rng):
 
 GAP = "my_gap = {gap!r}\n"
 
+# No one hands in CORRECT_HISTOGRAM with the right gap: mallory's function is graded on the path of a correct
+# function (full points), bob..erin's gap on the path of a correct number (full points); one more kernel for a
+# submission whose two answers each follow a path graded here already would add about 3 s of CPU and nothing else.
 SUBMISSIONS = {
-    "alice": {"ex-hist-implement": CORRECT_HISTOGRAM, "ex-hist-argmax": GAP},
     "bob": {"ex-hist-implement": FACTOR_TWO_HISTOGRAM, "ex-hist-argmax": GAP},
     "carol": {"ex-hist-implement": NUMPY_LAPLACE_HISTOGRAM, "ex-hist-argmax": GAP},
     "dave": {"ex-hist-implement": CRASHING_HISTOGRAM, "ex-hist-argmax": GAP},
     "erin": {"ex-hist-implement": LOOPING_HISTOGRAM, "ex-hist-argmax": GAP},
-    # mallory copies alice's notebook: her function, and the gap computed for alice's numbers
+    # mallory copies alice's notebook (alice's numbers are her variant; alice's own copy is not graded here):
+    # a correct function, and the gap computed for alice's numbers
     "mallory": {"ex-hist-implement": CORRECT_HISTOGRAM, "ex-hist-argmax": GAP, "copy_numbers_of": "alice"},
 }
