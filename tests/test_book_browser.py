@@ -431,8 +431,13 @@ def test_pdf_is_a_book_with_outline_links_inside_and_the_book_title(browser, htm
     import build_pdf
 
     out = tmp_path / "short.pdf"
-    checks = build_pdf.print_pdf(html_dir, out, docs=["intro", "chapters/01_promise"], browser=browser)
+    # chunk_bytes=1: each document is printed as its own part, so the links between parts are joined too
+    checks = build_pdf.print_pdf(html_dir, out, docs=["intro", "chapters/01_promise"], browser=browser, chunk_bytes=1)
     assert checks["title"] == build_pdf.book_config()["title"]
+    assert checks["parts"] == 2 and checks["links_across_parts"] >= 10, checks["links_across_parts"]
+    # the title page opens with the book's title (not a chapter's header), and every chapter's title is printed
+    assert build_pdf._letters(checks["first_page"]).startswith(build_pdf._letters(checks["title"])), checks["first_page"]
+    assert checks["titles_not_shown"] == [], checks["titles_not_shown"]
     assert checks["outline_depth"] >= 2 and checks["outline_entries"] >= 10
     assert "Contents" in checks["outline_titles"]
     assert any(t.startswith("1.") or t.startswith("1 ") for t in checks["outline_titles"]), checks["outline_titles"][:8]

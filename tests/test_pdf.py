@@ -37,3 +37,27 @@ def test_contents_lists_chapters_and_sections_with_internal_links():
                                   [("intro--t", "T", [("intro--s", "S")]), ("chapters-01_promise--p", "1. P", [])])
     assert "T &amp; co" in html and 'href="#intro--s"' in html and 'href="#chapters-01_promise--p"' in html
     assert html.count("<li>") == 3
+
+
+def test_parts_group_consecutive_documents_within_the_budget():
+    parts = ["a" * 50, "b" * 30, "c" * 30, "d" * 200, "e" * 10]
+    assert build_pdf.chunk_documents(parts, 80) == [[0, 1], [2], [3], [4]]
+    assert build_pdf.chunk_documents(parts, 10**6) == [[0, 1, 2, 3, 4]]
+    assert build_pdf.chunk_documents(parts, 1) == [[0], [1], [2], [3], [4]]
+
+
+def test_links_between_parts_are_marked_and_their_targets_get_a_destination():
+    bodies = ['<section id="a"><a href="#a">self</a> <a href="#b--x">to b</a> <a href="#gone">none</a></section>',
+              '<section id="b"><p id="b--x">x</p><a href="#a">back</a></section>']
+    out, crossing = build_pdf.link_across(bodies)
+    assert crossing == 2
+    assert 'href="#a">self' in out[0] and 'href="#gone"' in out[0]      # same part, or no target: unchanged
+    assert f'href="{build_pdf.CROSS_LINK}b--x">to b' in out[0] and f'href="{build_pdf.CROSS_LINK}a">back' in out[1]
+    # each part links (hidden) to its ids that the other part targets, so that Chromium writes their destinations
+    assert out[0].endswith('<a href="#a"></a></div>') and out[1].endswith('<a href="#b--x"></a></div>')
+    assert 'display: none' in out[1] and '<a href="#b"></a>' not in out[1]
+
+
+def test_print_work_is_shared_largest_first():
+    assert build_pdf._shares([5, 1, 4, 2], 2) == [[0, 1], [2, 3]]   # loads 6 and 6
+    assert build_pdf._shares([3], 2) == [[0]]
