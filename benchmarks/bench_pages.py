@@ -21,12 +21,15 @@ import argparse
 import gzip
 import shutil
 import statistics
+import sys
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "_ext"))
+from old_addresses import OLD_TO_NEW  # noqa: E402
 TEXT = {".html", ".js", ".css", ".svg", ".json", ".txt"}
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
@@ -49,7 +52,9 @@ def measure(html_dir: Path):
     rows = []
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=shutil.which("chromium"), args=ARGS)
-        for page_path in sorted(p for p in (html_dir / "chapters").glob("*.html") if not p.name.startswith("_")):
+        # not the small pages that forward an old address to a renumbered chapter (they navigate away at once)
+        for page_path in sorted(p for p in (html_dir / "chapters").glob("*.html")
+                                if not p.name.startswith("_") and p.stem not in OLD_TO_NEW):
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             files = []
             page.on("request", lambda r: files.append(r.url) if r.url.startswith("file:") else None)
