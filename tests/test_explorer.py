@@ -9,8 +9,9 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from dpcourse.plots.explorer import (COLUMN_PX, MAX_STATES, draw_state, explorer, min_font_pt,  # noqa: E402
-                                     page_sizes, render_states, spec_key)
+from dpcourse.plots.explorer import (COLUMN_PX, MAX_STATES, _shared_text_caches,  # noqa: E402
+                                     draw_state, explorer, min_font_pt, page_sizes, render_states,
+                                     spec_key)
 from dpcourse.plots.promise import plot_rr_count  # noqa: E402
 
 CONTROLS = {"n": ("n", (2, 5), 5), "epsilon": ("ε", (0.5, 1.1), 1.1)}
@@ -102,6 +103,37 @@ def test_a_reused_layout_that_does_not_fit_is_laid_out_again(tmp_path):
     draw_state(ex, {"n": 2}, tmp_path / "d.png")
     assert layout == {"params": None, "redone": 1}
     assert (tmp_path / "c.png").read_bytes() == (tmp_path / "d.png").read_bytes()
+
+
+def _busy_figure_pixels(fast):
+    """A figure with log axes (many minor ticks), math text, markers and a tick changed after its copy was made."""
+    import contextlib
+
+    import matplotlib.pyplot as plt
+
+    with _shared_text_caches() if fast else contextlib.nullcontext():
+        fig, (a, b) = plt.subplots(1, 2, figsize=(8, 3), dpi=72)
+        a.loglog(np.geomspace(1, 1e3, 30), np.geomspace(1e-2, 1, 30), "o-", label=r"$\varepsilon = 10^x$")
+        a.set_title(r"$\delta(\varepsilon)$")
+        a.legend()
+        b.plot([0, 1], [0, 1], marker="s")
+        b.set_xticks([0, 0.5, 1], ["a", "b", "c"])
+        fig.canvas.draw()
+        # one tick changed after the others were copied from the first: nothing may be shared between them
+        a.xaxis.get_major_ticks()[0].label1.set_fontsize(30)
+        a.yaxis.get_minor_ticks()[0].tick1line.set_markeredgewidth(4)
+        b.tick_params(axis="x", labelsize=20, colors="red")
+        fig.canvas.draw()
+        pixels = np.asarray(fig.canvas.buffer_rgba()).copy()
+        plt.close(fig)
+    return pixels
+
+
+def test_fast_drawing_of_states_draws_the_same_pixels_as_matplotlib():
+    # the shared text caches and the copied ticks of draw_state change the cost of a state, never its pixels;
+    # drawn twice in fast mode, so that the second drawing uses the caches filled by the first
+    plain = _busy_figure_pixels(fast=False)
+    assert (plain == _busy_figure_pixels(fast=True)).all() and (plain == _busy_figure_pixels(fast=True)).all()
 
 
 def test_legends_over_data_sees_a_legend_on_a_line_and_not_one_beside_it():

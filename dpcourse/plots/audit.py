@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -37,6 +39,15 @@ def audit_lower_bounds(true_epsilon=1.0, n_samples=2000, runs=100, *, confidence
                      for s in seeds])
 
 
+@functools.lru_cache(maxsize=32)
+def _cached_lower_bounds(true_epsilon, n_samples, runs, confidence, seed):
+    """:func:`audit_lower_bounds`, once per setting (seeded, so the same numbers): the live figure's claim
+    slider only moves the claimed line. Read-only."""
+    lbs = audit_lower_bounds(true_epsilon, n_samples, runs, confidence=confidence, seed=seed)
+    lbs.flags.writeable = False
+    return lbs
+
+
 def plot_audit_runs(true_epsilon=1.3, claimed_epsilon=1.0, n_samples=20_000, runs=100, *, confidence=0.95, seed=0):
     """Histogram of the audit's lower bounds over independent runs, against the claim and the truth.
 
@@ -46,7 +57,7 @@ def plot_audit_runs(true_epsilon=1.3, claimed_epsilon=1.0, n_samples=20_000, run
     fraction is at most ``1 - confidence`` (theorem ``thm-audit-validity``).
     """
     claim = check_epsilon(claimed_epsilon, "claimed_epsilon")
-    lbs = audit_lower_bounds(true_epsilon, n_samples, runs, confidence=confidence, seed=seed)
+    lbs = _cached_lower_bounds(true_epsilon, n_samples, runs, confidence, seed)
     eps = float(true_epsilon)
     fig, ax = plt.subplots(figsize=(8, 3.6))
     bottom = 0.85 * min(eps, claim, float(lbs.min()))

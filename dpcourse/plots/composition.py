@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import matplotlib.pyplot as plt
@@ -38,6 +39,13 @@ def pure_dp_totals(epsilon, k, delta) -> dict:
             "optimal": res["optimal"].epsilon}
 
 
+@functools.lru_cache(maxsize=4096)
+def _cached_totals(epsilon, k, delta):
+    """:func:`pure_dp_totals` as a tuple of items, once per (epsilon, k, delta): the live figure's states share
+    most of their curves' points."""
+    return tuple(pure_dp_totals(epsilon, k, delta).items())
+
+
 def plot_composition_methods(epsilon=0.1, delta=1e-5, k=100):
     """Total epsilon of k epsilon-DP mechanisms at ``delta``: each method against k (left), and at this k (right)."""
     eps = check_epsilon(epsilon)
@@ -46,7 +54,7 @@ def plot_composition_methods(epsilon=0.1, delta=1e-5, k=100):
     ks = np.unique(np.geomspace(1, max(10 * k, 100), 40).astype(int))
     curves = {name: [] for name in _STYLE if name != "gaussian_exact"}
     for kk in ks:
-        for name, v in pure_dp_totals(eps, int(kk), d).items():
+        for name, v in _cached_totals(eps, int(kk), d):
             curves[name].append(v)
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.8), gridspec_kw={"width_ratios": [3, 2]})
     for name, ys in curves.items():
@@ -58,7 +66,7 @@ def plot_composition_methods(epsilon=0.1, delta=1e-5, k=100):
     ax1.set_ylabel(r"total $\varepsilon$")
     ax1.set_title(rf"$\varepsilon = {eps:g}$ each, $\delta = {d:.0e}$")
     ax1.legend(fontsize=8)
-    here = pure_dp_totals(eps, k, d)
+    here = dict(_cached_totals(eps, k, d))
     names = list(here)
     ax2.barh(names, [here[n] for n in names], color=[_STYLE[n]["color"] for n in names])
     for i, n in enumerate(names):

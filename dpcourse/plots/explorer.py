@@ -18,6 +18,7 @@ figures drawn at build time; at most ``MAX_STATES``).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import html
 import importlib
@@ -302,6 +303,141 @@ def _fits(fig, texts, renderer) -> bool:
     return True
 
 
+# Process-wide caches for drawing states (see ``_shared_text_caches``), emptied when they hold this many entries.
+_TEXT_CACHE_CAP = 50_000
+_MATH_PARSES: dict = {}
+_TEXT_METRICS: dict = {}
+
+
+def _cached(cache, key, compute):
+    try:
+        return cache[key]
+    except KeyError:
+        if len(cache) >= _TEXT_CACHE_CAP:
+            cache.clear()
+        value = cache[key] = compute()
+        return value
+
+
+def _clone_artist(artist):
+    """A shallow copy of an artist with its own callback registry and sticky edges (what a copy may change)."""
+    from matplotlib import cbook
+
+    clone = object.__new__(type(artist))
+    clone.__dict__ = artist.__dict__.copy()
+    clone._callbacks = cbook.CallbackRegistry(signals=["pchanged"])
+    if artist._sticky_edges is not None:
+        clone._sticky_edges = type(artist._sticky_edges)(list(artist._sticky_edges.x), list(artist._sticky_edges.y))
+    return clone
+
+
+_TICK_PARTS = ("tick1line", "tick2line", "gridline", "label1", "label2")
+
+
+def _clone_tick(tick):
+    """A new tick with the properties of ``tick`` (as ``Axis._get_tick`` and ``_copy_tick_props`` make it)."""
+    from matplotlib.markers import MarkerStyle
+    from matplotlib.text import Text
+
+    clone = _clone_artist(tick)
+    for name in _TICK_PARTS:
+        part = getattr(tick, name)
+        copy = _clone_artist(part)
+        if isinstance(part, Text):
+            copy._fontproperties = part._fontproperties.copy()
+        else:
+            copy._marker = MarkerStyle(part._marker)
+        setattr(clone, name, copy)
+    return clone
+
+
+def _clonable(tick) -> bool:
+    from matplotlib.axis import XTick, YTick
+
+    return (type(tick) in (XTick, YTick) and tick.label1._bbox_patch is None and tick.label2._bbox_patch is None
+            and tick.get_path_effects() == [] and all(getattr(tick, n).get_path_effects() == [] for n in _TICK_PARTS))
+
+
+@contextlib.contextmanager
+def _shared_text_caches():
+    """While drawing states: share matplotlib's text caches between figures, copy ticks and markers cheaply.
+
+    Matplotlib keys its mathtext parses (an LRU cache of 50) and its text metrics on the renderer, and
+    every state is a new figure with a new renderer: the same tick labels (``$10^{-3}$`` ...) were
+    parsed and measured again in each state, about a quarter of a state's drawing time. Here both are kept
+    per process for the Agg renderer, keyed by everything the result depends on (text, font properties,
+    dpi, antialiasing and hinting flags), so a result is reused only where it would be computed the same.
+
+    A tick copies its markers from the axis's first tick, and ``MarkerStyle(other)`` deep-copies the
+    other style's attributes (its bound method drags a second copy along): for a style without a user
+    transform (the only attribute a copy may change in place), a shallow copy of the attributes with the
+    marker function bound to the new style is the same style, for a small fraction of the time.
+
+    An axis makes each new tick from its tick parameters and then copies the properties of its first tick
+    onto it (a third of the drawing time of a log axis, with its many minor ticks): here a plain x or y
+    tick is copied from the first tick directly (its artists shallow-copied, with their own font
+    properties, markers and callbacks); position and label are set by the axis afterwards, as before.
+    """
+    from matplotlib.axis import Axis
+    import matplotlib as mpl
+    from matplotlib import markers
+    from matplotlib import text as mtext
+    from matplotlib.backends.backend_agg import RendererAgg, get_hinting_flag
+    from matplotlib.mathtext import MathTextParser
+
+    parse_cached = MathTextParser.__dict__["_parse_cached"]
+    metrics_function = mtext._get_text_metrics_function
+    set_marker = markers.MarkerStyle._set_marker
+    get_major_ticks, get_minor_ticks = Axis.get_major_ticks, Axis.get_minor_ticks
+
+    def shared_parse(self, s, dpi, prop, antialiased, load_glyph_flags):
+        return _cached(_MATH_PARSES, (self._output_type, s, dpi, prop, antialiased, load_glyph_flags),
+                       lambda: parse_cached.__wrapped__(self, s, dpi, prop, antialiased, load_glyph_flags))
+
+    def shared_metrics_function(renderer):
+        if type(renderer) is not RendererAgg:
+            return metrics_function(renderer)
+
+        def metrics(text, fontprop, ismath, dpi):
+            return _cached(_TEXT_METRICS, (text, fontprop, ismath, dpi, renderer.dpi, get_hinting_flag(),
+                                           mpl.rcParams["text.hinting_factor"]),
+                           lambda: renderer.get_text_width_height_descent(text, fontprop, ismath))
+
+        return metrics
+
+    def cheap_set_marker(self, marker):
+        if type(marker) is not markers.MarkerStyle or marker._user_transform is not None:
+            return set_marker(self, marker)
+        self.__dict__ = dict(marker.__dict__)
+        if marker._marker_function is not None:
+            self._marker_function = getattr(self, marker._marker_function.__name__)
+
+    def grow(ticks, numticks, original):
+        while ticks and len(ticks) < numticks and _clonable(ticks[0]):
+            ticks.append(_clone_tick(ticks[0]))
+        return original
+
+    def cloning_major_ticks(self, numticks=None):
+        numticks = len(self.get_majorticklocs()) if numticks is None else numticks
+        return grow(self.majorTicks, numticks, get_major_ticks)(self, numticks)
+
+    def cloning_minor_ticks(self, numticks=None):
+        numticks = len(self.get_minorticklocs()) if numticks is None else numticks
+        return grow(self.minorTicks, numticks, get_minor_ticks)(self, numticks)
+
+    Axis.get_major_ticks, Axis.get_minor_ticks = cloning_major_ticks, cloning_minor_ticks
+    MathTextParser._parse_cached = shared_parse
+    mtext._get_text_metrics_function = shared_metrics_function
+    markers.MarkerStyle._set_marker = cheap_set_marker
+    try:
+        yield
+    finally:
+        MathTextParser._parse_cached = parse_cached
+        mtext._get_text_metrics_function = metrics_function
+        markers.MarkerStyle._set_marker = set_marker
+        Axis.get_major_ticks, Axis.get_minor_ticks = get_major_ticks, get_minor_ticks
+
+
 def draw_state(ex: "Explorer", params: dict, out_file, *, dpi: int = 72, layout: dict | None = None) -> float:
     """Draw one state of ``ex`` in the book's live-figure style; save it as PNG; return its smallest text in px.
 
@@ -332,7 +468,7 @@ def draw_state(ex: "Explorer", params: dict, out_file, *, dpi: int = 72, layout:
 
     Figure.tight_layout, Text.draw = deferred, recording_draw
     try:
-        with plt.rc_context(LIVE_STYLE):
+        with plt.rc_context(LIVE_STYLE), _shared_text_caches():
             fig = ex.draw(**params)
             floor = book_style(fig, dpi)
             if fig.get_layout_engine() is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import matplotlib.pyplot as plt
@@ -124,6 +125,13 @@ def plot_shuffle_epsilon(epsilons_local=(0.5, 1.0, 2.0, 4.0, 6.0), ns=(1_000, 10
     return fig
 
 
+@functools.lru_cache(maxsize=1024)
+def _cached_shuffle_epsilon(epsilon, n, delta):
+    """:func:`~dpcourse.local_dp.shuffle_amplification_epsilon`, once per (epsilon, n, delta) (the live
+    figure's states share points of their curves)."""
+    return shuffle_amplification_epsilon(epsilon, n, delta)
+
+
 def plot_local_frequency(epsilon=1.0, n=100_000, *, delta=1e-6):
     """Left: exact standard error of each oracle's count against d for n users at local ε. Right: the central
     ε of the same n reports once shuffled (numerical bound), against n up to the chosen one."""
@@ -142,7 +150,7 @@ def plot_local_frequency(epsilon=1.0, n=100_000, *, delta=1e-6):
     ax.set_title(f"n = {n:,}, ε_local = {eps:g}")
     ax.legend(fontsize=8)
     ns = np.unique(np.geomspace(100, n, 6).astype(int))
-    central = [shuffle_amplification_epsilon(eps, int(m), delta) for m in ns]
+    central = [_cached_shuffle_epsilon(eps, int(m), delta) for m in ns]
     bx.plot(ns, central, "o-", color="C4")
     bx.axhline(eps, color="0.5", lw=0.8, ls=":")
     bx.set_xscale("log")

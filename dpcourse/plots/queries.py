@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import matplotlib.pyplot as plt
@@ -33,6 +34,37 @@ __all__ = [
 ]
 
 
+_RUNS: dict = {}  # (secret, m, bounds, generator state) -> what _uniform_noise_run returned and the state after
+
+
+def _uniform_noise_run(secret, m, bounds, gen):
+    """One run of :func:`reconstruction_curve` before its Laplace release: the queries, their exact answers
+    and the fraction of bits recovered at each noise bound.
+
+    None of it depends on epsilon, so the live figure's states that differ only in epsilon share it: for a
+    PCG64 generator the result is kept, keyed by the inputs and the generator's state, and a later call
+    from the same state gets it and the state the generator had after it (the same draws, computed once).
+    """
+    def run():
+        a = random_subset_queries(m, secret.size, rng=gen)
+        exact = a @ secret
+        return a, exact, np.array([np.mean(reconstruction_attack(a, exact + gen.uniform(-e, e, size=m)) == secret)
+                                   for e in bounds])
+
+    if type(gen.bit_generator) is not np.random.PCG64:
+        return run()
+    key = (secret.dtype.str, secret.tobytes(), m, bounds.tobytes(), json.dumps(gen.bit_generator.state, sort_keys=True))
+    if key not in _RUNS:
+        if len(_RUNS) >= 64:
+            _RUNS.clear()
+        result = run()
+        for x in result:
+            x.flags.writeable = False
+        _RUNS[key] = result, gen.bit_generator.state
+    result, gen.bit_generator.state = _RUNS[key]
+    return result
+
+
 def reconstruction_curve(n, m, noise_bounds, *, epsilon=1.0, runs=3, rng=None):
     """Fraction of secret bits recovered by :func:`dpcourse.reconstruction_attack`, averaged over ``runs``.
 
@@ -55,11 +87,8 @@ def reconstruction_curve(n, m, noise_bounds, *, epsilon=1.0, runs=3, rng=None):
     rec = np.zeros(bounds.size)
     rec_dp = 0.0
     for _ in range(runs):
-        a = random_subset_queries(m, n, rng=gen)
-        exact = a @ secret
-        for j, e in enumerate(bounds):
-            noisy = exact + gen.uniform(-e, e, size=m)
-            rec[j] += np.mean(reconstruction_attack(a, noisy) == secret) / runs
+        a, exact, rec_run = _uniform_noise_run(secret, m, bounds, gen)
+        rec += rec_run / runs
         released = laplace_mechanism(exact, float(a.sum(axis=0).max()), eps, rng=gen)
         rec_dp += np.mean(reconstruction_attack(a, released) == secret) / runs
     return rec, float(rec_dp)

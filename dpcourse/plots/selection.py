@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -42,6 +44,17 @@ def _three_distributions(scores, sensitivity, epsilon):
             permute_and_flip_probabilities(scores, sensitivity, epsilon))
 
 
+@functools.lru_cache(maxsize=64)
+def _best_candidate_curve(gap, n_candidates, sensitivity):
+    """P[best candidate] of the three mechanisms on an epsilon grid (the right panel, the same for every
+    epsilon of the sliders: computed once per score vector). Returns ``(grid, best)``, read-only."""
+    s = gap_scores(gap, n_candidates)
+    grid = np.geomspace(0.02, 5.0, 25)
+    best = np.array([[d[0] for d in _three_distributions(s, sensitivity, e)] for e in grid])
+    grid.flags.writeable = best.flags.writeable = False
+    return grid, best
+
+
 def plot_selection_distributions(epsilon=1.0, gap=2.0, *, n_candidates=5, sensitivity=1.0):
     """The exact output distributions of the three epsilon-DP selection mechanisms.
 
@@ -66,8 +79,7 @@ def plot_selection_distributions(epsilon=1.0, gap=2.0, *, n_candidates=5, sensit
     ax1.set_ylim(0, 1)
     ax1.set_title(f"scores: best = {s[0]:g}, others 0; $\\varepsilon$ = {eps:g}")
     ax1.legend(fontsize=8)
-    grid = np.geomspace(0.02, 5.0, 25)
-    best = np.array([[d[0] for d in _three_distributions(s, delta, e)] for e in grid])
+    grid, best = _best_candidate_curve(float(s[0]), m, delta)
     for k, name in enumerate(_MECHS):
         ax2.plot(grid, best[:, k], label=name)
     ax2.axvline(eps, ls="--", color="k", lw=1)
