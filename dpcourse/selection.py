@@ -399,10 +399,16 @@ def _discrete_noisy_max_law(scores, sensitivity, epsilon, monotone):
                          f"{50_000_000 // (2 * half + 1)} candidates")
     y = np.arange(-half, half + 1, dtype=np.float64)
 
-    def cdf(z):  # P(Z <= z) for integer z
-        return np.where(z < 0, q ** np.abs(z) / (1.0 + q), 1.0 - q ** (np.maximum(z, 0) + 1.0) / (1.0 + q))
+    def powers(k):  # q ** k for whole-number floats k >= 0: one power per exponent that can occur (same floats)
+        top = int(k.max())
+        return q ** k if top >= k.size else (q ** np.arange(top + 1, dtype=np.float64))[k.astype(np.int64)]
 
-    pmf = lambda z: (1.0 - q) / (1.0 + q) * q ** np.abs(z)  # noqa: E731
+    def cdf(z):  # P(Z <= z) for integer z
+        low = z < 0
+        p = powers(np.where(low, np.abs(z), np.maximum(z, 0) + 1.0)) / (1.0 + q)
+        return np.where(low, p, 1.0 - p)
+
+    pmf = lambda z: (1.0 - q) / (1.0 + q) * powers(np.abs(z))  # noqa: E731
     af = a.astype(np.float64)[:, None]
     strict = cdf(y[None, :] - 1.0 - af)   # used by the candidates before the winner
     weak = cdf(y[None, :] - af)           # used by the candidates after it
