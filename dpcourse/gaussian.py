@@ -456,7 +456,7 @@ def gaussian_mechanism(value, l2_sensitivity, epsilon, delta, *, rng=None, secur
     >>> gaussian_mechanism([[1.0, 2.0], [3.0, 4.0]], 2.0, 1.0, 1e-6, rng=1).shape
     (2, 2)
     """
-    scalar = plain_scalar(value)   # a plain float or int takes the one-draw path: same draws, no arrays
+    scalar = plain_scalar(value)   # a plain float or int: the one-draw path, as for an array of one value
     x = check_real_array(value, "value", allow_empty=True) if scalar is None else np.asarray(scalar)
     safe = check_flag(secure, "secure")
     gen = as_rng(rng)

@@ -81,7 +81,7 @@ def laplace_mechanism(value, sensitivity, epsilon, *, rng=None, secure=True):
     >>> laplace_mechanism([3.0, 4.0], 2.0, 1.0, rng=1).shape
     (2,)
     """
-    scalar = plain_scalar(value)   # a plain float or int takes the one-draw path: same draws, no arrays
+    scalar = plain_scalar(value)   # a plain float or int: the one-draw path, as for an array of one value
     x = check_real_array(value, "value", allow_empty=True) if scalar is None else np.asarray(scalar)
     sens = check_sensitivity(sensitivity)
     eps = check_epsilon(epsilon)
