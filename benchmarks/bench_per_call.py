@@ -6,8 +6,8 @@ values within 3x of numpy's ``np.clip(x, lo, hi).mean()``. Baselines timed in th
 float samplers, one scalar ``Generator.integers`` call and one ``bit_generator.random_raw()`` call (the
 units an exact sampler pays per uniform integer: a release of one value draws its uniforms from raw words,
 ``dpcourse.discrete._release_uniforms``, and the same release with ``Generator.integers`` as its source,
-the code before that change, is timed beside it); diffprivlib and OpenDP when they import (not in the
-course's requirements). Per release it prints the uniform integers asked for and the raw 64-bit words
+as before that change, is timed beside it: a PCG64 subclass falls back to it); diffprivlib and OpenDP when
+they import (not in the course's requirements). Per release it prints the uniform integers asked for and the raw 64-bit words
 drawn. Best of several repeats on an idle core (check ``uptime``); run with
 ``python benchmarks/bench_per_call.py``.
 """
