@@ -377,6 +377,11 @@ def _shared_text_caches():
     onto it (a third of the drawing time of a log axis, with its many minor ticks): here a plain x or y
     tick is copied from the first tick directly (its artists shallow-copied, with their own font
     properties, markers and callbacks); position and label are set by the axis afterwards, as before.
+
+    One drawing of a figure updates each axis's ticks several times (for its own drawing, for the tight
+    layout, for the position of its neighbours' labels): an update is remembered, keyed by everything the
+    ticks and their labels depend on (view interval, scale, smallest positive value, the axes' size in
+    pixels, locators, formatters and tick parameters), until the state is drawn.
     """
     from matplotlib.axis import Axis
     import matplotlib as mpl
@@ -389,6 +394,18 @@ def _shared_text_caches():
     metrics_function = mtext._get_text_metrics_function
     set_marker = markers.MarkerStyle._set_marker
     get_major_ticks, get_minor_ticks = Axis.get_major_ticks, Axis.get_minor_ticks
+    update_ticks = Axis._update_ticks
+    updated: dict = {}
+
+    def remembered_update_ticks(self):
+        key = (id(self), tuple(self.get_view_interval()), self.get_scale(), self.get_minpos(),
+               tuple(self.axes.bbox.bounds), id(self.major.locator), id(self.minor.locator),
+               id(self.major.formatter), id(self.minor.formatter), repr(self._major_tick_kw),
+               repr(self._minor_tick_kw))
+        hit = updated.get(key)
+        if hit is None or hit[0] is not self:
+            hit = updated[key] = (self, update_ticks(self))
+        return list(hit[1])
 
     def shared_parse(self, s, dpi, prop, antialiased, load_glyph_flags):
         return _cached(_MATH_PARSES, (self._output_type, s, dpi, prop, antialiased, load_glyph_flags),
@@ -426,6 +443,7 @@ def _shared_text_caches():
         return grow(self.minorTicks, numticks, get_minor_ticks)(self, numticks)
 
     Axis.get_major_ticks, Axis.get_minor_ticks = cloning_major_ticks, cloning_minor_ticks
+    Axis._update_ticks = remembered_update_ticks
     MathTextParser._parse_cached = shared_parse
     mtext._get_text_metrics_function = shared_metrics_function
     markers.MarkerStyle._set_marker = cheap_set_marker
@@ -436,6 +454,8 @@ def _shared_text_caches():
         mtext._get_text_metrics_function = metrics_function
         markers.MarkerStyle._set_marker = set_marker
         Axis.get_major_ticks, Axis.get_minor_ticks = get_major_ticks, get_minor_ticks
+        Axis._update_ticks = update_ticks
+        updated.clear()
 
 
 def draw_state(ex: "Explorer", params: dict, out_file, *, dpi: int = 72, layout: dict | None = None) -> float:
