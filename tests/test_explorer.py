@@ -123,6 +123,7 @@ def _busy_figure_pixels(fast):
         a.xaxis.get_major_ticks()[0].label1.set_fontsize(30)
         a.yaxis.get_minor_ticks()[0].tick1line.set_markeredgewidth(4)
         b.tick_params(axis="x", labelsize=20, colors="red")
+        b.set_ylim(-1, 3)                         # new limits: the ticks of the first drawing are not reused
         fig.canvas.draw()
         pixels = np.asarray(fig.canvas.buffer_rgba()).copy()
         plt.close(fig)
