@@ -295,6 +295,7 @@ def _release_uniforms(gen: np.random.Generator):
     again: rejection sampling, exact, accepting with probability k / 2**b > 1/2. The buffer belongs to
     this one release (its leftover bits are discarded), so nothing is carried from one call to the next
     and a seeded release is reproducible. Any other bit generator gets ``gen.integers`` (the same law).
+    k < 1 raises :class:`ValueError`, as ``gen.integers(0)`` does (the loop would otherwise never end).
     """
     width = _WORD_BITS.get(type(gen.bit_generator))
     if width is None:
@@ -315,6 +316,8 @@ def _release_uniforms(gen: np.random.Generator):
             have -= b
             if u < k:
                 return u
+            if k < 1:     # checked only after a rejection (free for k >= 1): an empty range would never end
+                raise ValueError(f"a uniform draw needs a range k >= 1, got k={k}")
 
     return integers
 

@@ -87,6 +87,25 @@ def test_release_uniforms_are_uniform(name):
         assert counts.size == k // unit and stats.chisquare(counts).pvalue > ALPHA, (name, k)
 
 
+def test_release_uniforms_refuse_an_empty_range(monkeypatch):
+    # gen.integers(0) raises; the word source must too, not reject forever. A scripted 64-bit bit generator
+    # with 8 words (the loop would run out of them) stands in for numpy's.
+    class Words:
+        def __init__(self):
+            self.words = [2**64 - 1] * 8
+
+        def random_raw(self):
+            return self.words.pop()
+
+    monkeypatch.setitem(discrete._WORD_BITS, Words, 64)
+    for k in (0, -1, -(2**70)):
+        gen = type("G", (), {"bit_generator": Words()})()
+        with pytest.raises(ValueError, match="k >= 1"):
+            discrete._release_uniforms(gen)(k)
+    with pytest.raises(ValueError):
+        np.random.default_rng(0).integers(0)
+
+
 @pytest.mark.parametrize("name", BIT_GENERATORS)
 def test_scalar_releases_have_their_exact_laws(name, chi2_pvalue):
     # One release at a time (the path under test), 20 000 of each; the pmfs are the exact ones.
