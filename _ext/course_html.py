@@ -138,6 +138,7 @@ def _explorer_html(spec: dict, base: str, key: str, sizes: dict) -> str:
             f'<div class="dpcourse-explorer-scroll" tabindex="0" style="--phone-min-width: {sizes["phone_min_width"]}px">'
             f'<img class="dpcourse-explorer-figure" src="{base}{key}/{flat}.png" width="{sizes["width"]}" '
             f'data-min-text-px="{sizes["min_text_px"]:g}" '
+            f'data-states-with-legend-over-data="{sizes["states_with_legend_over_data"]}" '
             f'alt="{html.escape(alt_base + " (" + setting + ")", quote=True)}"></div></div>')
 
 

@@ -256,7 +256,8 @@ WIDE_MATH_JS = """() => [...document.querySelectorAll('mjx-container[display="tr
 # Smallest text of each live figure as shown: its smallest font in the image (px, recorded when the
 # states were drawn) times the ratio of the shown width to the image's own width.
 FIGURE_TEXT_JS = """() => [...document.querySelectorAll('img.dpcourse-explorer-figure')].filter(i => i.offsetWidth > 0)
-  .map(i => ({src: i.getAttribute('src'), px: Number(i.dataset.minTextPx) * i.getBoundingClientRect().width / i.naturalWidth}))"""
+  .map(i => ({src: i.getAttribute('src'), px: Number(i.dataset.minTextPx) * i.getBoundingClientRect().width / i.naturalWidth,
+              legends: Number(i.dataset.statesWithLegendOverData)}))"""
 
 
 # The notebooks' static figures: the build copies into each <img> the smallest text the PNG was drawn with
@@ -319,6 +320,9 @@ def test_the_back_pages_are_every_page_of_the_toc():
     assert listed == {f"chapters/{p.stem}" for p in (ROOT / "chapters").glob("*.ipynb")} | set(BACK_PAGES)
 
 
+LIVE_LEGENDS_OVER_DATA_MAX = 249
+
+
 def test_every_page_math_figures_phone_layout_no_errors_no_requests(browser, html_dir):
     """Each page is loaded once, at 1280 px, then narrowed to 390 px (a phone):
 
@@ -331,7 +335,7 @@ def test_every_page_math_figures_phone_layout_no_errors_no_requests(browser, htm
     * no page error and no request leaving the machine.
     """
     pages = chapter_pages(html_dir) + [html_dir / f"{name}.html" for name in BACK_PAGES]
-    problems, wide_phone, figure_px = [], 0, {1280: [], 390: []}
+    problems, wide_phone, figure_px, live_legends = [], 0, {1280: [], 390: []}, 0
     static_px, unstyled = {}, {}
     for page_path in pages:
         page = open_page(browser, page_path, 1280)
@@ -350,7 +354,10 @@ def test_every_page_math_figures_phone_layout_no_errors_no_requests(browser, htm
         if wide:
             problems.append(f"{page_path.name} at 1280 px: {len(wide)} formulas wider than the column: "
                             f"{[(w['text'][:30], w['width'], w['box']) for w in wide[:3]]}")
-        figure_px[1280] += [(page_path.name, f["px"]) for f in page.evaluate(FIGURE_TEXT_JS)]
+        live = page.evaluate(FIGURE_TEXT_JS)
+        figure_px[1280] += [(page_path.name, f["px"]) for f in live]
+        assert all(f["legends"] >= 0 for f in live), f"{page_path.name}: a live figure without its legend count"
+        live_legends += sum(f["legends"] for f in live)
         found, missing = static_figure_problems(page_path.name, 1280, page.evaluate(STATIC_FIGURE_JS), 11, static_px)
         problems += found
         if missing:
@@ -379,6 +386,13 @@ def test_every_page_math_figures_phone_layout_no_errors_no_requests(browser, htm
         if small:
             problems.append(f"at {width} px, figure text below {floor} px: {small[:4]}")
     assert len(figure_px[1280]) >= len(chapter_pages(html_dir)) - 1
+    # Live-figure states whose legend covers data (measured at build time, dpcourse.plots.explorer.draw_state):
+    # the goal is none; 249 of 488 states did when this was first measured (issue 23, open). This bound only
+    # keeps the number from growing; benchmarks/bench_pages.py prints it per page.
+    print(f"live-figure states with a legend over data: {live_legends}")
+    if live_legends > LIVE_LEGENDS_OVER_DATA_MAX:
+        problems.append(f"{live_legends} live-figure states with a legend over data (at most "
+                        f"{LIVE_LEGENDS_OVER_DATA_MAX} before this change)")
     print(f"display formulas that scroll at 390 px: {wide_phone}; smallest live-figure text: "
           f"{min(px for _, px in figure_px[1280]):.1f} px at 1280, {min(px for _, px in figure_px[390]):.1f} px at 390")
     print("smallest static-figure text (px at 1280 / 390): " + ", ".join(

@@ -172,3 +172,20 @@ def test_a_static_figure_png_records_its_smallest_text_and_legends_over_data():
     assert ax.get_legend()._loc in (2, 4) and image.text["dpcourse:legends-over-data"] == "0"
     assert px == pytest.approx(min_font_pt(10 * 72), abs=0.01)
     assert px * min(1, COLUMN_PX / image.width) >= 11
+
+
+def test_each_state_records_how_many_legends_cover_data(tmp_path):
+    """draw_state reports the legends over data of a state; render_states keeps it per state, page_sizes counts
+    the states (the build puts the count on the page; the browser test and bench_pages read it)."""
+    from dpcourse.plots.deidentification import plot_posterior_bound
+    from dpcourse.plots.laplace import plot_neighbour_densities
+
+    covered, clear = {}, {}   # chapter 3's densities: the legend sits on the two curves
+    draw_state(explorer(plot_neighbour_densities, {"epsilon": ("epsilon", (1.0,), 1.0)}), {"epsilon": 1.0},
+               tmp_path / "h.png", report=covered)
+    draw_state(explorer(plot_posterior_bound, {"prior": ("prior", (0.01,), 0.01)}), {"prior": 0.01},
+               tmp_path / "p.png", report=clear)
+    assert covered == {"legends_over_data": 1} and clear == {"legends_over_data": 0}
+    spec = explorer(plot_posterior_bound, {"prior": ("prior", (0.01, 0.9), 0.01)}).spec()
+    render_states(spec, tmp_path / "states")
+    assert page_sizes(tmp_path / "states")["states_with_legend_over_data"] == 0

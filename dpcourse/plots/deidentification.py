@@ -42,7 +42,7 @@ def plot_posterior_bound(epsilon=1.0, prior=0.1):
     """The most an epsilon-DP release can raise an attacker's belief: posterior bound against the prior.
 
     The curve is ``posterior_bound(p, epsilon)`` for every prior p (theorem ``world-thm-posterior``); the dot
-    marks the chosen prior and the dashed line is "learned nothing" (posterior = prior).
+    marks the chosen prior (its bound in the legend) and the dashed line is "learned nothing" (posterior = prior).
     """
     eps = check_epsilon(epsilon)
     p0 = check_probability(prior, "prior")
@@ -51,13 +51,12 @@ def plot_posterior_bound(epsilon=1.0, prior=0.1):
     ax.plot(p, p, "--", color="grey", label="posterior = prior")
     ax.plot(p, posterior_bound(p, eps), color="tab:blue", label=f"largest posterior, ε = {eps:g}")
     post = posterior_bound(p0, eps)
-    ax.plot([p0], [post], "o", color="tab:red")
-    ax.annotate(f"prior {p0:g} → at most {post:.3f}", (p0, post), textcoords="offset points", xytext=(8, -14))
+    ax.plot([p0], [post], "o", color="tab:red", label=f"prior {p0:g} → at most {post:.3f}")
     ax.set_xlabel("prior probability of the secret")
     ax.set_ylabel("posterior probability (upper bound)")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.02)
-    ax.legend(loc="lower right")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16))   # below the axes: the curves fill the square
     fig.tight_layout()
     return fig
 

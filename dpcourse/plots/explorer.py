@@ -458,8 +458,11 @@ def _shared_text_caches():
         updated.clear()
 
 
-def draw_state(ex: "Explorer", params: dict, out_file, *, dpi: int = 72, layout: dict | None = None) -> float:
+def draw_state(ex: "Explorer", params: dict, out_file, *, dpi: int = 72, layout: dict | None = None,
+               report: dict | None = None) -> float:
     """Draw one state of ``ex`` in the book's live-figure style; save it as PNG; return its smallest text in px.
+
+    ``report["legends_over_data"]`` (if ``report`` is a dict) is how many of its legends cover data.
 
     The plotting function runs unchanged; its ``tight_layout`` calls are deferred to the save (one layout
     pass, after the fonts are final), and every text smaller than :func:`min_font_pt` is enlarged.
@@ -514,12 +517,22 @@ def draw_state(ex: "Explorer", params: dict, out_file, *, dpi: int = 72, layout:
                 # the first state: its layout is kept unless it already fails the check (then none is reused)
                 layout["params"] = ({k: getattr(fig.subplotpars, k) for k in SUBPLOT_PARAMS}
                                     if _fits(fig, drawn, renderer) else None)
+            if report is not None:
+                report["legends_over_data"] = _state_legends_over_data(fig)
             _save_png(np.asarray(fig.canvas.buffer_rgba()), out_file)
             smallest = min((t.get_fontsize() for t in drawn), default=floor) * dpi / 72
     finally:
         Figure.tight_layout, Text.draw = original, original_text_draw
         plt.close("all")
     return smallest
+
+
+def _state_legends_over_data(fig) -> int:
+    """How many legends of a drawn state cover data (:func:`legends_over_data`; measured, not moved: moving
+    them as a static figure's are moved costs two to three drawings a state and crowded several explorers)."""
+    if not any(ax.get_legend() is not None for ax in fig.axes):
+        return 0
+    return len(legends_over_data(fig, fig.canvas.get_renderer()))
 
 
 def _densify(xy, step=2.0):
@@ -726,7 +739,7 @@ def render_states(spec: dict, out_dir, *, dpi: int = 72) -> list[str]:
     The order is row-major over the controls in the spec's order (the last control varies fastest).
     Returns the file names. Files already present are kept (the caller keys ``out_dir`` by
     :func:`spec_key`, so a changed spec or plotting module gets a fresh folder). ``sizes.json`` in
-    ``out_dir`` records, for the page, the largest image width and the smallest text (px) of the states.
+    ``out_dir`` records, per state, its image width, its smallest text (px) and how many legends cover data.
     """
     import matplotlib
 
@@ -747,11 +760,12 @@ def render_states(spec: dict, out_dir, *, dpi: int = 72) -> list[str]:
         if (out / name).exists() and name in sizes:
             continue
         tmp = out / f".{name}.{os.getpid()}"  # two builds may share the cache: each writes its own file
-        smallest = draw_state(ex, dict(zip(ex.controls, combo)), tmp, dpi=dpi, layout=layout)
+        report: dict = {}
+        smallest = draw_state(ex, dict(zip(ex.controls, combo)), tmp, dpi=dpi, layout=layout, report=report)
         with open(tmp, "rb") as f:
             f.seek(16)
             width = int.from_bytes(f.read(4), "big")  # the PNG header's width
-        sizes[name] = [width, smallest]
+        sizes[name] = [width, smallest, report["legends_over_data"]]
         tmp.replace(out / name)  # atomic: a reader sees the old file, the new one, or none
     tmp = out / f".sizes.json.{os.getpid()}"
     tmp.write_text(json.dumps(sizes, sort_keys=True))
@@ -760,9 +774,11 @@ def render_states(spec: dict, out_dir, *, dpi: int = 72) -> list[str]:
 
 
 def page_sizes(out_dir) -> dict:
-    """Largest width (px), smallest text (px) of the states in ``out_dir``, and the phone minimum width."""
+    """Largest width (px), smallest text (px) of the states in ``out_dir``, the phone minimum width, and the
+    number of states with a legend over data."""
     sizes = json.loads((Path(out_dir) / "sizes.json").read_text()).values()
-    width = max(w for w, _ in sizes)
-    text = min(t for _, t in sizes)
+    width = max(w for w, *_ in sizes)
+    text = min(t for _, t, *_ in sizes)
     return {"width": width, "min_text_px": text,
-            "phone_min_width": min(width, int(-(-width * PHONE_MIN_TEXT_PX // text)))}
+            "phone_min_width": min(width, int(-(-width * PHONE_MIN_TEXT_PX // text))),
+            "states_with_legend_over_data": sum(1 for entry in sizes if len(entry) > 2 and entry[2])}
