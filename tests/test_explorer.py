@@ -12,6 +12,7 @@ import pytest  # noqa: E402
 from dpcourse.plots.explorer import (COLUMN_PX, MAX_STATES, _shared_text_caches,  # noqa: E402
                                      draw_state, explorer, min_font_pt, page_sizes, render_states,
                                      spec_key)
+import dpcourse.plots.explorer as explorer_module  # noqa: E402
 from dpcourse.plots.promise import plot_rr_count  # noqa: E402
 
 CONTROLS = {"n": ("n", (2, 5), 5), "epsilon": ("ε", (0.5, 1.1), 1.1)}
@@ -174,18 +175,108 @@ def test_a_static_figure_png_records_its_smallest_text_and_legends_over_data():
     assert px * min(1, COLUMN_PX / image.width) >= 11
 
 
-def test_each_state_records_how_many_legends_cover_data(tmp_path):
+def test_each_state_records_how_many_legends_cover_data(tmp_path, monkeypatch):
     """draw_state reports the legends over data of a state; render_states keeps it per state, page_sizes counts
     the states (the build puts the count on the page; the browser test and bench_pages read it)."""
     from dpcourse.plots.deidentification import plot_posterior_bound
     from dpcourse.plots.laplace import plot_neighbour_densities
 
-    covered, clear = {}, {}   # chapter 3's densities: the legend sits on the two curves
-    draw_state(explorer(plot_neighbour_densities, {"epsilon": ("epsilon", (1.0,), 1.0)}), {"epsilon": 1.0},
-               tmp_path / "h.png", report=covered)
-    draw_state(explorer(plot_posterior_bound, {"prior": ("prior", (0.01,), 0.01)}), {"prior": 0.01},
-               tmp_path / "p.png", report=clear)
-    assert covered == {"legends_over_data": 1} and clear == {"legends_over_data": 0}
+    # chapter 3's densities: the plot puts its legend on the two curves; a live state has it below the axes
+    densities = explorer(plot_neighbour_densities, {"epsilon": ("epsilon", (1.0,), 1.0)})
+    moved, kept = {}, {}
+    draw_state(densities, {"epsilon": 1.0}, tmp_path / "h.png", report=moved)
+    assert moved == {"legends_over_data": 0}
+    # the report can see it: with the legend left where the plot put it, the same state reports it
+    monkeypatch.setattr(explorer_module, "legends_below", lambda fig, floor: None)
+    draw_state(densities, {"epsilon": 1.0}, tmp_path / "k.png", report=kept)
+    assert kept == {"legends_over_data": 1}
+    monkeypatch.undo()
     spec = explorer(plot_posterior_bound, {"prior": ("prior", (0.01, 0.9), 0.01)}).spec()
     render_states(spec, tmp_path / "states")
     assert page_sizes(tmp_path / "states")["states_with_legend_over_data"] == 0
+
+
+def plot_legend_on_data(entries=2, label="line", ncol=1, xlabel="x"):
+    """A plot whose legend sits on its data (a test figure for legends_below)."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3))
+    for k in range(entries):
+        ax.plot([0, 1], [0, 1 + 0.01 * k], label=f"{label} {k}")
+    ax.set_xlabel(xlabel)
+    if entries:
+        ax.legend(loc="center", ncol=ncol, fontsize=6)
+    return fig
+
+
+def _drawn_legend_state(tmp_path, **params):
+    """Draw one state of plot_legend_on_data; return its figure (kept open), its report and the legend."""
+    import matplotlib.pyplot as plt
+
+    kept = {}
+    original_close = plt.close
+    ex = explorer(plot_legend_on_data, {"entries": ("entries", (params["entries"],), params["entries"])},
+                  **{k: v for k, v in params.items() if k != "entries"})
+    report = {}
+    try:
+        plt.close = lambda *a: kept.setdefault("fig", plt.gcf())
+        draw_state(ex, {}, tmp_path / "s.png", report=report)
+    finally:
+        plt.close = original_close
+    fig = kept["fig"]
+    return fig, report, fig.axes[0].get_legend()
+
+
+def test_a_live_state_puts_its_legend_below_the_axes_under_the_labels_and_inside_the_figure(tmp_path):
+    import matplotlib.pyplot as plt
+
+    fig, report, legend = _drawn_legend_state(tmp_path, entries=2)
+    renderer = fig.canvas.get_renderer()
+    ax = fig.axes[0]
+    box = legend.get_window_extent(renderer)
+    lowest = min(t.get_window_extent(renderer).y0 for t in [ax.xaxis.label, *ax.get_xticklabels()]
+                 if t.get_text())
+    assert report == {"legends_over_data": 0}
+    assert box.y1 < lowest and box.y0 >= 0 and box.x0 >= 0 and box.x1 <= fig.bbox.width
+    # two short labels side by side (they fit the width), in the book's smallest font, not the plot's 6 pt
+    assert legend._ncols == 2 and min(t.get_fontsize() for t in legend.texts) >= min_font_pt(6 * 72)
+    # the figure grew by the legend's height: the axes keep most of the height they had without a legend
+    plain, _, _ = _drawn_legend_state(tmp_path, entries=0)
+    assert ax.get_window_extent(renderer).height >= 0.85 * plain.axes[0].get_window_extent(
+        plain.canvas.get_renderer()).height
+    plt.close("all")
+
+
+def test_a_legend_too_wide_for_columns_gets_fewer_even_where_the_plot_asked_for_more(tmp_path):
+    import matplotlib.pyplot as plt
+
+    fig, report, legend = _drawn_legend_state(tmp_path, entries=4, label="a rather long label for a line",
+                                              ncol=4)
+    assert report == {"legends_over_data": 0} and legend._ncols == 1
+    box = legend.get_window_extent(fig.canvas.get_renderer())
+    assert box.x0 >= 0 and box.x1 <= fig.bbox.width and box.y0 >= 0
+    plt.close("all")
+
+
+def test_legends_over_data_counts_a_legend_on_the_tick_labels_or_cut_by_the_figure_edge():
+    import matplotlib.pyplot as plt
+
+    from dpcourse.plots.explorer import legends_over_data
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(8, 5), dpi=72)
+    ax1.plot([0, 1], [0, 1], label="on the tick labels")
+    ax1.set_xlabel("x")
+    ax1.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0))     # just below the axes: over the tick labels
+    ax2.plot([0, 1], [0, 1], label="cut by the edge")
+    ax2.legend(loc="upper left", bbox_to_anchor=(0.9, -0.4))      # below the axes, past the right edge
+    fig.subplots_adjust(bottom=0.5)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    assert legends_over_data(fig, renderer) == [0]    # a static figure's edge grows (bbox_inches="tight")
+    drawn = [*ax1.get_xticklabels(), ax1.xaxis.label, *ax2.get_xticklabels()]
+    assert legends_over_data(fig, renderer, drawn) == [0, 1]
+    ax1.get_legend().set_bbox_to_anchor((0.5, -0.5))               # below the x label now: clear
+    ax2.get_legend().set_bbox_to_anchor((0.0, -0.4))
+    fig.canvas.draw()
+    assert legends_over_data(fig, renderer) == [] and legends_over_data(fig, renderer, drawn) == []
+    plt.close(fig)

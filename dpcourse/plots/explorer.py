@@ -300,6 +300,12 @@ def _fits(fig, texts, renderer) -> bool:
                 continue
             if inner.overlaps(ax_box):
                 return False
+    for ax, *_ in axes:  # a legend placed below its axes (legends_below) must stay inside the figure too
+        legend = ax.get_legend()
+        if legend is not None and legend.get_visible():
+            box = legend.get_window_extent(renderer)
+            if box.x0 < -1 or box.y0 < -1 or box.x1 > width + 1 or box.y1 > height + 1:
+                return False
     return True
 
 
@@ -462,10 +468,12 @@ def draw_state(ex: "Explorer", params: dict, out_file, *, dpi: int = 72, layout:
                report: dict | None = None) -> float:
     """Draw one state of ``ex`` in the book's live-figure style; save it as PNG; return its smallest text in px.
 
-    ``report["legends_over_data"]`` (if ``report`` is a dict) is how many of its legends cover data.
+    ``report["legends_over_data"]`` (if ``report`` is a dict) is how many of its legends cover data, a
+    text or the edge of the figure (:func:`legends_over_data`): the check of :func:`legends_below`.
 
     The plotting function runs unchanged; its ``tight_layout`` calls are deferred to the save (one layout
-    pass, after the fonts are final), and every text smaller than :func:`min_font_pt` is enlarged.
+    pass, after the fonts are final), every text smaller than :func:`min_font_pt` is enlarged, and every
+    legend goes below its axes (:func:`legends_below`: where a slider cannot move data under it).
 
     ``layout`` (a dict that :func:`render_states` shares between the states of one explorer) saves the
     layout pass, about a third of a state's time: the first state's tight-layout subplot parameters are
@@ -474,12 +482,18 @@ def draw_state(ex: "Explorer", params: dict, out_file, *, dpi: int = 72, layout:
     its own tight layout, and so are all the states after it.
     """
     import matplotlib.pyplot as plt
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
     from matplotlib.layout_engine import TightLayoutEngine
     from matplotlib.text import Text
 
-    original, original_text_draw = Figure.tight_layout, Text.draw
+    original, original_text_draw, original_legend = Figure.tight_layout, Text.draw, Axes.legend
     drawn = []
+
+    def remembered_legend(self, *args, **kwargs):  # legends_below may make it again in more columns
+        legend = original_legend(self, *args, **kwargs)
+        legend._dpcourse_call = (args, kwargs)
+        return legend
 
     def deferred(self, *, pad=1.08, h_pad=None, w_pad=None, rect=None):
         self.set_layout_engine("tight", pad=pad, h_pad=h_pad, w_pad=w_pad, rect=rect)
@@ -489,11 +503,12 @@ def draw_state(ex: "Explorer", params: dict, out_file, *, dpi: int = 72, layout:
         if self.get_visible() and self.get_text().strip():
             drawn.append(self)
 
-    Figure.tight_layout, Text.draw = deferred, recording_draw
+    Figure.tight_layout, Text.draw, Axes.legend = deferred, recording_draw, remembered_legend
     try:
         with plt.rc_context(LIVE_STYLE), _shared_text_caches():
             fig = ex.draw(**params)
             floor = book_style(fig, dpi)
+            legends_below(fig, floor)
             if fig.get_layout_engine() is None:
                 fig.set_layout_engine("tight")
             fig.set_dpi(dpi)
@@ -501,6 +516,7 @@ def draw_state(ex: "Explorer", params: dict, out_file, *, dpi: int = 72, layout:
             tight = isinstance(engine, TightLayoutEngine)
             reuse = tight and layout is not None and layout.get("params") is not None
             if reuse:
+                own = {k: getattr(fig.subplotpars, k) for k in SUBPLOT_PARAMS}  # where its own layout starts
                 fig.set_layout_engine("none")
                 fig.subplots_adjust(**layout["params"])
             fig.canvas.draw()  # runs the layout engine (if any), then renders
@@ -509,6 +525,7 @@ def draw_state(ex: "Explorer", params: dict, out_file, *, dpi: int = 72, layout:
                 # this state needs its own layout: it gets it, and so do the states after it (a layout
                 # that failed once is not trusted again: the cost stays at most one extra draw)
                 drawn.clear()
+                fig.subplots_adjust(**own)  # the tight layout depends on where it starts: as for a fresh state
                 fig.set_layout_engine(engine)
                 fig.canvas.draw()
                 layout["params"] = None
@@ -518,21 +535,22 @@ def draw_state(ex: "Explorer", params: dict, out_file, *, dpi: int = 72, layout:
                 layout["params"] = ({k: getattr(fig.subplotpars, k) for k in SUBPLOT_PARAMS}
                                     if _fits(fig, drawn, renderer) else None)
             if report is not None:
-                report["legends_over_data"] = _state_legends_over_data(fig)
+                report["legends_over_data"] = _state_legends_over_data(fig, drawn)
             _save_png(np.asarray(fig.canvas.buffer_rgba()), out_file)
             smallest = min((t.get_fontsize() for t in drawn), default=floor) * dpi / 72
     finally:
-        Figure.tight_layout, Text.draw = original, original_text_draw
+        Figure.tight_layout, Text.draw, Axes.legend = original, original_text_draw, original_legend
         plt.close("all")
     return smallest
 
 
-def _state_legends_over_data(fig) -> int:
-    """How many legends of a drawn state cover data (:func:`legends_over_data`; measured, not moved: moving
-    them as a static figure's are moved costs two to three drawings a state and crowded several explorers)."""
+def _state_legends_over_data(fig, drawn) -> int:
+    """How many legends of a drawn state cover data, a text or the figure's edge (:func:`legends_over_data`,
+    given the texts that were drawn). A live figure's legends are below their axes (:func:`legends_below`), so
+    this counts the states where that placement failed."""
     if not any(ax.get_legend() is not None for ax in fig.axes):
         return 0
-    return len(legends_over_data(fig, fig.canvas.get_renderer()))
+    return len(legends_over_data(fig, fig.canvas.get_renderer(), drawn))
 
 
 def _densify(xy, step=2.0):
@@ -594,10 +612,13 @@ def _covers(box, marks) -> bool:
     return bool(inside.any()) or any(b.overlaps(box) for b in boxes)
 
 
-def legends_over_data(fig, renderer) -> list[int]:
+def legends_over_data(fig, renderer, texts=None) -> list[int]:
     """The indices (in ``fig.axes``) of the axes whose legend covers some of their data, in a drawn figure.
 
-    Data: see ``_data_marks``. A legend placed outside its axes covers nothing.
+    Data: see ``_data_marks``; the tick labels and labels of the axes count as data too (a legend placed
+    below its axes must not run into them). With ``texts`` (the texts drawn, as :func:`draw_state` records
+    them for a live state), a legend must run into none of them but its own, and must not be cut by the
+    edge of the figure (a static figure is printed with ``bbox_inches="tight"``: its edge grows instead).
     """
     found = []
     for index, ax in enumerate(fig.axes):
@@ -607,6 +628,15 @@ def legends_over_data(fig, renderer) -> list[int]:
         box = legend.get_window_extent(renderer).padded(-1)
         if box.overlaps(ax.get_window_extent(renderer)) and _covers(box, _data_marks(ax, renderer)):
             found.append(index)
+        elif texts is None and any(axis.get_visible() and (extent := axis.get_tightbbox(renderer)) is not None
+                                   and extent.width > 0 and extent.overlaps(box) for axis in (ax.xaxis, ax.yaxis)):
+            found.append(index)
+        elif texts is not None and any(text.get_window_extent(renderer).overlaps(box) for text in texts
+                                       if text not in legend.texts and text is not legend.get_title()):
+            found.append(index)
+        elif texts is not None and (box.x0 < 0 or box.y0 < 0 or box.x1 > fig.bbox.width
+                                    or box.y1 > fig.bbox.height):
+            found.append(index)  # cut by the edge of the figure
     return found
 
 
@@ -645,6 +675,75 @@ def free_legends(fig, renderer) -> int:
             legend.set_loc("upper right")
         moved += 1
     return moved
+
+
+def _legend_columns(legend, widths_pt, width_pt: float, size: float) -> int:
+    """The most columns (up to one per entry) in which the legend's entries (labels ``widths_pt`` wide)
+    fit ``width_pt``."""
+    entry = [(legend.handlelength + legend.handletextpad) * size + w for w in widths_pt]
+    for ncols in range(len(entry), 1, -1):
+        rows = -(-len(entry) // ncols)
+        columns = [max(entry[c * rows:(c + 1) * rows], default=0) for c in range(ncols)]
+        if sum(columns) + (ncols - 1) * legend.columnspacing * size + 2 * legend.borderpad * size <= width_pt:
+            return ncols
+    return 1
+
+
+def legends_below(fig, floor: float) -> None:
+    """Put the legend of every axes of ``fig`` below it, under its x tick labels and x label, in as many
+    columns as fit the axes' cell of the figure's grid: a legend there covers no data in any state, so a slider cannot move
+    data under it. Called before the figure is drawn: the drop below the axes is computed from the font
+    sizes (in points), so no extra draw is needed. ``floor`` is the smallest font (pt) of the figure.
+
+    A legend made by ``ax.legend(...)`` while :func:`draw_state` runs remembers its call
+    (``_dpcourse_call``); it is made again with more columns when they fit.
+    """
+    from matplotlib.transforms import ScaledTranslation
+
+    grown: dict = {}
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is None or not legend.get_visible():
+            continue
+        # the legend is centred under the axes and at most about as wide as they will be (3/4 of their cell
+        # of the figure's grid): a wider one would stick out on both sides, and the tight layout, which makes
+        # room for it there, would give the state a layout that depends on where its axes were before
+        spec = ax.get_subplotspec()
+        share = len(spec.colspan) / spec.get_gridspec().ncols if spec is not None else ax.get_position().width
+        call = getattr(legend, "_dpcourse_call", None)
+        if call is not None and len(legend.texts) > 1:
+            size = max(legend.prop.get_size_in_points(), floor)
+            renderer, scale = fig.canvas.get_renderer(), 72 / fig.dpi
+            widths = [t.get_window_extent(renderer).width * scale * size / t.get_fontsize() for t in legend.texts]
+            ncols = _legend_columns(legend, widths, 0.75 * share * fig.get_figwidth() * 72, size)
+            if ncols != legend._ncols:
+                args, kwargs = call
+                kwargs = {k: v for k, v in kwargs.items() if k not in ("ncol", "ncols")}  # ncol would win over ncols=1
+                legend = ax.legend(*args, **kwargs, ncols=ncols)
+                for text in [*legend.texts, legend.get_title()]:
+                    if text.get_fontsize() < floor:
+                        text.set_fontsize(floor)
+        axis = ax.xaxis
+        drop = 0.0
+        if axis.get_visible() and axis.get_ticks_position() in ("bottom", "default") and axis.get_ticklabels():
+            tick = axis.get_major_ticks()[0] if axis.get_major_ticks() else None
+            size = tick.label1.get_fontsize() if tick is not None else floor
+            drop += (tick.get_tick_padding() + tick.get_pad() if tick is not None else 7) + 1.3 * size
+        if axis.get_visible() and axis.label.get_visible() and axis.label.get_text().strip():
+            lines = axis.label.get_text().count("\n") + 1
+            drop += axis.labelpad + 1.2 * axis.label.get_fontsize() * lines
+        legend.set_loc("upper center")
+        legend.set_bbox_to_anchor((0.5, 0.0), transform=ax.transAxes + ScaledTranslation(0, -drop / 72,
+                                                                                          fig.dpi_scale_trans))
+        # the figure grows by the legend's height, so that the axes keep theirs (per row of the grid: the
+        # tallest legend of the row)
+        size = max(legend.prop.get_size_in_points(), floor)
+        rows = -(-len(legend.texts) // max(legend._ncols, 1)) + (1 if legend.get_title().get_text() else 0)
+        height = (rows * (1.2 + legend.labelspacing) + 2 * legend.borderpad + legend.borderaxespad) * size
+        row = spec.rowspan.stop if spec is not None else ax.get_position().y0
+        grown[row] = max(grown.get(row, 0.0), height)
+    if grown:
+        fig.set_figheight(fig.get_figheight() + sum(grown.values()) / 72)
 
 
 def legends_beside(fig, indices) -> None:
