@@ -32,7 +32,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, signal, special
+from scipy import optimize, special
 
 from ._validation import (check_choice, check_delta, check_epsilon, check_positive_int, check_probability, check_real,
                           check_sensitivity)
@@ -898,6 +898,8 @@ def _pld_epsilon(q, sigma, k, delta, direction, h=None, tail=None):
     s1 = np.cumsum(comp[::-1])[::-1]
     margin = np.cumsum(entry_err[::-1])[::-1]  # margin[j] = round-off bound of the entries >= j
     decay = math.exp(-h)
+    from scipy import signal  # here, not at the top: scipy.signal loads scipy.stats, about 0.9 s of `import dpcourse`
+
     t_rev = signal.lfilter([decay], [1.0, -decay], comp[::-1])  # t_rev[m] = sum_{i<=m} decay^(m-i+1) comp_rev[i]
     t = t_rev[::-1]  # t[j] = sum_{i>=j} w_i e^(-(i-j+1) h) = T_{j-1}
     delta_at = np.empty(comp.size)

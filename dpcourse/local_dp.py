@@ -43,7 +43,6 @@ import math
 from fractions import Fraction
 
 import numpy as np
-from scipy import stats
 
 from ._validation import (
     as_rng,
@@ -714,6 +713,8 @@ def _clone_delta(eps: float, eps0: float, n: int) -> float:
     for the right threshold t; the three integer candidates around the real root are tried and the
     largest kept. The mass of C outside the window is charged with divergence 1.
     """
+    from scipy import stats  # here, not at the top: it costs about 0.9 s of `import dpcourse`
+
     p = math.exp(-eps0)
     mean = (n - 1) * p
     sd = math.sqrt(max((n - 1) * p * (1 - p), 0.0))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
-from scipy import stats
 
 from .._validation import (
     as_rng,
@@ -37,6 +36,7 @@ def plot_laplace_panel(scale=1.0, *, n_draws=20_000, rng=None):
     survivor function ``exp(-t/b)``, the Laplace tail (lemma ``lem-laplace-tail``), with the empirical
     survivor function of the draws.
     """
+    from scipy import stats  # here, not at the top: it costs about 0.9 s of importing this module
     b = check_sensitivity(scale, "scale")
     n_draws = check_positive_int(n_draws, "n_draws")
     gen = as_rng(rng)
@@ -96,6 +96,7 @@ def plot_neighbour_densities(fx=0.0, fx_prime=1.0, sensitivity=1.0, epsilon=1.0,
     title. Right: ``ln(p_x(z) / p_x'(z))`` against z, with the lines +-epsilon * |f(x) - f(x')| / sensitivity
     that theorem ``thm-laplace-privacy`` proves it never crosses.
     """
+    from scipy import stats  # here, not at the top: it costs about 0.9 s of importing this module
     a = check_real(fx, "fx")
     a2 = check_real(fx_prime, "fx_prime")
     d = check_sensitivity(sensitivity)

@@ -6,7 +6,6 @@ import math
 
 import matplotlib.pyplot as plt
 import numpy as np
-from scipy import stats
 
 from .._validation import (check_delta, check_epsilon, check_positive_int, check_real, check_real_array,
                            check_sensitivity)
@@ -52,6 +51,7 @@ def pmf_chi_square(samples, pmf, *, min_expected=5.0):
     >>> p > 1e-6
     True
     """
+    from scipy import stats  # here, not at the top: it costs about 0.9 s of importing this module
     x = np.asarray(samples)
     if x.dtype.kind not in "iu" or x.ndim != 1 or x.size < 100:
         raise ValueError("samples must be a 1-d array of at least 100 integers")
