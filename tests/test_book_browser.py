@@ -186,8 +186,13 @@ def open_page(browser, path: Path, width: int):
     return page
 
 
+# The page of the tests of the theme's layout (sidebars, search): a light one (about a third of the load time
+# of a chapter, which spends it typesetting its formulas); the layout is the same on every page.
+LAYOUT_PAGE = "homework.html"
+
+
 def test_sidebar_buttons_work_on_phone_and_desktop(browser, html_dir):
-    page_path = html_dir / "chapters" / "01_promise.html"
+    page_path = html_dir / LAYOUT_PAGE
     phone = open_page(browser, page_path, 390)
     phone.locator("button.primary-toggle:visible").first.click()
     assert phone.evaluate("() => document.getElementById('pst-primary-sidebar-modal').open"), "navigation did not open"
@@ -208,7 +213,7 @@ def test_search_works_offline_with_the_index_on_the_search_page_only(browser, ht
     for page in chapter_pages(html_dir):
         assert "searchindex.js" not in page.read_text(encoding="utf-8"), f"{page.name} loads the search index"
     assert "searchindex.js" in (html_dir / "search.html").read_text(encoding="utf-8")
-    page = open_page(browser, html_dir / "chapters" / "01_promise.html", 1280)
+    page = open_page(browser, html_dir / LAYOUT_PAGE, 1280)
     page.keyboard.press("Control+k")
     box = page.locator("input[name=q]:visible").first
     box.fill("Laplace")
@@ -405,15 +410,17 @@ def test_every_page_math_figures_phone_layout_no_errors_no_requests(browser, htm
 def test_narrowing_a_page_gives_the_phone_layout(browser, html_dir):
     """The check above narrows a loaded page instead of loading it again at 390 px: the layout it then
     sees is the phone layout (the primary sidebar becomes a drawer, as on a page opened at 390 px)."""
-    page = open_page(browser, html_dir / "chapters" / "01_promise.html", 1280)
+    page = open_page(browser, html_dir / LAYOUT_PAGE, 1280)
     layout = ("() => { const e = document.getElementById('pst-primary-sidebar'); const r = e.getBoundingClientRect();"
               " return [getComputedStyle(e).visibility, r.left >= 0, Math.round(r.width)]; }")
     wide = page.evaluate(layout)
     page.set_viewport_size({"width": 390, "height": 844})
     page.wait_for_function("() => window.innerWidth === 390")
+    # the sidebar's visibility changes in a CSS transition: measured once the transitions have ended
+    page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
     narrowed = page.evaluate(layout)
     page.close()
-    fresh = open_page(browser, html_dir / "chapters" / "01_promise.html", 390)
+    fresh = open_page(browser, html_dir / LAYOUT_PAGE, 390)
     assert wide == ["visible", True, wide[2]] and narrowed == fresh.evaluate(layout) and narrowed[0] == "hidden"
     fresh.close()
 
