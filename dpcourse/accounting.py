@@ -648,7 +648,12 @@ def rdp_subsampled_gaussian(alpha, sampling_rate, noise_multiplier):
         with np.errstate(invalid="ignore"):
             log_terms = (log_binom + np.where(j > 0, j * log_q, 0.0) + np.where(n - j > 0, (n - j) * log_1mq, 0.0)
                          + (j * j - j) / (2.0 * sigma * sigma))
-        out[idx] = special.logsumexp(log_terms) / (n - 1)
+        # logsumexp as scipy computes it (the largest term's exp(0) = 1 left out of the sum, log1p of the
+        # others), without its per-call overhead: two thirds of a calibration's time
+        top = int(np.argmax(log_terms))
+        scaled = np.exp(log_terms - log_terms[top])
+        scaled[top] = 0.0
+        out[idx] = (log_terms[top] + math.log1p(float(scaled.sum()))) / (n - 1)
     out = np.maximum(out, 0.0).reshape(a.shape)
     return float(out) if out.ndim == 0 else out
 
