@@ -691,9 +691,10 @@ def _legend_columns(legend, widths_pt, width_pt: float, size: float) -> int:
 
 def legends_below(fig, floor: float) -> None:
     """Put the legend of every axes of ``fig`` below it, under its x tick labels and x label, in as many
-    columns as fit the axes' cell of the figure's grid: a legend there covers no data in any state, so a slider cannot move
-    data under it. Called before the figure is drawn: the drop below the axes is computed from the font
-    sizes (in points), so no extra draw is needed. ``floor`` is the smallest font (pt) of the figure.
+    columns as fit under the axes: a legend there covers no data in any state, so a slider cannot move data
+    under it. Called before the figure is drawn: the drop below the axes is computed from the font sizes
+    (in points), so no extra draw is needed; the figure grows by the legend's height. ``floor`` is the
+    smallest font (pt) of the figure.
 
     A legend made by ``ax.legend(...)`` while :func:`draw_state` runs remembers its call
     (``_dpcourse_call``); it is made again with more columns when they fit.
@@ -718,7 +719,7 @@ def legends_below(fig, floor: float) -> None:
             ncols = _legend_columns(legend, widths, 0.75 * share * fig.get_figwidth() * 72, size)
             if ncols != legend._ncols:
                 args, kwargs = call
-                kwargs = {k: v for k, v in kwargs.items() if k not in ("ncol", "ncols")}  # ncol would win over ncols=1
+                kwargs = {k: v for k, v in kwargs.items() if k not in ("ncol", "ncols")}  # ncol beats ncols=1
                 legend = ax.legend(*args, **kwargs, ncols=ncols)
                 for text in [*legend.texts, legend.get_title()]:
                     if text.get_fontsize() < floor:
