@@ -27,7 +27,7 @@ def plot_tradeoff_composition(mu=1.0, k=1, *, delta=1e-5):
     a = np.concatenate([[0.0], np.geomspace(1e-6, 1.0, 400)])
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(9.6, 3.9))
     curves = [(tradeoff_gaussian(a, m), f"one run: G_{m:g}", "C0", ":"),
-              (tradeoff_gaussian(a, mu_k), f"{k} runs: G_{mu_k:.3g}", "C3", "-"),
+              (tradeoff_gaussian(a, mu_k), f"{k} run{'' if k == 1 else 's'}: G_{mu_k:.3g}", "C3", "-"),
               (tradeoff_epsilon_delta(a, eps, d), f"f_(ε={eps:.2f}, δ={d:g})", "C2", "--")]
     for beta, label, color, ls in curves:
         ax.plot(a, beta, ls, color=color, label=label)
