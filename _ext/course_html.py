@@ -562,6 +562,6 @@ def setup(app):
     app.connect("html-page-context", _drop_unused_design, priority=950)
     app.connect("doctree-read", _index_proofs)
     app.connect("doctree-read", _figure_captions)
-    app.add_css_file("course.css")
+    # course.css: Jupyter Book links every .css file of _static itself (adding it here linked it twice)
     app.add_js_file("course.js", defer="defer")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -441,6 +441,9 @@ def test_widget_script_only_where_widgets_are(html_dir):
         else:
             assert not tags, f"{page_path.name} loads the widget manager without widgets"
         assert "THEBE_JS_URL" not in html
+        if "<head>" in html and "_static/" in html:  # a page of the book (not a forwarding stub)
+            links = re.findall(r'<link[^>]*href="[^"]*course\.css[^"]*"', html)
+            assert len(links) == 1, f"{page_path.name} links course.css {len(links)} times"
 
 
 def test_pdf_is_a_book_with_outline_links_inside_and_the_book_title(browser, html_dir, tmp_path):
