@@ -35,6 +35,25 @@ def reference_pld(q, sigma, steps, delta=DELTA):
 # ---------------------------------------------------------------- RDP: exact binomial sum
 
 
+@pytest.mark.parametrize("q", [1e-6, 1e-4, 0.01, 0.3, 0.99, 1.0])
+def test_rdp_sum_is_scipys_logsumexp_bit_for_bit(q):
+    # the binomial sum is reduced by its own logsumexp (scipy's method without scipy's per-call cost):
+    # the same float as scipy.special.logsumexp of the same terms, for tiny and large sums alike
+    from scipy import special
+
+    orders = np.array([2, 3, 5, 16, 64, 256, 1000, 5000])
+    for sigma in (0.3, 0.8, 1.0, 5.0, 50.0):
+        got = rdp_subsampled_gaussian(orders, q, sigma)
+        for n, value in zip(orders, got):
+            j = np.arange(n + 1, dtype=float)
+            log_binom = special.gammaln(n + 1) - special.gammaln(j + 1) - special.gammaln(n - j + 1)
+            with np.errstate(invalid="ignore"):
+                terms = (log_binom + np.where(j > 0, j * math.log(q), 0.0)
+                         + np.where(n - j > 0, (n - j) * (math.log1p(-q) if q < 1 else -math.inf), 0.0)
+                         + (j * j - j) / (2.0 * sigma * sigma))
+            assert value == max(special.logsumexp(terms) / (n - 1), 0.0), (q, sigma, n)
+
+
 def test_rdp_without_subsampling_is_the_gaussian_curve():
     a = np.arange(2, 40)
     np.testing.assert_allclose(rdp_subsampled_gaussian(a, 1.0, 1.7), a / (2 * 1.7 ** 2), rtol=1e-12)

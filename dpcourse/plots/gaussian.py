@@ -28,6 +28,7 @@ def plot_loss_tail(mu=1.0, epsilon=1.0):
     and the tail bound ``P[L > eps]`` against eps, with the chosen epsilon marked.
     """
     from scipy import stats  # here, not at the top: it costs about 0.9 s of importing this module
+
     m = check_real(mu, "mu", low=0.0, low_open=True)
     eps = check_real(epsilon, "epsilon", low=0.0)
     mean, sd = m * m / 2, m

@@ -37,6 +37,7 @@ def plot_laplace_panel(scale=1.0, *, n_draws=20_000, rng=None):
     survivor function of the draws.
     """
     from scipy import stats  # here, not at the top: it costs about 0.9 s of importing this module
+
     b = check_sensitivity(scale, "scale")
     n_draws = check_positive_int(n_draws, "n_draws")
     gen = as_rng(rng)
@@ -97,6 +98,7 @@ def plot_neighbour_densities(fx=0.0, fx_prime=1.0, sensitivity=1.0, epsilon=1.0,
     that theorem ``thm-laplace-privacy`` proves it never crosses.
     """
     from scipy import stats  # here, not at the top: it costs about 0.9 s of importing this module
+
     a = check_real(fx, "fx")
     a2 = check_real(fx_prime, "fx_prime")
     d = check_sensitivity(sensitivity)

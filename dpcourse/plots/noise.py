@@ -52,6 +52,7 @@ def pmf_chi_square(samples, pmf, *, min_expected=5.0):
     True
     """
     from scipy import stats  # here, not at the top: it costs about 0.9 s of importing this module
+
     x = np.asarray(samples)
     if x.dtype.kind not in "iu" or x.ndim != 1 or x.size < 100:
         raise ValueError("samples must be a 1-d array of at least 100 integers")

@@ -162,6 +162,7 @@ def plot_engine_noise(samples: dict, scale: float, *, title=""):
     Laplace scale b all of them claim.
     """
     from scipy import stats  # here, not at the top: it costs about 0.9 s of importing this module
+
     fig, ax = plt.subplots(figsize=(6.4, 4))
     x = np.linspace(-6 * scale, 6 * scale, 400)
     ax.plot(x, stats.laplace(scale=scale).cdf(x), "k-", lw=3, alpha=0.3, label=f"Laplace, b = {scale:g}")
