@@ -20,3 +20,11 @@ def test_import_dpcourse_loads_no_heavy_module():
 
 def test_the_check_sees_a_heavy_module():
     assert heavy_modules_loaded("import scipy.stats") == "scipy.stats"
+
+
+def test_import_nbformat_builds_no_uri_grammars():
+    """jsonschema is pinned below 4.25 (requirements.in): from 4.25 on, it imports rfc3987-syntax, whose 38 lark
+    grammars cost 2 s in every process that imports nbformat (pytest workers, book builds, nbgrader)."""
+    code = "import sys, nbformat\nprint(sorted(m for m in ('rfc3987_syntax', 'lark', 'nbformat') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "['nbformat']"
