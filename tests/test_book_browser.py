@@ -162,28 +162,68 @@ def browser():
         chromium.close()
 
 
-def open_page(browser, path: Path, width: int):
-    """Open a page at a viewport width; record page errors and every request that is not a local file."""
+LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:")
+
+
+def watched_page(browser, width: int, server: str | None = None):
+    """A new page at a viewport width that records page errors and aborts (and records) every request that is
+    neither a local file nor for ``server`` (the book served from this machine, see :func:`book_server`)."""
     page = browser.new_page(viewport={"width": width, "height": 844})
     page.errors, page.remote = [], []
     page.on("pageerror", lambda exc: page.errors.append(str(exc)))
     page.on("console", lambda msg: page.errors.append(msg.text) if msg.type == "error" else None)
+    local = LOCAL_SCHEMES + ((server,) if server else ())
 
     def guard(route):
         url = route.request.url
-        if url.startswith(("file:", "data:", "blob:", "about:")):
+        if url.startswith(local):
             route.continue_()
         else:
             page.remote.append(url)
             route.abort()
 
     page.route("**/*", guard)
-    page.goto(path.as_uri())
+    return page
+
+
+def load(page, url: str):
+    """Go to ``url`` and wait until the page has loaded and MathJax has typeset it."""
+    page.goto(url)
     page.wait_for_load_state("load")
     page.wait_for_function("() => !window.MathJax || !window.MathJax.startup || "
                            "window.MathJax.startup.promise !== undefined", timeout=15000)
     page.evaluate("() => window.MathJax && window.MathJax.startup ? window.MathJax.startup.promise : null")
     return page
+
+
+def open_page(browser, path: Path, width: int):
+    """Open a page from disk at a viewport width; record page errors and every request that is not a local file."""
+    return load(watched_page(browser, width), path.as_uri())
+
+
+@pytest.fixture(scope="module")
+def book_server(html_dir):
+    """The built book served over HTTP from 127.0.0.1, as a web host serves it (with a cache lifetime, so the
+    browser keeps MathJax's scripts and fonts, and their compiled code, from one page to the next: a page
+    loads in about 60% of the time it takes from disk). Yields the base URL."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(SimpleHTTPRequestHandler):
+        def end_headers(self):
+            self.send_header("Cache-Control", "max-age=3600")
+            super().end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(html_dir)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
 
 
 # The page of the tests of the theme's layout (sidebars, search): a light one (about a third of the load time
@@ -327,8 +367,10 @@ def test_the_back_pages_are_every_page_of_the_toc():
 
 
 
-def test_every_page_math_figures_phone_layout_no_errors_no_requests(browser, html_dir):
-    """Each page is loaded once, at 1280 px, then narrowed to 390 px (a phone):
+def test_every_page_math_figures_phone_layout_no_errors_no_requests(browser, html_dir, book_server):
+    """Each page is loaded once, at 1280 px, then narrowed to 390 px (a phone). The pages are served from this
+    machine (:func:`book_server`) and visited one after the other in one tab, as a reader moves through the
+    book; a request for anything else is aborted and fails the test. On each page:
 
     * math typeset by the local MathJax, no raw TeX in the prose, every solution collapsed (1280 px);
     * every slider of every live figure changes the figure (chapters; 1280 px);
@@ -341,8 +383,15 @@ def test_every_page_math_figures_phone_layout_no_errors_no_requests(browser, htm
     pages = chapter_pages(html_dir) + [html_dir / f"{name}.html" for name in BACK_PAGES]
     problems, wide_phone, figure_px, live_legends = [], 0, {1280: [], 390: []}, 0
     static_px, unstyled = {}, {}
+    page = watched_page(browser, 1280, book_server)
     for page_path in pages:
-        page = open_page(browser, page_path, 1280)
+        # back to 1280 px; the previous page is emptied first, so that it is not laid out again at that width
+        page.evaluate("() => document.documentElement.replaceChildren()")
+        page.set_viewport_size({"width": 1280, "height": 844})
+        page.errors.clear()
+        page.remote.clear()
+        load(page, book_server + page_path.relative_to(html_dir).as_posix())
+        assert page.evaluate("() => window.innerWidth") == 1280
         state = page.evaluate("""() => ({math: document.querySelectorAll('mjx-container').length,
             open: [...document.querySelectorAll('div.solution')].filter(
                 d => !d.className.includes('toggle-hidden')).length})""")
@@ -384,7 +433,7 @@ def test_every_page_math_figures_phone_layout_no_errors_no_requests(browser, htm
             f"{page_path.name}: the page scrolls sideways on a phone"
         assert not page.errors, f"{page_path.name}: {page.errors[:3]}"
         assert not page.remote, f"{page_path.name}: requests left the machine: {page.remote[:3]}"
-        page.close()
+    page.close()
     for width, floor in ((1280, 11), (390, 9)):
         small = [(name, round(px, 1)) for name, px in figure_px[width] if px < floor]
         if small:
@@ -405,6 +454,22 @@ def test_every_page_math_figures_phone_layout_no_errors_no_requests(browser, htm
                         + "; ".join(f"{name}: {len(srcs)} figures" for name, srcs in sorted(unstyled.items())) + ")")
     assert static_px, "no static figure was measured"
     assert not problems, "\n".join(problems)
+
+
+def test_the_served_pages_guard_records_requests_elsewhere_and_errors(browser, book_server):
+    """The every-page check's guard: a request to another host, or to another port of this one, is aborted
+    and recorded; the book's own requests are not; an uncaught error is recorded."""
+    page = watched_page(browser, 1280, book_server)
+    load(page, book_server + LAYOUT_PAGE)
+    assert page.remote == [] and page.errors == [] and page.evaluate("() => document.styleSheets.length") > 3
+    other_port = book_server.rstrip("/").rsplit(":", 1)[0] + ":9/x.png"
+    page.evaluate(f"""() => {{ fetch('https://example.org/a.js').catch(() => null);
+                              const i = new Image(); i.src = '{other_port}';
+                              setTimeout(() => {{ throw new Error('boom'); }}, 0); }}""")
+    page.wait_for_timeout(300)
+    assert sorted(page.remote) == sorted(["https://example.org/a.js", other_port])
+    assert any("boom" in e for e in page.errors)
+    page.close()
 
 
 def test_narrowing_a_page_gives_the_phone_layout(browser, html_dir):
