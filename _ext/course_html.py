@@ -26,6 +26,7 @@
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import os
@@ -361,10 +362,24 @@ def _clean_doc(text: str) -> str:
     return " ".join(text.split())
 
 
-def _plot_caption(module_name: str, source: str) -> str | None:
+@functools.lru_cache(maxsize=None)
+def _plot_docstrings(module: str) -> dict:
+    """The docstrings of the module-level functions of ``dpcourse.plots.<module>``, read from its source (the
+    build process does not import the plotting modules, and with them matplotlib: the states are drawn in
+    worker processes)."""
+    import ast
+    import importlib.util
+
+    spec = importlib.util.find_spec(f"dpcourse.plots.{module}")
+    if spec is None or not spec.origin:
+        return {}
+    tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+    return {node.name: ast.get_docstring(node) or "" for node in tree.body if isinstance(node, ast.FunctionDef)}
+
+
+def _plot_caption(module_name: dict, source: str) -> str | None:
     """First sentence of the docstring of the dpcourse plotting function called in ``source``."""
     import ast
-    import importlib
 
     try:
         tree = ast.parse(source)
@@ -373,9 +388,7 @@ def _plot_caption(module_name: str, source: str) -> str | None:
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                 isinstance(node.func.value, ast.Name) and node.func.value.id in module_name:
-            module = importlib.import_module(f"dpcourse.plots.{module_name[node.func.value.id]}")
-            fn = getattr(module, node.func.attr, None)
-            doc = (getattr(fn, "__doc__", None) or "").strip()
+            doc = _plot_docstrings(module_name[node.func.value.id]).get(node.func.attr, "").strip()
             if node.func.attr.startswith("plot") and doc:
                 first = _clean_doc(doc.split("\n\n")[0])
                 return first if first.endswith(".") else first + "."
