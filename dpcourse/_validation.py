@@ -121,7 +121,11 @@ def check_real(value, name: str, *, low=None, high=None, low_open=False, high_op
         value = value[()]
     if not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__} {_describe(value)}")
-    x = float(value)
+    try:
+        x = float(value)
+    except OverflowError:  # an int (or Fraction, Decimal) beyond the largest float, about 1.8e308
+        raise ValueError(f"{name} must be at most {_FLOAT_MAX:.4g} in size (a float), got a number of "
+                         f"{len(str(abs(int(value))))} digits") from None
     if np.isnan(x):
         raise ValueError(f"{name} must be a real number, got NaN")
     if np.isinf(x) and not allow_inf:

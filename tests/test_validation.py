@@ -1,6 +1,7 @@
 """The shared argument checks: every bad kind of input is refused with a message naming it."""
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -59,6 +60,18 @@ def test_message_names_argument_and_value():
     with pytest.raises(ValueError) as err:
         v.check_sensitivity(-2.5, "l2_sensitivity")
     assert "l2_sensitivity" in str(err.value) and "-2.5" in str(err.value)
+
+
+@pytest.mark.parametrize("huge", [10**400, -(10**400), Fraction(10**400, 3)])
+def test_numbers_beyond_the_float_range_are_refused_by_name(huge):
+    # float() of such a number raises OverflowError, which named no argument
+    with pytest.raises(ValueError, match="sensitivity must be at most 1.798e\\+308 in size .* 40[01] digits"):
+        v.check_sensitivity(huge)
+    with pytest.raises(ValueError, match="^bound must be at most"):
+        v.check_real(huge, "bound", allow_inf=True)
+    from dpcourse import laplace_mechanism
+    with pytest.raises(ValueError, match="^sensitivity must be at most"):
+        laplace_mechanism(1.0, 10**400, 1.0, rng=0)
 
 
 def test_positive_int():
