@@ -153,6 +153,99 @@ def test_legends_over_data_sees_a_legend_on_a_line_and_not_one_beside_it():
     plt.close(fig)
 
 
+def _shown_tick_labels(ax):
+    renderer = ax.figure.canvas.get_renderer()
+    return [(t.get_text(), t.get_window_extent(renderer)) for t in ax.get_xticklabels() if t.get_text().strip()]
+
+
+def test_fixed_tick_labels_are_thinned_by_their_measured_widest_line_and_never_overlap():
+    import matplotlib.pyplot as plt
+
+    from dpcourse.plots.explorer import book_style
+
+    # chapter 23's coverage panel: three two-line labels in a third of the figure; measured by the whole string
+    # (12 characters for "non-\nprivate") the middle one was dropped, measured by its widest line all three fit
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 4.6), gridspec_kw={"width_ratios": [2.0, 1]})
+    bx.bar(range(3), [0.9, 0.5, 0.95])
+    bx.set_xticks(range(3), ["non-\nprivate", "naive", "noise-\naware"])
+    fig.tight_layout()      # as the plotting function does, before Jupyter prints the figure in the book style
+    book_style(fig, 72)
+    fig.set_dpi(72)
+    fig.tight_layout()
+    fig.canvas.draw()
+    shown = _shown_tick_labels(bx)
+    assert [text for text, _ in shown] == ["non-\nprivate", "naive", "noise-\naware"]
+    assert not any(a.overlaps(b) for (_, a), (_, b) in zip(shown, shown[1:]))
+    plt.close(fig)
+    # thirty long labels on a narrow axis: thinned to every k-th, and the ones left do not touch
+    fig, ax = plt.subplots(figsize=(5, 3))
+    ax.plot(range(30), range(30))
+    ax.set_xticks(range(30), [f"label {i}" for i in range(30)])
+    fig.tight_layout()
+    book_style(fig, 72)
+    fig.set_dpi(72)
+    fig.tight_layout()
+    fig.canvas.draw()
+    shown = _shown_tick_labels(ax)
+    assert 2 <= len(shown) <= 10 and shown[0][0] == "label 0"
+    assert not any(a.overlaps(b) for (_, a), (_, b) in zip(shown, shown[1:]))
+    plt.close(fig)
+
+
+def test_a_legend_on_the_next_plot_counts_and_one_sharing_its_axes_with_a_twin_does_not():
+    import matplotlib.pyplot as plt
+
+    from dpcourse.plots.explorer import legends_over_data
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(8, 4), dpi=72)
+    ax1.plot([0, 1], [0, 1], label="a label long enough to reach the next plot")
+    ax1.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0))     # beside ax1: on ax2's tick labels and data
+    ax2.plot([0, 1], [1, 0])
+    fig.canvas.draw()
+    assert legends_over_data(fig, fig.canvas.get_renderer()) == [0]
+    assert legends_over_data(fig, fig.canvas.get_renderer(), list(ax1.texts)) == [0]
+    ax1.get_legend().set_bbox_to_anchor(None)
+    ax1.get_legend().set_loc("lower right")                       # inside ax1, under the diagonal: clear
+    ax1.get_legend().get_texts()[0].set_text("short")
+    fig.canvas.draw()
+    assert legends_over_data(fig, fig.canvas.get_renderer()) == []
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(6, 4), dpi=72)
+    ax.plot([0, 1], [0, 1], label="left axis")
+    ax.twinx().plot([0, 1], [5, 9], color="k")                  # a twin shares the area: not another plot
+    ax.legend(loc="lower right")
+    fig.canvas.draw()
+    assert legends_over_data(fig, fig.canvas.get_renderer()) == []
+    plt.close(fig)
+
+
+def test_a_static_legend_with_no_free_place_inside_goes_below_its_axes_not_onto_the_next_plot():
+    import io
+
+    import matplotlib.pyplot as plt
+    from IPython.core.pylabtools import print_figure
+    from PIL import Image
+
+    import dpcourse.plots  # noqa: F401  (installs the book's figure style)
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.8))
+    # bars far taller than the y axis at both sides and in the middle (a histogram cut at the top, as in
+    # chapter 2): no corner is free, and raising the top of the y axis frees none
+    for x in (0.04, 0.5, 0.96):
+        ax1.bar([x], [1000.0], width=0.08, label=f"bar at {x}")
+    ax1.set_xlim(0, 1)
+    ax1.set_ylim(0, 1)
+    ax1.legend()
+    ax2.plot([0, 1], [0, 1])
+    ax2.set_ylabel("the next plot")
+    image = Image.open(io.BytesIO(print_figure(fig, "png", bbox_inches="tight")))
+    renderer = fig.canvas.get_renderer()
+    legend, area = ax1.get_legend().get_window_extent(renderer), ax1.get_window_extent(renderer)
+    assert legend.y1 < area.y0 and legend.x1 < ax2.get_tightbbox(renderer).x0      # below ax1, clear of ax2
+    assert image.text["dpcourse:legends-over-data"] == "0"
+    plt.close(fig)
+
+
 def test_a_static_figure_png_records_its_smallest_text_and_legends_over_data():
     import io
 

@@ -77,6 +77,8 @@ MUTANTS = [
     Mutant("as_rng_none_seeds_0", "fresh-rng", V, "        return np.random.default_rng()\n",
            "        return np.random.default_rng(0)\n", T_VAL + T_SEL),
     Mutant("check_real_accepts_nan", "validation", V, "    if np.isnan(x):\n", "    if False:\n", T_VAL),
+    Mutant("check_real_huge_int_bare_overflow", "validation", V, "    except OverflowError:  # an int",
+           "    except ZeroDivisionError:  # an int", T_VAL),
     Mutant("check_real_accepts_low_end", "validation", V, "(x < low or (low_open and x == low))", "(x < low)", T_VAL),
     Mutant("check_delta_accepts_one", "validation", V, "high=1.0, high_open=True)", "high=1.0, high_open=False)",
            T_VAL),

@@ -198,20 +198,36 @@ def min_font_pt(width_px: float) -> float:
 HEIGHT_FACTOR = 1.2
 
 
-def _thin_fixed_labels(ax, font_px, dpi):
-    """Show every k-th label of a long list of fixed x tick labels, so that neighbours do not overlap."""
+def _thin_fixed_labels(ax, size_pt, dpi):
+    """Show every k-th label of a list of fixed x tick labels (the smallest k), so that neighbours do not overlap.
+
+    Each label is measured (its widest line, at ``size_pt``) and two shown neighbours need half their widths
+    and a gap of 0.8 em between their ticks, at the axes' width when drawn at ``dpi``.
+    """
+    from matplotlib.font_manager import FontProperties
     from matplotlib.ticker import FixedFormatter, FixedLocator
 
     axis = ax.xaxis
     if not isinstance(axis.get_major_locator(), FixedLocator):
         return
     locs, formatter = list(axis.get_major_locator().locs), axis.get_major_formatter()
-    labels = [formatter(v, i) for i, v in enumerate(locs)]
-    width_px = ax.get_position().width * ax.figure.get_figwidth() * dpi
-    longest = max((len(str(label)) for label in labels), default=1)
-    fits = max(1, int(width_px // (font_px * (0.62 * longest + 0.8))))
-    if len(labels) > fits:
-        step = -(-len(labels) // fits)
+    labels = [str(formatter(v, i)) for i, v in enumerate(locs)]
+    lo, hi = ax.get_xlim()
+    if len(labels) < 2 or hi == lo or ax.get_xscale() != "linear":
+        return
+    px_per_unit = ax.get_position().width * ax.figure.get_figwidth() * dpi / abs(hi - lo)
+    renderer, prop = ax.figure.canvas.get_renderer(), FontProperties(size=size_pt)
+    widths = [max((renderer.get_text_width_height_descent(line, prop, ismath="$" in line)[0]
+                   for line in label.split("\n") if line.strip()), default=0.0) * dpi / renderer.dpi
+              for label in labels]
+    gap = 0.8 * size_pt * dpi / 72
+
+    def fits(step):
+        return all(abs(locs[i + step] - locs[i]) * px_per_unit >= (widths[i] + widths[i + step]) / 2 + gap
+                   for i in range(0, len(labels) - step, step))
+
+    step = next((k for k in range(1, len(labels)) if fits(k)), len(labels))
+    if step > 1:
         axis.set_major_formatter(FixedFormatter([lab if i % step == 0 else "" for i, lab in enumerate(labels)]))
 
 
@@ -271,7 +287,7 @@ def book_style(fig, dpi: float) -> float:
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
             axis.set_tick_params(which="both", labelsize=max(floor, LIVE_STYLE["xtick.labelsize"]))
-        _thin_fixed_labels(ax, floor, dpi)
+        _thin_fixed_labels(ax, max(floor, LIVE_STYLE["xtick.labelsize"]), dpi)
     for text in _texts(fig):
         if text.get_fontsize() < floor:
             text.set_fontsize(floor)
@@ -616,18 +632,25 @@ def legends_over_data(fig, renderer, texts=None) -> list[int]:
     """The indices (in ``fig.axes``) of the axes whose legend covers some of their data, in a drawn figure.
 
     Data: see ``_data_marks``; the tick labels and labels of the axes count as data too (a legend placed
-    below its axes must not run into them). With ``texts`` (the texts drawn, as :func:`draw_state` records
-    them for a live state), a legend must run into none of them but its own, and must not be cut by the
-    edge of the figure (a static figure is printed with ``bbox_inches="tight"``: its edge grows instead).
+    below its axes must not run into them), and so does every other axes of the figure, with its ticks and
+    labels (a legend pushed out of its axes must not land on the next plot; a twin or an inset, which share
+    the axes' area, are left out). With ``texts`` (the texts drawn, as :func:`draw_state` records them for a
+    live state), a legend must run into none of them but its own, and must not be cut by the edge of the
+    figure (a static figure is printed with ``bbox_inches="tight"``: its edge grows instead).
     """
     found = []
+    areas = [other.get_window_extent(renderer) for other in fig.axes]
     for index, ax in enumerate(fig.axes):
         legend = ax.get_legend()
         if legend is None or not legend.get_visible():
             continue
         box = legend.get_window_extent(renderer).padded(-1)
-        if box.overlaps(ax.get_window_extent(renderer)) and _covers(box, _data_marks(ax, renderer)):
+        others = [other for other, area in zip(fig.axes, areas)
+                  if other.get_visible() and not area.overlaps(areas[index])]
+        if box.overlaps(areas[index]) and _covers(box, _data_marks(ax, renderer)):
             found.append(index)
+        elif any((extent := other.get_tightbbox(renderer)) is not None and extent.overlaps(box) for other in others):
+            found.append(index)  # on another plot (its area, ticks or labels)
         elif texts is None and any(axis.get_visible() and (extent := axis.get_tightbbox(renderer)) is not None
                                    and extent.width > 0 and extent.overlaps(box) for axis in (ax.xaxis, ax.yaxis)):
             found.append(index)
@@ -640,7 +663,7 @@ def legends_over_data(fig, renderer, texts=None) -> list[int]:
     return found
 
 
-# where a legend that covers data is tried next, in this order (inside the axes), before going beside it
+# where a legend that covers data is tried next, in this order (inside the axes), before going below it
 LEGEND_PLACES = ("upper right", "upper left", "lower right", "lower left", "center right", "center left",
                  "upper center", "lower center")
 
@@ -689,12 +712,12 @@ def _legend_columns(legend, widths_pt, width_pt: float, size: float) -> int:
     return 1
 
 
-def legends_below(fig, floor: float) -> None:
-    """Put the legend of every axes of ``fig`` below it, under its x tick labels and x label, in as many
-    columns as fit under the axes: a legend there covers no data in any state, so a slider cannot move data
-    under it. Called before the figure is drawn: the drop below the axes is computed from the font sizes
-    (in points), so no extra draw is needed; the figure grows by the legend's height. ``floor`` is the
-    smallest font (pt) of the figure.
+def legends_below(fig, floor: float, indices=None) -> None:
+    """Put the legend of every axes of ``fig`` (or of the axes ``indices``) below it, under its x tick labels and
+    x label, in as many columns as fit under the axes: a legend there covers no data in any state, so a slider
+    cannot move data under it. Called before the figure is drawn: the drop below the axes is computed from
+    the font sizes (in points), so no extra draw is needed; the figure grows by the legend's height.
+    ``floor`` is the smallest font (pt) of the figure.
 
     A legend made by ``ax.legend(...)`` while :func:`draw_state` runs remembers its call
     (``_dpcourse_call``); it is made again with more columns when they fit.
@@ -702,7 +725,7 @@ def legends_below(fig, floor: float) -> None:
     from matplotlib.transforms import ScaledTranslation
 
     grown: dict = {}
-    for ax in fig.axes:
+    for ax in fig.axes if indices is None else [fig.axes[i] for i in indices]:
         legend = ax.get_legend()
         if legend is None or not legend.get_visible():
             continue
@@ -747,16 +770,6 @@ def legends_below(fig, floor: float) -> None:
         fig.set_figheight(fig.get_figheight() + sum(grown.values()) / 72)
 
 
-def legends_beside(fig, indices) -> None:
-    """Put the legends of the axes ``indices`` beside their axes, on the right (where they cover no data): the
-    last resort when neither a free corner nor a higher y axis made room inside (data that fills the axes)."""
-    for index in indices:
-        ax = fig.axes[index]
-        legend = ax.get_legend()
-        legend.set_loc("upper left")
-        legend.set_bbox_to_anchor((1.02, 1.0), transform=ax.transAxes)
-
-
 STATIC_DPI = 72
 HOOK = "dpcourse.plots.explorer:_static_figure_hook"
 
@@ -792,7 +805,7 @@ def _static_figure_hook(fig):
         dpi = fig.dpi if not isinstance(dpi, (int, float)) else dpi
         if not getattr(fig, "_dpcourse_styled", False):
             fig._dpcourse_styled = True
-            book_style(fig, dpi)
+            floor = book_style(fig, dpi)
             if fig.get_layout_engine() is None:
                 fig.set_layout_engine("tight")
             if any(ax.get_legend() is not None for ax in fig.axes):
@@ -800,7 +813,10 @@ def _static_figure_hook(fig):
                     canvas.draw()  # where the legends land, at the size printed
                     if free_legends(fig, canvas.get_renderer()):
                         canvas.draw()
-                        legends_beside(fig, legends_over_data(fig, canvas.get_renderer()))
+                        # the last resort: below the axes (beside them, a legend can land on the next plot)
+                        stuck = legends_over_data(fig, canvas.get_renderer())
+                        if stuck:
+                            legends_below(fig, floor, stuck)
         report = dict(kwargs.pop("metadata", None) or {})
 
         def measure(event):  # the last draw is the one saved; imsave reads ``report`` after it
