@@ -123,7 +123,7 @@ def check_real(value, name: str, *, low=None, high=None, low_open=False, high_op
         raise TypeError(f"{name} must be a real number, got {type(value).__name__} {_describe(value)}")
     try:
         x = float(value)
-    except OverflowError:  # an int (or Fraction, Decimal) beyond the largest float, about 1.8e308
+    except OverflowError:  # an int or a Fraction beyond the largest float, about 1.8e308
         raise ValueError(f"{name} must be at most {_FLOAT_MAX:.4g} in size (a float), got a number of "
                          f"{len(str(abs(int(value))))} digits") from None
     if np.isnan(x):
