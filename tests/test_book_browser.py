@@ -204,8 +204,9 @@ def open_page(browser, path: Path, width: int):
 @pytest.fixture(scope="module")
 def book_server(html_dir):
     """The built book served over HTTP from 127.0.0.1, as a web host serves it (with a cache lifetime, so the
-    browser keeps MathJax's scripts and fonts, and their compiled code, from one page to the next: a page
-    loads in about 60% of the time it takes from disk). Yields the base URL."""
+    browser keeps MathJax's scripts and fonts, and their compiled code, from one page to the next; measured
+    on eight chapters, one tab served this way loaded them in 12.3 s, new tabs from disk in 20.9 s).
+    Yields the base URL."""
     import functools
     import threading
     from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -466,7 +467,10 @@ def test_the_served_pages_guard_records_requests_elsewhere_and_errors(browser, b
     page.evaluate(f"""() => {{ fetch('https://example.org/a.js').catch(() => null);
                               const i = new Image(); i.src = '{other_port}';
                               setTimeout(() => {{ throw new Error('boom'); }}, 0); }}""")
-    page.wait_for_timeout(300)
+    for _ in range(100):   # the requests and the error arrive asynchronously: wait up to 10 s for them
+        if len(page.remote) >= 2 and page.errors:
+            break
+        page.wait_for_timeout(100)
     assert sorted(page.remote) == sorted(["https://example.org/a.js", other_port])
     assert any("boom" in e for e in page.errors)
     page.close()
