@@ -119,6 +119,9 @@ def _busy_figure_pixels(fast):
         a.legend()
         b.plot([0, 1], [0, 1], marker="s")
         b.set_xticks([0, 0.5, 1], ["a", "b", "c"])
+        # texts of two lines in fonts whose line metrics differ from the default font's (and from each other's)
+        b.set_xlabel("x\nlabel", family="cmr10")
+        b.text(0.1, 0.8, "two\nlines", family="STIXGeneral")
         fig.canvas.draw()
         # one tick changed after the others were copied from the first: nothing may be shared between them
         a.xaxis.get_major_ticks()[0].label1.set_fontsize(30)
@@ -136,6 +139,29 @@ def test_fast_drawing_of_states_draws_the_same_pixels_as_matplotlib():
     # drawn twice in fast mode, so that the second drawing uses the caches filled by the first
     plain = _busy_figure_pixels(fast=False)
     assert (plain == _busy_figure_pixels(fast=True)).all() and (plain == _busy_figure_pixels(fast=True)).all()
+
+
+def test_shared_font_tables_are_those_of_the_font_each_text_asks_for():
+    # the tables read once per font while drawing states: keyed by the font properties other than the size and by
+    # the font rcParams, so a text in another font, or the same family name after a change of rcParams, gets its
+    # own font's tables (DejaVu Sans, cmr10 and STIX have different line metrics)
+    import matplotlib as mpl
+    from matplotlib import text as mtext
+    from matplotlib.font_manager import FontProperties, fontManager, get_font
+
+    def tables(prop):
+        font = mtext.get_font(mtext.fontManager._find_fonts_by_props(prop))
+        return [font.get_sfnt_table(name) for name in ("OS/2", "hhea", "head")]
+
+    props = [FontProperties(family=["sans-serif"], size=9), FontProperties(family=["cmr10"], size=12),
+             FontProperties(family=["STIXGeneral"], size=9), FontProperties(family=["sans-serif"], size=20)]
+    with _shared_text_caches():
+        for rc in ({}, {"font.sans-serif": ["STIXGeneral"]}, {}):
+            with mpl.rc_context(rc):
+                expected = [[get_font(fontManager._find_fonts_by_props(p)).get_sfnt_table(name)
+                             for name in ("OS/2", "hhea", "head")] for p in props]
+                assert [tables(p) for p in props] == expected
+    assert mtext.get_font is get_font and mtext.fontManager is fontManager   # both put back
 
 
 def test_legends_over_data_sees_a_legend_on_a_line_and_not_one_beside_it():
