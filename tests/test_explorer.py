@@ -218,6 +218,30 @@ def test_fixed_tick_labels_are_thinned_by_their_measured_widest_line_and_never_o
     plt.close(fig)
 
 
+def test_a_live_state_thins_fixed_labels_at_the_width_its_layout_gives(tmp_path, monkeypatch):
+    # a live state is styled before its layout, at the default margins, where chapter 23's coverage panel is
+    # narrower than it is drawn: 'naive' was dropped there. The labels are thinned again at the laid-out width,
+    # in a fresh state and in one drawn with the first state's layout; the ones shown do not touch
+    import matplotlib.pyplot as plt
+
+    from dpcourse.plots.inference import plot_interval_coverage
+
+    seen = []
+
+    def spy_save(rgba, out_file):       # the state's figure is the current one when its PNG is saved
+        seen.append(_shown_tick_labels(plt.gcf().axes[-1]))
+
+    monkeypatch.setattr(explorer_module, "_save_png", spy_save)
+    ex = explorer(plot_interval_coverage, {"n": ("n", (100, 1000), 100), "epsilon": ("ε", (0.1, 0.3), 0.1)})
+    layout: dict = {}
+    for i, params in enumerate(({"n": 100, "epsilon": 0.1}, {"n": 1000, "epsilon": 0.3})):
+        draw_state(ex, params, tmp_path / f"{i}.png", layout=layout)
+    assert layout["params"] is not None          # the second state was drawn with the first one's layout
+    for shown in seen:
+        assert [text for text, _ in shown] == ["non-\nprivate", "naive", "noise-\naware"]
+        assert not any(a.overlaps(b) for (_, a), (_, b) in zip(shown, shown[1:]))
+
+
 def test_a_legend_on_the_next_plot_counts_and_one_sharing_its_axes_with_a_twin_does_not():
     import matplotlib.pyplot as plt
 

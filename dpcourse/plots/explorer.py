@@ -202,33 +202,71 @@ def _thin_fixed_labels(ax, size_pt, dpi):
     """Show every k-th label of a list of fixed x tick labels (the smallest k), so that neighbours do not overlap.
 
     Each label is measured (its widest line, at ``size_pt``) and two shown neighbours need half their widths
-    and a gap of 0.8 em between their ticks, at the axes' width when drawn at ``dpi``.
+    and a gap of 0.8 em between their ticks, at the axes' width when drawn at ``dpi``. The full list is kept
+    on the axis, so that :func:`_rethin_fixed_labels` can thin it again once the layout has set that width.
     """
     from matplotlib.font_manager import FontProperties
-    from matplotlib.ticker import FixedFormatter, FixedLocator
+    from matplotlib.ticker import FixedLocator
 
     axis = ax.xaxis
     if not isinstance(axis.get_major_locator(), FixedLocator):
         return
     locs, formatter = list(axis.get_major_locator().locs), axis.get_major_formatter()
     labels = [str(formatter(v, i)) for i, v in enumerate(locs)]
-    lo, hi = ax.get_xlim()
-    if len(labels) < 2 or hi == lo or ax.get_xscale() != "linear":
+    if len(labels) < 2 or ax.get_xscale() != "linear":
         return
-    px_per_unit = ax.get_position().width * ax.figure.get_figwidth() * dpi / abs(hi - lo)
     renderer, prop = ax.figure.canvas.get_renderer(), FontProperties(size=size_pt)
     widths = [max((renderer.get_text_width_height_descent(line, prop, ismath="$" in line)[0]
                    for line in label.split("\n") if line.strip()), default=0.0) * dpi / renderer.dpi
               for label in labels]
-    gap = 0.8 * size_pt * dpi / 72
+    axis._dpcourse_fixed_labels = (locs, labels, widths, 0.8 * size_pt * dpi / 72, dpi, 1)
+    _apply_label_step(ax)
+
+
+def _apply_label_step(ax) -> bool:
+    """Thin the fixed labels kept by :func:`_thin_fixed_labels` for the axes' current width; True if that
+    changed which labels are shown."""
+    from matplotlib.ticker import FixedFormatter
+
+    axis = ax.xaxis
+    locs, labels, widths, gap, dpi, shown = axis._dpcourse_fixed_labels
+    lo, hi = ax.get_xlim()
+    if hi == lo:
+        return False
+    px_per_unit = ax.get_position().width * ax.figure.get_figwidth() * dpi / abs(hi - lo)
 
     def fits(step):
         return all(abs(locs[i + step] - locs[i]) * px_per_unit >= (widths[i] + widths[i + step]) / 2 + gap
                    for i in range(0, len(labels) - step, step))
 
     step = next((k for k in range(1, len(labels)) if fits(k)), len(labels))
-    if step > 1:
-        axis.set_major_formatter(FixedFormatter([lab if i % step == 0 else "" for i, lab in enumerate(labels)]))
+    if step == shown:
+        return False
+    axis._dpcourse_fixed_labels = (locs, labels, widths, gap, dpi, step)
+    axis.set_major_formatter(FixedFormatter([lab if i % step == 0 else "" for i, lab in enumerate(labels)]))
+    return True
+
+
+def _thin_at_layout(fig, engine, start: dict) -> None:
+    """Thin the fixed labels of ``fig`` (if :func:`book_style` thinned any) at the widths its layout engine
+    gives its axes; the subplot parameters are then put back to ``start``, where the drawing's own layout
+    begins (so a state whose labels stay as they were is drawn exactly as without this step)."""
+    if engine is None or not any(hasattr(ax.xaxis, "_dpcourse_fixed_labels") for ax in fig.axes):
+        return
+    engine.execute(fig)
+    _rethin_fixed_labels(fig)
+    fig.subplots_adjust(**start)
+
+
+def _rethin_fixed_labels(fig) -> bool:
+    """Thin again, at the width the layout gave each axes, the fixed labels that :func:`book_style` thinned
+    before the layout (a live state is styled at the default margins, where its axes are narrower): True if
+    a label was shown or hidden."""
+    changed = False
+    for ax in fig.axes:
+        if hasattr(ax.xaxis, "_dpcourse_fixed_labels"):
+            changed |= _apply_label_step(ax)
+    return changed
 
 
 def _wrap(text, fig, dpi):
@@ -574,10 +612,13 @@ def draw_state(ex: "Explorer", params: dict, out_file, *, dpi: int = 72, layout:
             engine = fig.get_layout_engine()
             tight = isinstance(engine, TightLayoutEngine)
             reuse = tight and layout is not None and layout.get("params") is not None
+            own = {k: getattr(fig.subplotpars, k) for k in SUBPLOT_PARAMS}  # where its own layout starts
             if reuse:
-                own = {k: getattr(fig.subplotpars, k) for k in SUBPLOT_PARAMS}  # where its own layout starts
                 fig.set_layout_engine("none")
                 fig.subplots_adjust(**layout["params"])
+                _rethin_fixed_labels(fig)  # at the widths of the kept layout
+            else:
+                _thin_at_layout(fig, engine, own)
             fig.canvas.draw()  # runs the layout engine (if any), then renders
             renderer = fig.canvas.get_renderer()
             if reuse and not _fits(fig, drawn, renderer):
@@ -586,6 +627,7 @@ def draw_state(ex: "Explorer", params: dict, out_file, *, dpi: int = 72, layout:
                 drawn.clear()
                 fig.subplots_adjust(**own)  # the tight layout depends on where it starts: as for a fresh state
                 fig.set_layout_engine(engine)
+                _thin_at_layout(fig, engine, own)
                 fig.canvas.draw()
                 layout["params"] = None
                 layout["redone"] = layout.get("redone", 0) + 1
