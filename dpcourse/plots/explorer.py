@@ -259,7 +259,7 @@ def _thin_at_layout(fig, engine, start: dict) -> None:
 
 
 def _rethin_fixed_labels(fig) -> bool:
-    """Thin again, at the width the layout gave each axes, the fixed labels that :func:`book_style` thinned
+    """Thin again, at the width the layout gave each axes, the fixed labels that :func:`book_style` measured
     before the layout (a live state is styled at the default margins, where its axes are narrower): True if
     a label was shown or hidden."""
     changed = False
@@ -449,9 +449,10 @@ def _shared_text_caches():
     pixels, locators, formatters and tick parameters), until the state is drawn.
 
     To lay out a text, matplotlib looks up its font file from its font properties and reads the font's
-    line metrics (its ``OS/2``, ``hhea`` and ``head`` tables) again for every text at every layout, about a
-    tenth of a state's time: here the tables of a font are read once, keyed by what the lookup depends on
-    (the font properties other than the size, and the font families of ``rcParams``).
+    line metrics (its ``OS/2``, ``hhea`` and ``head`` tables) again for every text at every layout (the 488
+    states of the book: 124.8 CPU-s with that, 120.8 without): here the tables of a font are read once,
+    keyed by what the lookup depends on (the font properties other than the size, and the font
+    ``rcParams`` that matplotlib's own font lookup is keyed by).
     """
     from matplotlib.axis import Axis
     import matplotlib as mpl
