@@ -8,8 +8,9 @@ size of the HTML folder and of its heaviest chapter page (first load, from bench
 ``--pytest`` it also runs ``pytest -n 2 --dist loadfile --durations=25`` in a second fresh clone (no figure
 cache, as a newcomer runs it) and prints the slowest items.
 
-Targets (issue 23), on 2 idle cores: build + PDF < 180 s, tests < 300 s, HTML < 30 MB, heaviest page
-< 2 MB stored. Each line prints the ratio to its target.
+Targets (issue 34), on 2 idle cores: build + PDF < 180 s, tests < 420 s (7 minutes), heaviest page < 2 MB
+stored (the 30 MB total of issue 23 was dropped). Each line prints the ratio to its target; the HTML folder's
+size is printed for information.
 
     python benchmarks/bench_build.py [--pytest] [--keep]
 """
@@ -101,7 +102,7 @@ def main():
     html = clone / "_build" / "html"
     pdf = html / "dpcourse.pdf"
     size = folder_mb(html)
-    print(f"HTML folder {size:.1f} MB ({size / 30:.2f} of the 30 MB target), of which the PDF "
+    print(f"HTML folder {size:.1f} MB (no target), of which the PDF "
           f"{pdf.stat().st_size / 1e6:.1f} MB and the live-figure states "
           f"{folder_mb(html / '_static' / 'explorers'):.1f} MB")
     sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -115,7 +116,7 @@ def main():
         clean = work / "clone-for-pytest"
         subprocess.run(["git", "clone", "-q", str(ROOT), str(clean)], check=True)
         _, _, proc = step("pytest -n 2 --dist loadfile (fresh clone)",
-                          [str(BIN / "pytest"), "-n", "2", "--dist", "loadfile", "-q", "--durations=25"], clean, 300,
+                          [str(BIN / "pytest"), "-n", "2", "--dist", "loadfile", "-q", "--durations=25"], clean, 420,
                           keep=True)
         tail = proc.stdout[proc.stdout.find("slowest 25 durations"):]
         print("  " + "\n  ".join(tail.splitlines()[:28]))

@@ -76,3 +76,65 @@ def test_learning_goals_at_the_top(path):
     text = "\n".join(before_first_section)
     found = GOALS.findall(text + "\n")
     assert len(found) == 1, f"{path.name}: no learning-goals block (3-6 goals) before the first section"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Portable outputs: a stored number shows only digits that every CPU computes alike.
+
+FLOAT_TOKEN = re.compile(r"(?<![\w.])[-+]?\d*\.\d+(?:[eE][-+]?\d+)?")
+LONG_DIGITS = 10
+
+# Cells whose stored output holds a float with 10 or more significant digits, each with the reason its
+# digits are the same on every computer. A new entry needs such a reason: digits that come from numpy's
+# vectorized exp, log, power, tanh, ... differ between CPUs in the last bits (CONTRIBUTING, "Portable
+# outputs"); print fewer digits instead, or compute the number exactly. (.ci/run checks the whole book
+# with numpy's transcendentals moved by one ulp: tools/simd_levels.py.)
+LONG_FLOATS_ALLOWED = {
+    ("02_randomized_response", 3): "1 / (1 + e^-eps) with math.exp: the C library, the same at every numpy level",
+    ("10_testing", 15): "the naive sampler's outputs, built on math.log (the C library), as numpy's own sampler",
+    ("11_noise_on_a_computer", 0): "float additions of exact doubles: the rounding the chapter shows",
+    ("11_noise_on_a_computer", 12): "powers of two and their sums, exact in binary",
+    ("11_noise_on_a_computer", 18): "10 digits of sums whose float error is below 1e-14 (far from a rounding tie)",
+    ("11_noise_on_a_computer", 19): "float additions of exact doubles: the rounding the chapter shows",
+    ("15_private_learning", 5): "10 digits of values whose float error is below 1e-14 (far from a rounding tie)",
+    ("16_local_dp", 1): "exact fractions rounded once to a float, and math.exp",
+    ("16_local_dp", 3): "the collision probability of an exact hash family: a fraction rounded once",
+    ("16_local_dp", 7): "math.log of exact rational probabilities: the C library, the same at every numpy level",
+    ("19_continual_release", 4): "dyadic rationals (multiples of 2**-11), exact in binary",
+}
+
+
+def _significant_digits(token: str) -> int:
+    mantissa = re.split("[eE]", token.lstrip("+-"))[0].replace(".", "")
+    return len(mantissa.strip("0"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_stored_outputs_show_no_long_float_without_a_reason(path):
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    found = []
+    for i, cell in enumerate(c for c in nb["cells"] if c["cell_type"] == "code"):
+        text = "".join("".join(o.get("text", "")) + "".join(o.get("data", {}).get("text/plain", ""))
+                       for o in cell.get("outputs", []))
+        longs = [t for t in FLOAT_TOKEN.findall(text) if _significant_digits(t) >= LONG_DIGITS]
+        if longs and (path.stem, i) not in LONG_FLOATS_ALLOWED:
+            found.append(f"code cell {i}: {longs[:3]}")
+    assert not found, (f"{path.name} prints floats with {LONG_DIGITS}+ significant digits (may differ between "
+                       f"CPUs): {found}; print fewer digits, or add the cell to LONG_FLOATS_ALLOWED with the "
+                       f"reason its digits are portable")
+
+
+def test_every_allowed_long_float_is_still_there():
+    # a stale entry would let a later long float in that cell through unexamined
+    for (stem, i), _reason in LONG_FLOATS_ALLOWED.items():
+        nb = json.loads((CHAPTERS / f"{stem}.ipynb").read_text(encoding="utf-8"))
+        cell = [c for c in nb["cells"] if c["cell_type"] == "code"][i]
+        text = "".join("".join(o.get("text", "")) + "".join(o.get("data", {}).get("text/plain", ""))
+                       for o in cell.get("outputs", []))
+        assert any(_significant_digits(t) >= LONG_DIGITS for t in FLOAT_TOKEN.findall(text)), (stem, i)
+
+
+def test_the_long_float_rule_can_fail():
+    assert _significant_digits("0.7310585786300049") == 16 and _significant_digits("1.0000000000") == 1
+    assert _significant_digits("2.62e-16") == 3 and _significant_digits("-0.000123456789") == 9
+    assert FLOAT_TOKEN.findall("d = 2.62e-16; p 0.7310585786300049 (x1.5)") == ["2.62e-16", "0.7310585786300049"]

@@ -136,6 +136,7 @@ def test_the_jitter_tool_really_moves_numpy_results():
     code = "import numpy as np; x = np.linspace(0.1, 5, 1000); print(np.exp(x).tobytes().hex()[:4000])"
     env = dict(os.environ, DPCOURSE_ULP_JITTER="1", PYTHONPATH=JITTER)
     moved = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
-    plain = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    clean = {k: v for k, v in os.environ.items() if k != "DPCOURSE_ULP_JITTER"}
+    plain = subprocess.run([sys.executable, "-c", code], env=clean, capture_output=True, text=True, timeout=60)
     assert moved.returncode == 0 and plain.returncode == 0
     assert moved.stdout != plain.stdout

@@ -6,14 +6,17 @@ A stored notebook output or a seeded release that depends on those bits passes o
 on another. ``NPY_DISABLE_CPU_FEATURES`` can only switch a host *down* to the levels below its own; this
 module simulates a level the host does not have: with ``DPCOURSE_ULP_JITTER=1`` set and this folder on
 ``PYTHONPATH``, every float result of the functions below is moved by one unit in the last place, up or
-down by a fixed rule of its own bits (so the same input always gives the same output, as on a real CPU).
+down by a fixed rule of its own bits (so the same input always gives the same output, as on a real CPU);
+``DPCOURSE_ULP_JITTER=-1`` moves each the other way.
 What still prints the same and draws the same samples does not depend on the last bit of any of them.
 
 ``.ci/run`` runs the chapters and the numeric tests this way. It is a test tool, not part of the course.
 """
 import os
 
-if os.environ.get("DPCOURSE_ULP_JITTER") == "1":
+_DIRECTION = {"1": 1, "-1": 0}.get(os.environ.get("DPCOURSE_ULP_JITTER", ""))
+
+if _DIRECTION is not None:
     import functools
 
     import numpy as _np
@@ -25,14 +28,17 @@ if os.environ.get("DPCOURSE_ULP_JITTER") == "1":
               "cosh", "tanh", "arcsinh", "arccosh", "arctanh")
 
     def _nudge(value):
-        """``value`` moved by one ulp: up where its last bit is 1, down where it is 0 (finite non-zero floats)."""
+        """``value`` moved by one ulp: up where its last bit is 1 (0 with -1), down elsewhere (finite, not whole)."""
         arr = _np.asarray(value)
         if arr.dtype not in (_np.float64, _np.float32):
             return value
         bits = arr.view(_np.uint64 if arr.dtype == _np.float64 else _np.uint32)
-        up = (bits & 1).astype(bool)
+        up = (bits & 1) == _DIRECTION
         moved = _np.where(up, _np.nextafter(arr, _np.inf), _np.nextafter(arr, -_np.inf))
-        keep = ~_np.isfinite(arr) | (arr == 0) | ~_np.isfinite(moved)
+        # whole numbers (exp(0) = 1, tanh(40) = 1, 2.0 ** 3 = 8) are exact in every implementation: kept
+        # (and subnormal results: expm1(5e-324) is 5e-324 everywhere, not a 100% error)
+        keep = (~_np.isfinite(arr) | (_np.floor(arr) == arr) | ~_np.isfinite(moved)
+                | (_np.abs(arr) < _np.finfo(arr.dtype).smallest_normal))
         moved = _np.where(keep, arr, moved).astype(arr.dtype)
         if isinstance(value, _np.ndarray):
             value[...] = moved
