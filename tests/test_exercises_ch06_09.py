@@ -89,7 +89,8 @@ def test_analytic_sigma_checker_refuses_a_slightly_under_noised_sigma():
     from student_solutions import analytic_sigma
 
     assert check_analytic_sigma(analytic_sigma).passed                       # written by hand: accepted
-    assert "analytic_gaussian_sigma" in check_analytic_sigma(lambda e, d: analytic_gaussian_sigma(e, d)).message
+    res = check_analytic_sigma(lambda e, d: analytic_gaussian_sigma(e, d))
+    assert not res.passed and "analytic_gaussian_sigma" in res.message and "yourself" in res.message
     res = check_analytic_sigma(lambda e, d: 0.9999 * analytic_sigma(e, d))
     assert not res.passed and "not the smallest sigma" in res.message
     assert "too small" not in res.message and "larger" not in res.message
@@ -102,5 +103,8 @@ def test_group_delta_checker_refuses_a_smaller_delta():
     from student_solutions import group_delta
 
     assert check_group_delta(group_delta).passed                             # written by hand: accepted
-    assert "group_privacy" in check_group_delta(lambda e, d, k: group_privacy(e, d, k)[1]).message  # forbidden
-    assert not check_group_delta(lambda e, d, k: 0.999 * group_delta(e, d, k)).passed
+    res = check_group_delta(lambda e, d, k: group_privacy(e, d, k)[1])   # forbidden
+    assert not res.passed and "group_privacy" in res.message and "yourself" in res.message
+    # right for a group of one, 0.1% short from k = 2 on: refused at k = 2 as off (not for the k = 1 rule)
+    res = check_group_delta(lambda e, d, k: group_delta(e, d, k) * (1.0 if k == 1 else 0.999))
+    assert not res.passed and "k=2" in res.message and "is off" in res.message, res.message

@@ -22,8 +22,10 @@ def test_check_svt_scales():
     assert not half.passed and "twice the sensitivity" in half.message
     small_rho = check_svt_scales(lambda e, c, s: (s / e, 4 * c * s / e))
     assert not small_rho.passed and "threshold scale" in small_rho.message
-    assert not check_svt_scales(lambda e, c, s: 1.0).passed
-    assert not check_svt_scales(3).passed
+    one = check_svt_scales(lambda e, c, s: 1.0)
+    assert not one.passed and "return two numbers" in one.message
+    not_a_function = check_svt_scales(3)
+    assert not not_a_function.passed and "pass the function itself" in not_a_function.message
     for res in (lee_clifton, half, small_rho):  # never the formula or a number to copy
         assert "4 *" not in res.message and "2 * c" not in res.message and "/ epsilon" not in res.message
 

@@ -6,15 +6,14 @@ import math
 
 import numpy as np
 
-import dpcourse
-
 from .. import composition
-from ..composition import optimal_composition_delta
-from . import CheckResult, call_student
+from ..composition import optimal_composition_delta, optimal_composition_epsilon
+from . import CheckResult, Forbidden, call_student
 
-# The exercise asks for the optimal composition theorem written out, not called.
-_FORBIDDEN = tuple((module, name) for module in (dpcourse, composition)
-                   for name in ("optimal_composition_delta", "optimal_composition_epsilon"))
+# The exercise asks for the optimal composition theorem written out, not called: the two public functions with
+# the private helpers that compute them (the atoms of the k-fold randomized-response pair, the delta and epsilon
+# of a set of atoms), and the composition of groups of atoms the accountant's exact method uses.
+_FORBIDDEN = Forbidden(optimal_composition_delta, optimal_composition_epsilon, composition._optimal_epsilon_groups)
 
 __all__ = ["check_optimal_delta"]
 

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import math
 
-import dpcourse
-
-from .. import composition_basics
 from ..composition_basics import composed_epsilon
-from . import CheckResult, call_student
+from . import CheckResult, Forbidden, call_student
 
 __all__ = ["check_plan_epsilon"]
 
 # the exercise asks the student to write this function, not to call it
-_FORBIDDEN = ((dpcourse, "composed_epsilon"), (composition_basics, "composed_epsilon"))
+_FORBIDDEN = Forbidden(composed_epsilon)
 
 # (epsilons, parts): sequential only, parallel only, the same part twice, mixed plans, one release, and
 # a plan whose largest part is not the one with the largest single release.

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import math
 
-from .. import continual
-from ..continual import tree_levels, tree_variance
-from . import CheckResult, call_student, check_number
+from ..continual import TreeCounter, tree_levels, tree_node_variance, tree_variance
+from . import CheckResult, Forbidden, call_student, check_number
 
 __all__ = ["check_tree_variance", "check_node_scale"]
 
@@ -24,7 +23,8 @@ def check_tree_variance(answer, horizon=None, t=None, epsilon=None) -> CheckResu
     The question's numbers default to the book's (:data:`TREE_VARIANCE_QUESTION`). Recognised slips: a node
     scale from the real logarithm of the horizon instead of the number of levels; every level's node counted
     instead of the nodes the answer uses; the variance of the continuous Laplace distribution instead of the
-    discrete one the counter draws. Precision asked: 0.05 %.
+    discrete one the counter draws. Precision asked: 0.05 %, stated as such in the messages; an answer within
+    it is right, and a slip is named only outside it, for an answer nearer the slip's value than the truth.
     """
     T0, t0, e0 = TREE_VARIANCE_QUESTION
     T = T0 if horizon is None else int(horizon)
@@ -46,8 +46,9 @@ def check_tree_variance(answer, horizon=None, t=None, epsilon=None) -> CheckResu
 
 
 _SCALE_CASES = (1000, 8, 1024, 7, 9, 3, 2, 1, 2**16, 2**16 - 1, 10**6)
-_SCALE_FORBIDDEN = [(module, name) for module in (continual, __import__("dpcourse"))
-                    for name in ("tree_levels", "TreeCounter", "tree_node_variance")]
+# The functions that hold the answer, with their module's helpers, among them the one that computes a node's
+# noise parameter from the levels (TreeCounter, tree_node_variance, tree_counts and the variances go through it).
+_SCALE_FORBIDDEN = Forbidden(tree_levels, TreeCounter, tree_node_variance)
 
 
 def check_node_scale(student_fn) -> CheckResult:
@@ -56,7 +57,8 @@ def check_node_scale(student_fn) -> CheckResult:
     The truth is the scale the course's :class:`dpcourse.TreeCounter` uses (theorem ``cr-thm-tree-privacy``), on
     horizons that include powers of two and their neighbours. Recognised slips: a real logarithm, a logarithm
     rounded the wrong way at powers of two, the scale of a single count, the scale of the naive answer.
-    ``tree_levels``, ``TreeCounter`` and ``tree_node_variance`` are forbidden (they hold the answer).
+    ``tree_levels``, ``TreeCounter``, ``tree_node_variance`` and the helper that computes a node's noise
+    parameter are forbidden (they hold the answer), however they are reached.
     """
     for eps in (1.0, 0.5):
         for T in _SCALE_CASES:

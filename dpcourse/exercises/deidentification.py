@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import math
 
-import dpcourse
-
-from .. import deidentification
 from ..deidentification import posterior_bound
-from . import CheckResult, call_student, check_number
+from . import CheckResult, Forbidden, call_student, check_number
 
 __all__ = ["check_posterior_bound", "check_user_epsilon"]
 
-_FORBIDDEN = ((dpcourse, "posterior_bound"), (deidentification, "posterior_bound"))
+_FORBIDDEN = Forbidden(posterior_bound)
 
 # (prior, epsilon): rare and common secrets, small and large epsilon
 _POSTERIOR_CASES = [(0.5, 1.0), (0.01, 0.1), (0.01, 4.0), (0.3, 8.0), (0.9, 0.5), (1e-6, 10.0)]

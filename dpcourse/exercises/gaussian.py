@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import math
 
-import dpcourse
-
-from .. import approx_dp, gaussian
 from ..approx_dp import group_privacy
 from ..gaussian import _classic_sigma_formula, analytic_gaussian_sigma, gaussian_delta
-from . import CheckResult, call_student
+from . import CheckResult, Forbidden, call_student
 
-# The functions each exercise asks the student to write rather than call.
-_FORBIDDEN_GROUP = ((dpcourse, "group_privacy"), (approx_dp, "group_privacy"))
-_FORBIDDEN_SIGMA = ((dpcourse, "analytic_gaussian_sigma"), (gaussian, "analytic_gaussian_sigma"))
+# The functions each exercise asks the student to write rather than call. The sigma exercise allows
+# gaussian_delta (and so its log-space twin _log_gaussian_delta): the search for sigma is the exercise.
+_FORBIDDEN_GROUP = Forbidden(group_privacy)
+_FORBIDDEN_SIGMA = Forbidden(analytic_gaussian_sigma, allow=(gaussian_delta,))
 
 __all__ = ["check_group_delta", "check_analytic_sigma"]
 

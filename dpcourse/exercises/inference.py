@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import inference
 from ..inference import MEAN_SPLIT, noise_aware_halfwidth
-from . import CheckResult, call_student, check_number
+from . import CheckResult, Forbidden, call_student, check_number
 
 __all__ = ["check_mean_halfwidth", "check_proportion_interval"]
 
@@ -43,6 +43,8 @@ def check_mean_halfwidth(answer) -> CheckResult:
                         slips=slips)
 
 
+# proportion_interval with its module's helpers, but for noise_aware_halfwidth, which the exercise allows.
+_PROPORTION_FORBIDDEN = Forbidden(inference.proportion_interval, allow=(noise_aware_halfwidth,))
 _CASES = [(130.4, 400, 0.5), (61.0, 100, 1.0), (2480.7, 10000, 0.1), (3.2, 50, 0.2)]
 
 
@@ -57,7 +59,7 @@ def check_proportion_interval(student_fn) -> CheckResult:
     for count, n, eps in _CASES:
         where = f"on noisy_count={count}, n={n}, epsilon={eps}"
         got, err = call_student(student_fn, (count, n, eps), where, shape=(2,),
-                                forbidden=[(inference, "proportion_interval")])
+                                forbidden=_PROPORTION_FORBIDDEN)
         if err is not None:
             return err
         p = count / n

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import math
 
-import dpcourse
-
-from .. import lower_bounds
 from ..lower_bounds import packing_error_bound, packing_failure_probability
-from . import CheckResult, call_student, check_number
+from . import CheckResult, Forbidden, call_student, check_number
 
 __all__ = ["check_packing_error", "check_packing_probability"]
 
@@ -21,21 +18,29 @@ def check_packing_error(answer) -> CheckResult:
 
     The truth is :func:`dpcourse.lower_bounds.packing_error_bound` on :data:`PACKING_QUESTION`. Recognised
     slips: the number of other datasets taken as under the other neighbouring relation, the halving of the
-    distance forgotten, and the rounding down of the number of records forgotten.
+    distance forgotten, the number of records m left unrounded, and m rounded up (or to the nearest) instead
+    of down. Where two slips give the same number (at this question, the other relation's count and m
+    rounded up do), the message names both, so that it never blames a slip the student did not make.
     """
     k, eps, rel = PACKING_QUESTION
     truth = packing_error_bound(k, eps, relation=rel)
     other = packing_error_bound(k, eps, relation="add_remove" if rel == "replace_one" else "replace_one")
     unfloored = math.log(k - 1 if rel == "replace_one" else k) / eps / 2
+    rounded_up = math.ceil(2 * unfloored) / 2
     slips = [(other, "that is the count of the other neighbouring relation: under this one, how many datasets of the "
                      "proof are at distance m from the centre one?"),
              (2 * truth, "the balls around the datasets' histograms must be disjoint: their radius is half the "
                          "distance between two histograms"),
              (unfloored, "m counts records, so it is a whole number: the proof needs e^(ε m) small enough for a "
-                         "whole m")]
+                         "whole m"),
+             (rounded_up, "m was rounded the wrong way: the proof needs e^(ε m) at most the number of other "
+                          "datasets, so the largest whole m that meets it")]
     return check_number(answer, truth, what="the certified error", low=0.0, slips=slips)
 
 
+# The function with its module's helpers, among them the count of the datasets compared with the centre one
+# under each relation (packing_error_bound goes through both).
+_PROBABILITY_FORBIDDEN = Forbidden(packing_failure_probability)
 _CASES = [(1, 1.0, 1, "add_remove"), (8, 0.5, 3, "add_remove"), (8, 0.5, 3, "replace_one"),
           (1000, 2.0, 4, "replace_one"), (2, 0.1, 20, "replace_one")]
 
@@ -50,8 +55,7 @@ def check_packing_probability(student_fn) -> CheckResult:
     for k, eps, m, rel in _CASES:
         where = f"on k={k}, epsilon={eps}, m={m}, relation={rel!r}"
         got, err = call_student(student_fn, (k, eps, m, rel), where,
-                                forbidden=[(lower_bounds, "packing_failure_probability"),
-                                           (dpcourse, "packing_failure_probability")])
+                                forbidden=_PROBABILITY_FORBIDDEN)
         if err is not None:
             return err
         want = packing_failure_probability(k, eps, m, relation=rel)

@@ -8,7 +8,7 @@ import numpy as np
 from scipy import stats
 
 from .. import membership
-from . import CheckResult, call_student, check_number
+from . import CheckResult, Forbidden, call_student, check_number
 
 __all__ = ["check_max_audit_epsilon", "check_lira_online"]
 
@@ -43,6 +43,7 @@ def check_max_audit_epsilon(answer, n_bound=100, confidence=0.95) -> CheckResult
     return check_number(answer, truth, what="the largest lower bound", low=0.0, slips=slips)
 
 
+_LIRA_FORBIDDEN = Forbidden(membership.lira_scores)
 _CASES = [(1.0, 2.0, 0.5, 1.0), (-0.5, 3.0, 0.2, 0.7), (2.0, 1.5, 1.5, 1.5)]
 
 
@@ -57,7 +58,7 @@ def check_lira_online(student_fn) -> CheckResult:
     for mu_in, mu_out, sd_in, sd_out in _CASES:
         where = f"on mu_in={mu_in}, mu_out={mu_out}, sd_in={sd_in}, sd_out={sd_out}"
         got, err = call_student(student_fn, (phi.copy(), mu_in, sd_in, mu_out, sd_out), where, shape=phi.shape,
-                                forbidden=[(membership, "lira_scores")])
+                                forbidden=_LIRA_FORBIDDEN)
         if err is not None:
             return err
         want = stats.norm.logpdf(phi, mu_in, sd_in) - stats.norm.logpdf(phi, mu_out, sd_out)

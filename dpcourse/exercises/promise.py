@@ -6,14 +6,11 @@ import math
 
 import numpy as np
 
-import dpcourse
-
-from .. import divergences
 from ..divergences import hockey_stick
-from . import CheckResult, call_student, check_number
+from . import CheckResult, Forbidden, call_student, check_number
 
-# the exercise asks the student to write this function, not to call it
-_FORBIDDEN = ((dpcourse, "hockey_stick"), (divergences, "hockey_stick"))
+# The exercise asks the student to write this function, not to call it (with it, its module's helpers).
+_FORBIDDEN = Forbidden(hockey_stick)
 
 __all__ = ["check_hockey_stick", "check_mixture_epsilon"]
 
@@ -34,7 +31,7 @@ def check_hockey_stick(student_fn) -> CheckResult:
     """Check a student's implementation ``student_fn(p, q, epsilon) -> float`` of the hockey-stick divergence.
 
     The message describes the first case that fails (its inputs and what is wrong with the value), never
-    the expected value. A function that calls :func:`dpcourse.hockey_stick` is refused.
+    the expected value. A function that calls :func:`dpcourse.hockey_stick` (however it is reached) is refused.
     """
     for p, q, eps in _HS_CASES:
         got, failure = call_student(student_fn, (np.array(p), np.array(q), eps), f"on p={p}, q={q}, epsilon={eps}",

@@ -6,11 +6,8 @@ import math
 
 import numpy as np
 
-import dpcourse
-
-from .. import quantiles as _quantiles
-from ..quantiles import dp_quantile_probabilities, local_sensitivity, quantile_rank_error_bound
-from . import CheckResult, call_student, check_number
+from ..quantiles import dp_quantile_probabilities, local_sensitivity, quantile_rank_error_bound, smooth_sensitivity
+from . import CheckResult, Forbidden, call_student, check_number
 
 __all__ = ["INTERVAL_EXERCISE", "check_interval_probability", "check_local_sensitivity", "check_rank_bound"]
 
@@ -53,6 +50,11 @@ _LS_CASES = [
 ]
 
 
+# local_sensitivity and smooth_sensitivity, with their module's helpers: the clamped, sorted values padded with
+# the bounds (every median routine of the package starts from them) and the smooth sensitivity's inner loop.
+_LS_FORBIDDEN = Forbidden(local_sensitivity, smooth_sensitivity)
+
+
 def check_local_sensitivity(student_fn) -> CheckResult:
     """Check ``student_fn(x, lower, upper)``: the local sensitivity of the (lower) median, clamped to the bounds.
 
@@ -60,15 +62,13 @@ def check_local_sensitivity(student_fn) -> CheckResult:
     likely cause (unsorted data, bounds not used as the 0-th and (n+1)-th values, no clamping, the upper
     median), never the value.
     """
-    forbidden = tuple((module, name) for module in (dpcourse, _quantiles)
-                      for name in ("local_sensitivity", "smooth_sensitivity"))
     causes = ["a dataset of 5 sorted values", "a single value: what are its neighbours in the sorted order?",
               "two unsorted values: sort first; the median of an even number of values is the lower one here",
               "ties at the median", "values outside [lower, upper]: clamp them first",
               "7 values"]
     for (x, lo, hi), cause in zip(_LS_CASES, causes):
         where = f"on x={x}, lower={lo}, upper={hi}"
-        got, failure = call_student(student_fn, (list(x), lo, hi), where, forbidden=forbidden)
+        got, failure = call_student(student_fn, (list(x), lo, hi), where, forbidden=_LS_FORBIDDEN)
         if failure is not None:
             return failure
         if not math.isfinite(got):

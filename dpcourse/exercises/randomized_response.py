@@ -6,14 +6,14 @@ import math
 
 import numpy as np
 
-import dpcourse
+from ..local_dp import krr_estimate
+from ..rr import randomized_response, rr_estimate_mean, rr_standard_error, rr_truth_probability
+from . import CheckResult, Forbidden, call_student
 
-from .. import rr
-from ..rr import randomized_response, rr_estimate_mean, rr_standard_error
-from . import CheckResult, call_student
-
-# the exercise asks the student to write this function, not to call it
-_FORBIDDEN = ((dpcourse, "rr_estimate_mean"), (rr, "rr_estimate_mean"))
+# The exercise asks the student to write this estimator, not to call it: rr_estimate_mean (with its module's
+# helpers), and k-RR's estimator, which for k = 2 is the same estimator (of counts, not of a mean). The truth
+# probability is a building block the student may take from the library.
+_FORBIDDEN = Forbidden(rr_estimate_mean, krr_estimate, allow=(rr_truth_probability,))
 
 __all__ = ["check_rr_estimator"]
 
@@ -40,7 +40,7 @@ def check_rr_estimator(student_fn) -> CheckResult:
     epsilons; it passes if the values agree with the unbiased estimator of the chapter, and otherwise
     reports the first population on which the student's estimates are off on average (the bias), or,
     when they are unbiased but different, how their spread compares. It never shows the formula. A
-    function that calls :func:`dpcourse.rr_estimate_mean` is refused.
+    function that calls :func:`dpcourse.rr_estimate_mean` (or k-RR's estimator, the same for k = 2) is refused.
     """
     if not callable(student_fn):
         return CheckResult(False, "pass the function itself, e.g. check_rr_estimator(my_rr_estimate)")

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from .. import scale as _scale
-from . import CheckResult, call_student, check_number
+from . import CheckResult, Forbidden, call_student, check_number
 
 __all__ = ["check_sum_scale", "check_user_level_epsilon", "check_keep_sequence", "SUM_SCALE_QUESTION"]
 
@@ -55,6 +55,9 @@ def check_user_level_epsilon(answer) -> CheckResult:
     return check_number(answer, truth, what="the user-level epsilon", low=0, low_open=True, slips=slips)
 
 
+# partition_selection_probability with the helpers that compute the sequence (its parameters per partition, its
+# regimes, the probabilities themselves), through which select_partitions and dp_group_by go too.
+_SEQ_FORBIDDEN = Forbidden(_scale.partition_selection_probability)
 _SEQ_CASES = [(60, 1.0, 1e-5), (40, 0.5, 1e-8), (30, 2.0, 1e-3), (12, math.log(2), 0.1)]
 
 
@@ -73,8 +76,7 @@ def check_keep_sequence(student_fn) -> CheckResult:
     for n_max, eps, delta in _SEQ_CASES:
         where = f"on n_max={n_max}, epsilon={eps:g}, delta={delta:g}"
         got, failure = call_student(student_fn, (n_max, eps, delta), where, shape=(n_max + 1,),
-                                    forbidden=[(_scale, "partition_selection_probability"),
-                                               (_scale, "_keep_probability")])
+                                    forbidden=_SEQ_FORBIDDEN)
         if failure is not None:
             return failure
         if not np.all((got >= 0) & (got <= 1)):

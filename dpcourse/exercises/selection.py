@@ -6,15 +6,14 @@ import math
 
 import numpy as np
 
-import dpcourse
-
-from .. import selection
 from ..selection import exponential_probabilities
-from . import CheckResult, call_student, check_number
+from . import CheckResult, Forbidden, call_student, check_number
 
 __all__ = ["check_em_probabilities", "check_pumpkin_epsilon", "PUMPKIN_REL_TOL"]
 
-_FORBIDDEN = ((dpcourse, "exponential_probabilities"), (selection, "exponential_probabilities"))
+# exponential_probabilities, and with it the helper that computes its scaled utilities: every selection routine
+# of the package goes through that helper (noisy_max_probabilities with Gumbel noise gives the same answer).
+_FORBIDDEN = Forbidden(exponential_probabilities)
 PUMPKIN_REL_TOL = 2e-3  # three significant digits of epsilon
 
 # (utilities, sensitivity, epsilon): a tie, unequal sensitivities and epsilons, one candidate, and

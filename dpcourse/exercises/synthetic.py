@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from .. import synthetic
-from . import CheckResult, call_student, check_number
+from . import CheckResult, Forbidden, call_student, check_number
 
 __all__ = ["check_one_way_sigma", "check_selection_epsilon", "check_chain_joint"]
 
@@ -56,6 +56,10 @@ def check_selection_epsilon(answer) -> CheckResult:
                         slips=slips)
 
 
+# tree_joint with its module's helpers, among them those that order the tree and orient each pair's table.
+_JOINT_FORBIDDEN = Forbidden(synthetic.tree_joint)
+
+
 def _chain_cases():
     gen = np.random.default_rng(24)
     cases = []
@@ -84,7 +88,7 @@ def check_chain_joint(student_fn) -> CheckResult:
         shape = (q12.shape[0], q12.shape[1], q23.shape[1])
         where = f"on tables of shapes {q12.shape} and {q23.shape}"
         got, err = call_student(student_fn, (q12.copy(), q23.copy()), where, shape=shape,
-                                forbidden=[(synthetic, "tree_joint")])
+                                forbidden=_JOINT_FORBIDDEN)
         if err is not None:
             return err
         p = {0: q12.sum(axis=1), 1: q12.sum(axis=0), 2: q23.sum(axis=0)}
