@@ -126,6 +126,8 @@ def nbgrader_config(course: Path, *, cell_timeout: float = 30.0, max_chars: int 
     from nbgrader.converters.autograde import Autograde
     from traitlets.config import Config
 
+    from .kernel import CLIENT_CLASS
+
     if not (0 < cell_timeout <= 3600):
         raise ValueError(f"cell_timeout must be in (0, 3600] seconds, got {cell_timeout!r}")
     if not (isinstance(max_chars, int) and 0 < max_chars <= 10**8):
@@ -138,6 +140,9 @@ def nbgrader_config(course: Path, *, cell_timeout: float = 30.0, max_chars: int 
     c.CourseDirectory.course_id = COURSE_ID
     c.Execute.timeout = int(cell_timeout) if float(cell_timeout).is_integer() else cell_timeout
     c.Execute.interrupt_on_timeout = True
+    # a client that cannot miss a kernel's reply (dpcourse.homework.kernel): a lost wake-up would otherwise
+    # wait out the cell timeout and cost a student marks for a cell that had finished
+    c.AsyncKernelManager.client_class = CLIENT_CLASS
     c.LimitOutput.max_lines = 1000
     c.LimitOutputChars.max_chars = max_chars
     c.Autograde.autograde_preprocessors = preprocessors[:at] + [limiter] + preprocessors[at:]
@@ -150,6 +155,7 @@ def nbgrader_config(course: Path, *, cell_timeout: float = 30.0, max_chars: int 
         f"c.CourseDirectory.course_id = {COURSE_ID!r}\n"
         f"c.Execute.timeout = {c.Execute.timeout!r}\n"
         "c.Execute.interrupt_on_timeout = True\n"
+        f"c.AsyncKernelManager.client_class = {CLIENT_CLASS!r}\n"
         "c.LimitOutput.max_lines = 1000\n"
         f"c.LimitOutputChars.max_chars = {max_chars!r}\n"
         "_pre = list(Autograde.class_traits()['autograde_preprocessors'].default())\n"
