@@ -7,8 +7,8 @@ event loop sees it, the wait is never woken, although the message sits in the so
 this project's chapters (1 to 3 runs in 10 under load, with ipykernel 7.4.0 and 6.31.0 alike): during the
 hang the kernel is idle, the client's shell socket reports ``POLLIN`` (the ``execute_reply`` has arrived),
 a receive is registered, and nothing runs. Reading the socket's ``EVENTS`` through pyzmq re-arms it, and the
-run finished at once (``benchmarks/bench_kernel_client.py`` and ``tests/test_kernel_client.py`` reproduce
-both). The blocking client that nbval uses polls with ``zmq_poll`` (level-triggered) and is not affected.
+run finished at once (``tests/test_kernel_client.py`` reproduces the lost wake-up without a kernel). The
+blocking client that nbval uses polls with ``zmq_poll`` (level-triggered) and is not affected.
 
 The fix. :class:`RobustAsyncKernelClient` polls in slices of at most :data:`POLL_SLICE` seconds; each new
 poll re-reads the socket's level, so a message whose wake-up was lost is received within a slice. It
