@@ -27,6 +27,7 @@ from fractions import Fraction
 import numpy as np
 
 from ._validation import (
+    MAX_SIZE,
     as_rng,
     check_size,
     WIDE_BOUNDS,
@@ -701,7 +702,7 @@ def sample_and_aggregate(x, statistic, k, lower, upper, epsilon, *, aggregate="m
     Parameters
     ----------
     x : array_like, shape (n,) or (n, d)
-        The records (rows); n >= k.
+        The records (rows); n >= k; at most ``MAX_SIZE`` = 10**7 values (refused by name above it).
     statistic : callable
         ``statistic(block) -> float``, applied to each block (rows of ``x``).
     k : int
@@ -725,14 +726,21 @@ def sample_and_aggregate(x, statistic, k, lower, upper, epsilon, *, aggregate="m
     >>> 0.0 <= out <= 1000.0
     True
     """
+    if isinstance(x, np.ndarray) and x.size > MAX_SIZE:   # before any copy (a broadcast view may not fit in memory)
+        raise ValueError(f"x must hold at most MAX_SIZE = {MAX_SIZE} values (the cap on one call's work), got an "
+                         f"array of shape {x.shape}")
     data = check_real_array(x, "x")
     if data.ndim not in (1, 2):
         raise ValueError(f"x must be a 1-d or 2-d array of records, got {data.ndim} dimensions")
+    if data.size > MAX_SIZE:
+        raise ValueError(f"x must hold at most MAX_SIZE = {MAX_SIZE} values (the cap on one call's work), got an "
+                         f"array of shape {data.shape}")
     fn = check_callable(statistic, "statistic")
     kk = check_positive_int(k, "k")
-    n = data.shape[0]
+    n = data.shape[0]                  # public under replace-one
     if kk > n:
-        raise ValueError(f"k must be an integer in [1, n = {n}], got {kk}")
+        raise ValueError(f"k must be an integer in [1, n] with n = {n} the number of records (the rows of x, "
+                         f"shape {data.shape}), got k={kk}: lower k, or pass the records as rows of x")
     lo, hi = check_bounds(lower, upper)
     eps = check_epsilon(epsilon)
     how = check_choice(aggregate, "aggregate", ("median", "mean"))

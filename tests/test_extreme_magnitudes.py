@@ -179,7 +179,7 @@ RELEASES: dict[str, Release] = {
         "x", lambda v: dpcourse.quantile_interval([v, 1.0, 2.0], 0.5, 0.0, 10.0, 1.0, rng=0, resolution=64),
         tuple(FLOATS)),
     "dpcourse.inference.proportion_interval": Release(
-        "bits", lambda v: dpcourse.proportion_interval([v, 0, 1], 1.0, rng=0), (0, 1, 0.0, 1.0)),
+        "bits", lambda v: dpcourse.proportion_interval([v, 0, 1], 1.0, rng=0), tuple(FLOATS) + tuple(INTS)),
     "dpcourse.synthetic.mst_synthesize": Release(
         "data", lambda v: dpcourse.synthetic.mst_synthesize([[v, 0, 1], [1, 1, 0]] * 5, [2, 2, 2], 1.0, rng=0),
         tuple(int(x) for x in (0, 1, 2**40, -2**40, 2**63, 2**64, 2**70)) + (1e308, -MAX_FLOAT, MAX_FLOAT)),
