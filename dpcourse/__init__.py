@@ -46,7 +46,7 @@ from .deidentification import (histogram_attack_posterior, k_anonymity, l_divers
                                rappor_epsilon)
 from .scale import bound_contributions, dp_group_by, partition_selection_probability, select_partitions
 from .learning import dp_logistic_regression
-from .membership import dp_tpr_bound
+from .membership import dp_tpr_bound, gdp_tpr_bound
 from .continual import (TreeCounter, factorization_counts, factorization_sensitivity, factorization_variance,
                         naive_counts, naive_variance, sqrt_factor, tree_counts, tree_levels, tree_node_variance,
                         tree_variance)

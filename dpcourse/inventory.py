@@ -68,7 +68,7 @@ INVENTORY = {
     "quantiles.sample_and_aggregate": Entry("release", "random partition + dp_mean", True, ""),
     "inference.mean_interval": Entry("release", "laplace_mechanism", True, ""),
     "inference.proportion_interval": Entry("release", "laplace_mechanism", True, ""),
-    "inference.quantile_interval": Entry("release", "dp_quantile", True, ""),
+    "inference.quantile_interval": Entry("release", "secure exponential_mechanism on a grid", True, ""),
     "inference.difference_of_means_interval": Entry("release", "laplace_mechanism; its half-width from a float "
                                                     "bootstrap of the released values (post-processing)", True, ""),
     "continual.naive_counts": Entry("release", "exact discrete Laplace", True, ""),

@@ -20,8 +20,10 @@ Every bound names its neighbouring relation; the attribute-mean results are unde
 
 from __future__ import annotations
 
+import decimal
 import math
 import sys
+from fractions import Fraction
 
 import numpy as np
 
@@ -50,6 +52,7 @@ __all__ = [
     "FINGERPRINT_MAX_CELLS",
     "FINGERPRINT_MAX_N0",
     "FINGERPRINT_MAX_N",
+    "PACKING_MAX_DIGITS",
 ]
 
 #: Largest n * d (people times attributes) :func:`fingerprinting_code` and :func:`tracing_trial` draw.
@@ -58,6 +61,71 @@ FINGERPRINT_MAX_CELLS = 50_000_000
 FINGERPRINT_MAX_N0 = 10**6
 #: Largest n :func:`fingerprinting_sample_bound` reports (the upper end is capped there, never overstated).
 FINGERPRINT_MAX_N = 2**62
+#: Most decimal digits :func:`packing_error_bound` computes ln(K (1 - beta) / beta) to while it decides floor(. / eps)
+#: (the precision doubles from 40; the whole ladder costs under 0.1 s). ln(R) / eps is below 1e330 for any float
+#: eps and int K of up to a million digits, so 1280 digits decide the floor unless ln(R) / eps lies within 1e-900 of
+#: an integer (it never equals one, see ``_largest_packing_m``); there the lower end is taken, which can only
+#: understate the bound.
+PACKING_MAX_DIGITS = 1280
+_FLOAT_MAX = sys.float_info.max
+
+
+def _int_text(v: int) -> str:
+    """An int for a message: its digits, or its size when it is too long to print (or to convert to text at all)."""
+    return str(v) if v.bit_length() <= 64 else f"an int of {v.bit_length()} bits"
+
+
+def _float_down(x: Fraction) -> float:
+    """The largest float at most x (x >= 0; the largest finite float when x is beyond the float range)."""
+    if x >= Fraction(_FLOAT_MAX):
+        return _FLOAT_MAX
+    f = float(x)                               # correctly rounded, so at most one float above x
+    return math.nextafter(f, 0.0) if Fraction(f) > x else f
+
+
+def _ln_bounds(num: int, den: int, digits: int) -> tuple[Fraction, Fraction]:
+    """Rigorous bounds (lo, hi) on ln(num / den) for positive integers, as exact fractions.
+
+    ``decimal.Decimal.ln`` is correctly rounded (the decimal module's documented guarantee, libmpdec's
+    ``mpd_qln``): at ``digits`` significant digits each logarithm is within half a unit in its last place of
+    the true value; a whole unit is allowed here. ``Decimal(int)`` is exact, whatever the size of the int.
+    """
+    ctx = decimal.Context(prec=digits, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+    lo = hi = Fraction(0)
+    for value, sign in ((num, 1), (den, -1)):
+        if value == 1:                         # ln 1 = 0 exactly
+            continue
+        v = decimal.Decimal(value).ln(ctx)
+        centre, unit = Fraction(v), Fraction(10) ** (v.adjusted() - digits + 1)
+        lo += sign * centre - unit
+        hi += sign * centre + unit
+    return lo, hi
+
+
+def _largest_packing_m(big_k: int, eps: float, beta: float) -> int:
+    """The largest integer m >= 0 with K / (K + e^(eps m)) >= beta, decided exactly (corollary ``lb-cor-packing``).
+
+    The condition is e^(eps m) <= R with the rational R = K (1 - beta) / beta (the floats eps and beta are exact
+    rationals), that is m <= ln(R) / eps, so m = floor(ln(R) / eps) when R > 1 and m = 0 otherwise. ln(R) / eps is
+    never an integer m >= 1: e^(eps m) = R would make e^a rational for the rational a = eps m > 0, and e^a is
+    transcendental for every algebraic a != 0 (Lindemann-Weierstrass). So rigorous bounds on ln R
+    (:func:`_ln_bounds`) at increasing precision eventually put ln(R) / eps strictly between two consecutive
+    integers, and the floor is then exact.
+    """
+    b = Fraction(beta)
+    r = Fraction(big_k) * (1 - b) / b
+    if r <= 1:                                 # e^(eps m) > 1 >= R for every m >= 1
+        return 0
+    e = Fraction(eps)
+    digits = 40
+    while True:
+        lo, hi = _ln_bounds(r.numerator, r.denominator, digits)
+        m_lo, m_hi = math.floor(lo / e), math.floor(hi / e)
+        if m_lo == m_hi:
+            return max(m_lo, 0)
+        if digits >= PACKING_MAX_DIGITS:       # never reached in practice; the lower end never overstates
+            return max(m_lo, 0)
+        digits = min(2 * digits, PACKING_MAX_DIGITS)
 
 
 def _packing_count(k: int, relation: str) -> int:
@@ -77,7 +145,9 @@ def packing_failure_probability(k, epsilon, m, *, relation) -> float:
     Theorem ``lb-thm-packing``: for every ε-DP mechanism answering a histogram over ``k`` bins (a vector in
     R^k) under ``relation``, one of the datasets of the proof (at most m records more than a common public
     base) has ``Pr[max_j |M(D)_j - h(D)_j| >= m/2] >= K / (K + e^(ε m))``, with K = k under add/remove and
-    K = k - 1 under replace-one. ``k = 1`` under add/remove is a single counting query.
+    K = k - 1 under replace-one. ``k = 1`` under add/remove is a single counting query. ``k`` and ``m`` may
+    be ints of any size. The value is computed in floating point, within 1e-12 relative of the bound (which is
+    not certified exactly: :func:`packing_error_bound` is); a bound below the float range is returned as 0.0.
 
     Parameters
     ----------
@@ -101,8 +171,14 @@ def packing_failure_probability(k, epsilon, m, *, relation) -> float:
     m = check_positive_int(m, "m")
     big_k = _packing_count(k, rel)
     # K / (K + e^(eps m)) = 1 / (1 + e^x), x = eps m - ln K: for x > 0 as e^-x / (1 + e^-x), which underflows
-    # to 0 (never rounds the bound up) instead of overflowing
-    x = eps * m - math.log(big_k)
+    # to 0 (never rounds the bound up) instead of overflowing. eps m is the exact product rounded once (an int m
+    # of any size: beyond the float range the bound is below 1e-300 and 0.0 is returned); ln K of an int of any
+    # size is finite.
+    try:
+        em = float(Fraction(eps) * m)
+    except OverflowError:
+        em = math.inf
+    x = em - math.log(big_k)
     if x > 0:
         return float(math.exp(-x) / (1.0 + math.exp(-x)))
     return float(1.0 / (1.0 + math.exp(x)))
@@ -116,6 +192,11 @@ def packing_error_bound(k, epsilon, *, relation, beta=0.5) -> float:
     β``. Returns 0.0 when that floor is 0 (the argument then certifies nothing). ``beta = 0.5`` bounds the
     *median* of the largest error from below.
 
+    Exact: m = floor(ln(K (1 - β) / β) / ε), the largest whole m with K / (K + e^(ε m)) >= β, is decided in
+    rational arithmetic for the floats ε and β as given, with rigorous bounds on the logarithm (no float
+    slack: at k = 1000 and ε = ln(1000) / 3 (1 + 1e-13), m = 2, not 3). t = m / 2 is returned exactly up to
+    m = 2**53, rounded down to a float above that, and capped at the largest float: never overstated.
+
     Examples
     --------
     >>> packing_error_bound(1000, 1.0, relation="add_remove")
@@ -128,18 +209,8 @@ def packing_error_bound(k, epsilon, *, relation, beta=0.5) -> float:
     k, rel = _check_bins(k, relation)
     eps = check_epsilon(epsilon)
     b = check_probability(beta, "beta", open_low=True, open_high=True)
-    big_k = _packing_count(k, rel)
-    ratio = math.log(big_k) + math.log1p(-b) - math.log(b)
-    if ratio <= 0:
-        return 0.0
-    q = ratio / eps
-    if not q < 2.0**53:   # huge (or overflowed) m: floor(q) >= q (1 - 1e-12), so this half never overstates t
-        return min(q, sys.float_info.max) * (1 - 1e-12) / 2.0
-    # largest integer m with eps * m <= ratio; a hair of slack so that e.g. ln 8 / ln 8 is not floored to 0
-    m = math.floor(q * (1 + 1e-12))
-    while m > 0 and packing_failure_probability(k, eps, m, relation=rel) < b * (1 - 1e-12):
-        m -= 1
-    return m / 2.0
+    m = _largest_packing_m(_packing_count(k, rel), eps, b)
+    return _float_down(Fraction(m, 2))
 
 
 def bit_guessing_bound(epsilon, delta) -> float:
@@ -166,7 +237,9 @@ def subset_sum_error_bound(n, epsilon, delta, beta) -> float:
 
     Corollary ``lb-cor-subset-sums``: if a mechanism, (ε, δ)-DP under replace-one, answers *all* 2^n subset
     sums of uniformly random bits with every error at most E with probability at least 1 - β, then
-    E >= (n / 4) ((1 - δ) / (1 + e^ε) - β). Returns that value, or 0.0 when it is not positive.
+    E >= (n / 4) ((1 - δ) / (1 + e^ε) - β). Returns that value, or 0.0 when it is not positive. ``n`` may be
+    an int of any size: the product is formed exactly and rounded down, and a value beyond the float range is
+    capped at the largest float (a smaller lower bound is still true).
 
     Examples
     --------
@@ -178,7 +251,9 @@ def subset_sum_error_bound(n, epsilon, delta, beta) -> float:
     dlt = check_delta(delta)
     b = check_probability(beta, "beta")
     wrong = 1.0 - bit_guessing_bound(eps, dlt)        # = (1 - δ) / (1 + e^ε)
-    return max(0.0, n / 4.0 * (wrong - b))
+    if not wrong > b:
+        return 0.0
+    return _float_down(Fraction(n, 4) * (Fraction(wrong) - Fraction(b)))
 
 
 def fingerprinting_code(n, d, *, rng=None):
@@ -203,19 +278,44 @@ def fingerprinting_code(n, d, *, rng=None):
     n = check_positive_int(n, "n")
     d = check_positive_int(d, "d")
     if n * d > FINGERPRINT_MAX_CELLS:
-        raise ValueError(f"n * d must be at most FINGERPRINT_MAX_CELLS = {FINGERPRINT_MAX_CELLS}, got n = {n}, "
-                         f"d = {d}")
+        raise ValueError(f"n * d must be at most FINGERPRINT_MAX_CELLS = {FINGERPRINT_MAX_CELLS}, got n = "
+                         f"{_int_text(n)}, d = {_int_text(d)}")
     gen = as_rng(rng)
     biases = gen.random(d)
     data = (gen.random((n, d)) < biases).astype(np.int8)
     return biases, data
 
 
+def _log_sinh(eps: float) -> float:
+    """ln(sinh(ε)) for any ε > 0 (sinh overflows above 710; ln(sinh ε) = ε - ln 2 + ln(1 - e^(-2ε)))."""
+    if eps <= 20.0:
+        return math.log(math.sinh(eps))
+    return eps - math.log(2.0) + math.log1p(-math.exp(-2.0 * eps))
+
+
 def _fingerprinting_constant(d: int, eps: float) -> float:
-    """C = sqrt(3 d / 2) / sinh(ε), the scale of theorem ``lb-thm-fingerprinting``."""
-    if eps > 700:   # sinh(eps) overflows; C is then below 1e-290 and excludes nothing
-        return 0.0
-    return math.sqrt(1.5 * d) / math.sinh(eps)
+    """C = sqrt(3 d / 2) / sinh(ε), the scale of theorem ``lb-thm-fingerprinting``, for d of any size.
+
+    Directly (d <= 1e300, ε <= 700) C is within 5 units in the last place (sqrt and the division correctly
+    rounded, libm's sinh within 2 ulp): :data:`_SLACK_GUARD` covers that. Through logarithms (a larger d, or
+    ε > 700 where sinh overflows) it is within about 1e-12 relative, and is rounded down by 1e-9 (C enters only
+    through the term n0 / C that is subtracted from the slack, so a smaller C can only shorten the range). inf
+    when C is beyond the float range (then n0 / C < 1e-302, which the guard covers).
+    """
+    if eps <= 700.0 and d <= 10**300:
+        return math.sqrt(1.5 * d) / math.sinh(eps)             # inf when it overflows (ε near 5e-324)
+    log_c = 0.5 * (math.log(1.5) + math.log(d)) - _log_sinh(eps)
+    if log_c > 709.0:
+        return math.inf
+    return math.exp(log_c) * (1.0 - 1e-9)
+
+
+#: Absolute guard subtracted from the float slack 2/3 - 4 δ n0 - n0 / C of :func:`fingerprinting_sample_bound`.
+#: Where the exact slack is positive each term is at most 2/3, so its float evaluation is within 1.4e-15 of it
+#: (n0 / C within 5 ulp, 4 δ n0 within 2, three subtractions, float(2/3) below 2/3); and since the slack is at most
+#: 2/3, what is left of the guard lowers n0 * slack / (4 α) by more than 3.9e-15 relative, above the two roundings
+#: of that quotient. So every float `upper` is below the exact bound of its n0.
+_SLACK_GUARD = 4e-15
 
 
 def fingerprinting_sample_bound(d, epsilon, delta, alpha):
@@ -230,8 +330,12 @@ def fingerprinting_sample_bound(d, epsilon, delta, alpha):
     parameters. Only n0 <= ``FINGERPRINT_MAX_N0`` are tried and n_high is capped at ``FINGERPRINT_MAX_N``:
     both can only shorten the range, never make it wrong. For small α and δ, n_high is about
     C / (36 α) = (sqrt(3/2) / 36) sqrt(d) / (α sinh ε), that is 0.034 sqrt(d) / (α ε) for small ε (the best
-    n0 is C / 3): a constant about 85 times below what the Gaussian mechanism needs at δ = 1e-6
-    (:func:`gaussian_means_sample_size`), of which sqrt(ln(1/δ)) = 3.7 is the δ-dependence the proof ignores.
+    n0 is C / 3): 85 to 89 times below what the Gaussian mechanism needs at ε = 0.1 and δ = 1e-6, 116 to 117
+    times at ε = 1 (:func:`gaussian_means_sample_size` says where the factor comes from), of which
+    sqrt(ln(1/δ)) = 3.7 is the δ-dependence the proof ignores. ``d`` may be an int of any size.
+
+    Exact where it matters: the float computation is rounded the safe way (the slack is lowered by a guard above
+    the float error of the computation), so every n reported is excluded by the corollary in exact arithmetic.
 
     Examples
     --------
@@ -252,9 +356,12 @@ def fingerprinting_sample_bound(d, epsilon, delta, alpha):
     if top < 1:
         return (0, 0)
     n0 = np.arange(1, top + 1, dtype=np.float64)
-    slack = 2.0 / 3.0 - 4.0 * dlt * n0 - n0 / c
+    # Rounded the safe way: the slack is lowered by a guard above the float error of everything after it, so
+    # each float `upper` is below the exact n0 (2/3 - 4 δ n0 - n0 / C) / (4 α), and every n < upper is excluded
+    # (tested against 60-digit arithmetic on inputs where the unguarded quotient rounded up to an integer).
+    slack = 2.0 / 3.0 - 4.0 * dlt * n0 - n0 / c - _SLACK_GUARD
     with np.errstate(over="ignore"):
-        upper = np.minimum(n0 * slack / (4.0 * a), float(FINGERPRINT_MAX_N))  # n excluded for n0 <= n < upper
+        upper = np.minimum(n0 * slack / (4.0 * a), float(FINGERPRINT_MAX_N))
     # largest integer strictly below upper
     last = np.ceil(upper) - 1
     ok = (slack > 0) & (last >= n0)
@@ -275,10 +382,17 @@ def gaussian_means_sample_size(d, epsilon, delta, alpha) -> float:
     The mean vector of n people's 0/1 attributes has l2 sensitivity sqrt(d)/n under replace-one, so the
     analytic calibration (theorem ``thm-gaussian-analytic``) adds N(0, σ²) with σ = σ1 sqrt(d)/n, σ1 =
     :func:`dpcourse.analytic_gaussian_sigma` (ε, δ, 1). Its expected absolute error per mean is σ sqrt(2/π),
-    which equals α at n = sqrt(2/π) σ1 sqrt(d) / α (returned as a float). σ1 is about sqrt(2 ln(1.25/δ))/ε,
-    so this is sqrt(d log(1/δ)) / (α ε) up to a constant: the upper bound that meets
-    :func:`fingerprinting_sample_bound` up to the factor sqrt(log(1/δ)) and the proof's constant (about 23).
-    ``alpha`` lies in (0, 1], as for :func:`fingerprinting_sample_bound` (the means lie in [0, 1]).
+    which equals α at n = sqrt(2/π) σ1 sqrt(d) / α (returned as a float). ``alpha`` lies in (0, 1], as for
+    :func:`fingerprinting_sample_bound` (the means lie in [0, 1]); ``d`` may be an int of any size, and a
+    sample size beyond the float range is refused by name.
+
+    How it compares with :func:`fingerprinting_sample_bound`: for small α (and δ small against 1/n0) that range
+    ends near C / (36 α), C = sqrt(3d/2) / sinh ε, so this n is 36 sqrt(4/(3π)) σ1 sinh ε ≈ 23.45 σ1 sinh ε times
+    larger (85 to 89 times at ε = 0.1, 116 to 117 at ε = 1, δ = 1e-6). Divided by sqrt(ln(1/δ)), the factor the
+    proof ignores, that leaves 23.45 σ1 sinh(ε) / sqrt(ln(1/δ)): 22.9 at ε = 0.1 and 31.3 at ε = 1 for δ = 1e-6,
+    and from 15.6 (ε = 0.1, δ = 1e-3) to 34.4 (ε = 1, δ = 1e-12) over ε in [0.1, 1] and δ in [1e-12, 1e-3]. It is
+    not a constant: it grows with ε and with ln(1/δ), and it falls towards 0 as ε -> 0 at a fixed δ, because
+    the analytic σ1 stays bounded there while sinh ε -> 0.
 
     Examples
     --------
@@ -290,7 +404,14 @@ def gaussian_means_sample_size(d, epsilon, delta, alpha) -> float:
     dlt = check_delta(delta)
     a = check_real(alpha, "alpha", low=0.0, high=1.0, low_open=True)   # an error per mean of 0/1 values: (0, 1]
     sigma1 = analytic_gaussian_sigma(eps, dlt, 1.0)
-    return math.sqrt(2.0 / math.pi) * sigma1 * math.sqrt(d) / a
+    log_n = 0.5 * math.log(2.0 / math.pi) + math.log(sigma1) + 0.5 * math.log(d) - math.log(a)
+    if log_n > 709.0:
+        raise ValueError(f"d and alpha give a sample size sqrt(2/pi) sigma1 sqrt(d) / alpha beyond the float range "
+                         f"(about e^{log_n:.4g} people, d = {_int_text(d)}, alpha={alpha!r}): use a smaller d or a "
+                         f"larger alpha")
+    if d <= 10**300:                            # the direct product, within a few ulp
+        return math.sqrt(2.0 / math.pi) * sigma1 * math.sqrt(d) / a
+    return math.exp(log_n)
 
 
 _RELEASES = ("exact", "rounded", "gaussian")
@@ -336,7 +457,7 @@ def tracing_trial(n, d, *, release="exact", epsilon=None, delta=None, step=None,
         st = check_real(step, "step", low=0.0, high=1.0, low_open=True)
     if (n + t) * d > FINGERPRINT_MAX_CELLS:
         raise ValueError(f"(n + n_outsiders) * d must be at most FINGERPRINT_MAX_CELLS = {FINGERPRINT_MAX_CELLS}, "
-                         f"got n = {n}, n_outsiders = {t}, d = {d}")
+                         f"got n = {_int_text(n)}, n_outsiders = {_int_text(t)}, d = {_int_text(d)}")
     gen = as_rng(rng)
     biases, data = fingerprinting_code(n, d, rng=gen)
     outsiders = (gen.random((t, d)) < biases).astype(np.int8)

@@ -8,10 +8,11 @@ Chapter "Membership inference and auditing private training":
   (online) or by the one-sided tail of the "out" Gaussian (offline). :func:`lira_scores` does this for
   every model of the pool at once, each in turn the target and the others its shadows (leave-one-out),
   vectorized over models and records.
-* **The DP bound** on any attack (theorem ``mia-thm-tpr-bound``): :func:`dp_tpr_bound`, the largest
-  true-positive rate of any membership test with a given false-positive rate against an
-  (epsilon, delta)-DP training algorithm under add/remove one: one minus the trade-off function
-  :func:`dpcourse.fdp.tradeoff_epsilon_delta`.
+* **The DP bound** on any attack (theorem ``mia-thm-tpr-bound``): one minus a trade-off function the training
+  algorithm is known to satisfy, under add/remove one. :func:`dp_tpr_bound` uses the one an (epsilon, delta)
+  pair gives (:func:`dpcourse.fdp.tradeoff_epsilon_delta`); :func:`gdp_tpr_bound` the Gaussian curve
+  G_mu (:func:`dpcourse.fdp.tradeoff_gaussian`) of a mu-GDP algorithm, such as full-batch DP-SGD, which is the
+  mechanism's own curve and far below the first at large epsilon.
 * **A canary audit** (theorem ``mia-thm-audit``): :func:`canary_audit` trains many models with and
   without one inserted record and gives a lower bound on epsilon with :func:`dpcourse.audit.audit_epsilon`
   (Clopper-Pearson, theorem ``thm-audit-validity``), to set beside the accountant's epsilon.
@@ -22,15 +23,17 @@ Nothing here is private: these are attacks and tests. Errors name public argumen
 from __future__ import annotations
 
 import numpy as np
+from scipy import special  # loaded by .fdp anyway (scipy.stats is the slow import, kept inside lira_scores)
 
 from ._validation import (as_rng, check_callable, check_delta, check_epsilon, check_flag,
                           check_positive_int, check_probability, check_real_array)
 from .audit import audit_epsilon
 from .fdp import tradeoff_epsilon_delta
+from .gaussian import _check_mu
 from .queries import tpr_at_fpr
 
 __all__ = ["fair_onehot_features", "inclusion_masks", "train_models", "logit_confidence", "lira_scores", "roc_points", "attack_tprs",
-           "dp_tpr_bound", "canary_audit", "MAX_MODELS"]
+           "dp_tpr_bound", "gdp_tpr_bound", "canary_audit", "MAX_MODELS"]
 
 #: Cap on the number of models trained or scored in one call (shadow models, audit runs per side).
 MAX_MODELS = 100_000
@@ -243,6 +246,37 @@ def dp_tpr_bound(fpr, epsilon, delta=0.0):
     if np.any(f < 0) or np.any(f > 1):
         raise ValueError("fpr must lie in [0, 1]")
     bound = 1.0 - np.asarray(tradeoff_epsilon_delta(f, eps, d))
+    return float(bound) if bound.ndim == 0 else bound
+
+
+def gdp_tpr_bound(fpr, mu):
+    """Largest TPR any membership test can have at false-positive rate ``fpr`` against mu-GDP training.
+
+    ``1 - G_mu(fpr) = Phi(Phi^{-1}(fpr) + mu)`` (theorem ``mia-thm-tpr-bound`` with f = G_mu), G_mu the trade-off
+    function :func:`dpcourse.fdp.tradeoff_gaussian` (theorem ``fdp-thm-gaussian-curve``), for the membership game
+    under add/remove one. This is the training algorithm's own curve when it is a composition of Gaussian
+    mechanisms: full-batch DP-SGD (sampling rate 1) for k steps with noise multiplier sigma adds N(0, (sigma C)^2)
+    to a sum of gradients clipped to C, k times, so it is mu-GDP with ``mu = sqrt(k) / sigma`` (theorem
+    ``fdp-thm-gdp-composition``; ``dpcourse.gdp_mu(ComposedEvent(GaussianEvent(sigma), k))``), and exactly
+    G_mu on a record whose clipped gradient has norm C at every step. No (epsilon, delta) pair says as much:
+    :func:`dp_tpr_bound` at the (epsilon, delta) this mu implies is 1 - f_{epsilon, delta}, a tangent line
+    above the curve. Vectorized over ``fpr``; mu > 0 and finite.
+
+    Examples
+    --------
+    >>> round(float(gdp_tpr_bound(0.01, 1.0)), 6)  # Phi(-2.326348 + 1)
+    0.092362
+    >>> round(float(gdp_tpr_bound(0.01, 50 ** 0.5 / 26.39)), 4), round(float(dp_tpr_bound(0.01, 1.0, 1e-5)), 4)
+    (0.0198, 0.0272)
+    """
+    m = _check_mu(mu)
+    f = check_real_array(fpr, "fpr")
+    if np.any(f < 0) or np.any(f > 1):
+        raise ValueError("fpr must lie in [0, 1]")
+    # 1 - G_mu(a) = Phi(Phi^{-1}(a) + mu), evaluated in that form: 1 - tradeoff_gaussian(a, mu) cancels to 0 for a
+    # tiny a. Never below a itself (G_mu(a) <= 1 - a), which rounding could otherwise break for a tiny mu.
+    with np.errstate(divide="ignore"):
+        bound = np.maximum(special.ndtr(special.ndtri(f) + m), f)   # ndtri(0) = -inf -> 0, ndtri(1) = inf -> 1
     return float(bound) if bound.ndim == 0 else bound
 
 

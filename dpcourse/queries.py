@@ -841,6 +841,17 @@ def mwem(histogram, queries, epsilon, *, iterations, passes=0, output="average",
     (40.0, True)
     """
     h = _check_histogram(histogram)
+    # n, the number of records, is public under replace one record: the exactly rounded total (fsum), a function
+    # of the exact count alone, so datasets with the same n get the same float (a pairwise float sum of counts
+    # beyond 2**53 depends on where they sit). A total beyond the float range is refused here, by the argument's
+    # name (it used to surface as a message about the exponential mechanism's utilities).
+    try:
+        n = math.fsum(h)
+    except OverflowError:      # fsum's intermediate overflow: the total is beyond the float range
+        n = math.inf
+    if not math.isfinite(n):
+        raise ValueError("histogram must have a total number of records n (public under replace one record) below "
+                         "the float range, about 1.8e308: rescale the counts before the call")
     q = _check_queries(queries, h.size)
     eps = check_epsilon(epsilon)
     T = check_size(iterations, "iterations", cap=MAX_ITERATIONS)
@@ -850,7 +861,6 @@ def mwem(histogram, queries, epsilon, *, iterations, passes=0, output="average",
                          f"most MAX_ITERATIONS = {MAX_ITERATIONS} per call")
     output = check_choice(output, "output", ("average", "last"))
     gen = as_rng(rng)
-    n = float(h.sum())
     eps_round = eps / (2 * T)
     true = q @ h
     log_a = np.full(h.size, -math.log(h.size))  # log of A / n, kept normalised

@@ -5,10 +5,10 @@ The chapter "Synthetic data from noisy marginals" proves what is used here:
 * ``syn-thm-privacy``: the whole pipeline is rho-zCDP under the stated neighbouring relation
   (add/remove one record, or replace one record): three Gaussian measurement steps and the
   exponential-mechanism selection, composed; :func:`mst_budget` computes every constant.
-* ``syn-thm-tree``: on a tree, marginals that agree on their shared one-way marginals are reproduced
+* ``syn-thm-tree``: on a forest, marginals that agree on their shared one-way marginals are reproduced
   exactly by the product ``prod_i p_i prod_(ij) q_ij / (p_i p_j)``, which is also the maximum-entropy
-  distribution with those marginals; :func:`sample_tree` samples it by ancestral sampling and
-  :func:`tree_joint` computes it on a small domain.
+  distribution with those edge marginals *and* one-way marginals (an attribute on no edge needs its own);
+  :func:`sample_tree` samples it by ancestral sampling and :func:`tree_joint` computes it on a small domain.
 * ``syn-lem-consistency``: how the noisy marginals are made non-negative and consistent first
   (:func:`fit_tree_marginals`): a projection onto the simplex and Sinkhorn scaling. That step is a
   heuristic (not the maximum-likelihood fit Private-PGM computes); the model fitted from its output is exact.
@@ -218,6 +218,8 @@ def _selection_score(counts: np.ndarray, model: np.ndarray) -> float:
 
 
 def _measure(table: np.ndarray, sigma: Fraction, gen) -> np.ndarray:
+    # int64 cannot wrap: counts <= MAX_SIZE and sigma <= MAX_SIGMA = 2**40, so only past 2**22 sigmas
+    # (tests/test_int64_noise_audit.py)
     return table + discrete_gaussian(sigma, size=table.shape, rng=gen)
 
 
@@ -479,13 +481,20 @@ def mst_synthesize(data, domain, rho, *, n_records=None, relation="add_remove", 
        (:func:`sample_tree`): post-processing.
 
     Privacy: ``rho``-zCDP under ``relation`` (add/remove one record by default, or replace one record),
-    theorem ``syn-thm-privacy``; convert with :func:`dpcourse.zcdp_epsilon`. Codes outside
-    ``range(domain[j])`` are clamped to the nearest end (a per-record map: the guarantee is unchanged).
+    theorem ``syn-thm-privacy``; convert with :func:`dpcourse.zcdp_epsilon`. Whole-number codes of any size
+    outside ``range(domain[j])`` are clamped to the nearest end (a per-record map: the guarantee is unchanged).
+    The guarantee is stated for data sets that satisfy the input contract below; a record that breaks it is a
+    programming error that the caller rules out before the call (CONTRIBUTING, "Private data"), as for every
+    release of the course that takes labels (``dp_histogram``'s categories, ``krr``'s values).
+
+    Input contract: every code is a finite whole number (an int of any size, or a float such as 3.0). NaN, +-inf
+    and fractions such as 0.5 are not codes of any category, and no documented map turns them into one
+    (rounding 0.5 would pick a category the data never named): they are refused, see Raises.
 
     Parameters
     ----------
     data : array_like of int, shape (n, d)
-        The private records as integer codes; n may be 0.
+        The private records as whole-number codes (the input contract above); n may be 0.
     domain : sequence of int
         Public number of values of each attribute (2 <= d <= 64 attributes, each at most 1000 values).
     rho : float
@@ -498,6 +507,17 @@ def mst_synthesize(data, domain, rho, *, n_records=None, relation="add_remove", 
     Returns
     -------
     SyntheticRelease
+        ``records`` has exactly ``n_records`` rows, or round(``n_hat``) when ``n_records`` is None: the number
+        estimated from the noisy one-way counts, never the private n.
+
+    Raises
+    ------
+    ValueError
+        For a bad public parameter (named); when ``data`` is not a 2-d table of ``len(domain)`` columns; and when
+        ``data`` breaks the input contract: a NaN, +-inf or non-whole code. The message names the rule and holds
+        nothing computed from the data (no value, index or count); it is raised before any noise is drawn.
+    TypeError
+        When ``data`` is a string or holds booleans, strings or other non-numbers.
 
     Examples
     --------
@@ -511,8 +531,9 @@ def mst_synthesize(data, domain, rho, *, n_records=None, relation="add_remove", 
 def independent_synthesize(data, domain, rho, *, n_records=None, relation="add_remove", rng=None) -> SyntheticRelease:
     """The baseline: all of ``rho`` on the one-way marginals, attributes sampled independently.
 
-    rho-zCDP under ``relation`` (theorem ``syn-thm-privacy`` with only the first step). Same arguments and
-    clamping as :func:`mst_synthesize`.
+    rho-zCDP under ``relation`` (theorem ``syn-thm-privacy`` with only the first step). Same arguments, clamping,
+    input contract and refusals (Raises) as :func:`mst_synthesize`: whole-number codes of any size are clamped;
+    NaN, +-inf and fractions break the contract and raise ``ValueError`` without quoting the data.
 
     Examples
     --------

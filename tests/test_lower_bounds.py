@@ -45,11 +45,10 @@ def test_packing_error_bound_exact_values():
 @pytest.mark.parametrize("k,eps,rel,beta", [(50, 0.3, "add_remove", 0.5), (50, 0.3, "replace_one", 0.2),
                                             (3, 0.05, "replace_one", 0.5), (10**6, 2.0, "add_remove", 0.9)])
 def test_packing_error_bound_is_the_largest_certified_m(k, eps, rel, beta):
+    """Against the largest certified m computed independently at 60 digits (not through the code's own
+    packing_failure_probability)."""
     t = lb.packing_error_bound(k, eps, relation=rel, beta=beta)
-    m = int(round(2 * t))
-    if m > 0:
-        assert lb.packing_failure_probability(k, eps, m, relation=rel) >= beta * (1 - 1e-12)
-    assert lb.packing_failure_probability(k, eps, m + 1, relation=rel) < beta
+    assert t == _packing_m_reference(k if rel == "add_remove" else k - 1, eps, beta) / 2
 
 
 @pytest.mark.parametrize("eps", [0.1, 0.7, 2.0])
@@ -184,6 +183,9 @@ def test_gaussian_means_sample_size_gives_error_alpha():
     n = lb.gaussian_means_sample_size(d, eps, delta, alpha)
     sigma = dpcourse.analytic_gaussian_sigma(eps, delta, math.sqrt(d) / n)
     assert sigma * math.sqrt(2 / math.pi) == pytest.approx(alpha, rel=1e-9)
+    # and with sigma from the analytic Gaussian's defining equation, solved here (not through dpcourse)
+    sigma = _analytic_sigma_reference(eps, delta) * math.sqrt(d) / n
+    assert sigma * math.sqrt(2 / math.pi) == pytest.approx(alpha, rel=1e-7)
 
 
 def test_tracing_trial_releases():
@@ -304,3 +306,190 @@ def test_extreme_public_parameters_give_capped_true_answers():
     t = lb.packing_error_bound(2**62, 5e-324, relation="add_remove")
     assert math.isfinite(t) and t <= math.log(2**62) / 5e-324 / 2
     assert lb.packing_error_bound(2, 1e300, relation="add_remove", beta=1 - 2**-53) == 0.0
+
+
+# ---------------------------------------------------------------------------------------------------
+# Exactness at the boundaries (issue 35): every quantity re-derived at 60 digits, independently of the code
+
+
+def _packing_m_reference(big_k, eps, beta):
+    """Largest whole m >= 0 with K / (K + e^(eps m)) >= beta, by mpmath at 60 digits (floats taken exactly)."""
+    import mpmath
+
+    with mpmath.workdps(60):
+        b = mpmath.mpf(beta)
+        r = big_k * (1 - b) / b
+        if r <= 1:
+            return 0
+        q = mpmath.log(r) / mpmath.mpf(eps)
+        assert abs(q - mpmath.nint(q)) > mpmath.mpf(10) ** -40     # the floor is decided at this precision
+        return int(mpmath.floor(q))
+
+
+def test_packing_error_bound_is_exact_at_the_issue_point():
+    """k = 1000, eps = ln(1000)/3 (1 + 1e-13): the failure probability at m = 3 is 0.49999999999983 < 1/2, so
+    the certified m is 2 (the old 1e-12 slack returned 1.5)."""
+    eps = math.log(1000) / 3 * (1 + 1e-13)
+    assert _packing_m_reference(1000, eps, 0.5) == 2
+    assert lb.packing_error_bound(1000, eps, relation="add_remove") == 1.0
+    assert lb.packing_error_bound(1001, eps, relation="replace_one") == 1.0
+
+
+@pytest.mark.parametrize("big_k", [2, 7, 20, 999, 1000, 10**6])
+@pytest.mark.parametrize("beta", [0.5, 0.05, 0.9])
+def test_packing_error_bound_against_60_digits_at_adversarial_epsilons(big_k, beta):
+    """eps within a few ulps of ln(K (1 - beta) / beta) / m, on both sides, for several m: the returned t is
+    exactly m_ref / 2 under both relations (K = k, resp. k - 1)."""
+    ratio = math.log(big_k * (1 - beta) / beta)
+    if ratio <= 0:
+        assert lb.packing_error_bound(big_k, 1.0, relation="add_remove", beta=beta) == 0.0
+        return
+    for m in (1, 2, 3, 5, 17, 100):
+        eps = ratio / m
+        for _ in range(3):
+            eps = math.nextafter(eps, 0.0)
+        for _ in range(7):
+            want = _packing_m_reference(big_k, eps, beta) / 2
+            assert lb.packing_error_bound(big_k, eps, relation="add_remove", beta=beta) == want
+            assert lb.packing_error_bound(big_k + 1, eps, relation="replace_one", beta=beta) == want
+            eps = math.nextafter(eps, math.inf)
+
+
+def test_packing_huge_arguments_are_answered_never_overstated():
+    """Ints of any size: no bare OverflowError. The bound is rounded down, and capped at the largest float."""
+    assert lb.packing_failure_probability(3, 1.0, 10**400, relation="add_remove") == 0.0
+    assert lb.packing_failure_probability(3, 5e-324, 10**330, relation="add_remove") == 0.0   # e^(-4.9e6)
+    assert lb.packing_failure_probability(10**400, 1.0, 1, relation="add_remove") == 1.0
+    assert lb.packing_failure_probability(3, 5e-324, 10**300, relation="add_remove") == pytest.approx(
+        3 / (3 + math.exp(5e-324 * 1e300)), rel=1e-12)                  # e^(4.9e-24): just below 3/4
+    big = lb.packing_error_bound(10**400, 5e-324, relation="add_remove", beta=5e-324)
+    assert big == 1.7976931348623157e308
+    # m > 2**53: t is m/2 rounded down to a float
+    t = lb.packing_error_bound(2**62, 1e-15, relation="add_remove")
+    m = _packing_m_reference(2**62, 1e-15, 0.5)
+    from fractions import Fraction
+
+    assert m > 2**53
+    assert Fraction(t) <= Fraction(m, 2) < Fraction(math.nextafter(t, math.inf))
+
+
+def test_subset_sum_error_bound_huge_n_is_rounded_down_and_capped():
+    from fractions import Fraction
+
+    assert lb.subset_sum_error_bound(10**400, 1.0, 0.0, 0.0) == 1.7976931348623157e308
+    n = 2**60 + 1
+    got = lb.subset_sum_error_bound(n, 1.0, 0.0, 0.0)
+    wrong = 1.0 - lb.bit_guessing_bound(1.0, 0.0)
+    exact = Fraction(n, 4) * Fraction(wrong)
+    assert Fraction(got) <= exact < Fraction(math.nextafter(got, math.inf))
+
+
+def _fingerprint_excluded_60_digits(n, d, eps, delta, alpha):
+    """Corollary lb-cor-fingerprinting-alpha at 60 digits: is n < n0 (2/3 - 4 delta n0 - n0 / C) / (4 alpha)
+    for some integer 1 <= n0 <= n, C = sqrt(3d/2) / sinh(eps)?"""
+    import mpmath
+
+    with mpmath.workdps(60):
+        c = mpmath.sqrt(mpmath.mpf(3) * d / 2) / mpmath.sinh(mpmath.mpf(eps))
+        a, dl = mpmath.mpf(alpha), mpmath.mpf(delta)
+        return any(n < n0 * (mpmath.mpf(2) / 3 - 4 * dl * n0 - n0 / c) / (4 * a) for n0 in range(1, n + 1))
+
+
+@pytest.mark.parametrize("d, eps, alpha, high", [(10_000, 0.7, 0.020956600551508484, 213),
+                                                 (10_000, 0.7, 0.010478300275754242, 427)])
+def test_fingerprinting_range_is_never_overstated_by_rounding(d, eps, alpha, high):
+    """Adversarial alphas (found by a search): the exact end of the range lies within 1e-13 below an integer N,
+    and the float quotient rounded up to N + 1e-13, so the unguarded code reported N, which no n0 excludes."""
+    low, got = lb.fingerprinting_sample_bound(d, eps, 0.0, alpha)
+    assert low == 1 and got == high
+    assert _fingerprint_excluded_60_digits(high, d, eps, 0.0, alpha)
+    assert not _fingerprint_excluded_60_digits(high + 1, d, eps, 0.0, alpha)
+
+
+def test_fingerprinting_huge_d_is_answered():
+    """d of any size: C = sqrt(3d/2)/sinh(eps) is computed through logarithms (no bare OverflowError)."""
+    assert lb.fingerprinting_sample_bound(10**400, 0.1, 1e-6, 0.01) == (1, 694444)   # 4 delta n0 limits it
+    low, high = lb.fingerprinting_sample_bound(10**1000, 700.0, 0.0, 0.01)           # C ~ 1e196: n0 up to the cap
+    assert (low, high) == (1, 16_666_666)        # n0 = 10**6, slack 2/3 - 1e-190: 10**6 (2/3) / 0.04 = 16,666,666.7
+    assert lb.fingerprinting_sample_bound(10**400, 1e300, 0.0, 0.01) == (0, 0)
+    assert lb.fingerprinting_sample_bound(10**6, 800.0, 0.0, 0.01) == (0, 0)          # sinh overflows: C ~ 0
+    with pytest.raises(ValueError, match="alpha"):
+        lb.gaussian_means_sample_size(10**700, 0.1, 1e-6, 0.01)
+    n = lb.gaussian_means_sample_size(10**400, 0.1, 1e-6, 0.01)
+    assert n == pytest.approx(lb.gaussian_means_sample_size(10**4, 0.1, 1e-6, 0.01) * 1e198, rel=1e-12)
+
+
+def _analytic_sigma_reference(eps, delta):
+    """The analytic Gaussian sigma (sensitivity 1) by its defining equation, solved with brentq (independent of
+    dpcourse): Phi(1/(2s) - eps s) - e^eps Phi(-1/(2s) - eps s) = delta."""
+    from scipy import optimize
+
+    def gap(s):
+        return stats.norm.cdf(0.5 / s - eps * s) - math.exp(eps) * stats.norm.cdf(-0.5 / s - eps * s) - delta
+
+    return optimize.brentq(gap, 1e-3, 1e6, xtol=1e-14, rtol=1e-14)
+
+
+def test_gaussian_to_fingerprinting_factor_as_stated():
+    """The docstring of gaussian_means_sample_size states the factor 23.45 sigma1 sinh(eps) / sqrt(ln(1/delta))
+    (it said 'about 23', which is 31 at eps = 1): each number it gives is recomputed here."""
+    doc = lb.gaussian_means_sample_size.__doc__
+    assert "about 23" not in doc
+
+    def factor(eps, delta):
+        return (36 * math.sqrt(4 / (3 * math.pi)) * _analytic_sigma_reference(eps, delta) * math.sinh(eps)
+                / math.sqrt(math.log(1 / delta)))
+
+    assert f"{36 * math.sqrt(4 / (3 * math.pi)):.2f}" == "23.45" and "23.45" in doc
+    for eps, delta, text in ((0.1, 1e-6, "22.9"), (1.0, 1e-6, "31.3"), (0.1, 1e-3, "15.6"), (1.0, 1e-12, "34.4")):
+        assert f"{factor(eps, delta):.1f}" == text and text in doc
+    box = [factor(e, dl) for e in np.linspace(0.1, 1.0, 7) for dl in np.geomspace(1e-12, 1e-3, 7)]
+    assert min(box) == pytest.approx(factor(0.1, 1e-3)) and max(box) == pytest.approx(factor(1.0, 1e-12))
+    assert factor(1e-3, 1e-3) < 3                      # not a constant: it falls towards 0 as eps -> 0
+    # the ratios of the chapter's grid (delta = 1e-6): "85 to 89 times at eps = 0.1, 116 to 117 at eps = 1"
+    for eps, lo, hi in ((0.1, 85, 89), (1.0, 116, 117)):
+        ratios = [lb.gaussian_means_sample_size(d, eps, 1e-6, a)
+                  / (lb.fingerprinting_sample_bound(d, eps, 1e-6, a)[1] + 1)
+                  for d in (1_000, 10_000, 1_000_000) for a in (0.01, 0.001)]
+        assert (round(min(ratios)), round(max(ratios))) == (lo, hi)
+        assert f"{lo} to {hi}" in doc
+
+
+def test_packing_failure_probability_within_its_stated_accuracy():
+    """Docstring: within 1e-12 relative of K / (K + e^(eps m)), 0.0 only below the float range (60 digits)."""
+    import mpmath
+
+    gen = np.random.default_rng(35)
+    for _ in range(300):
+        k = int(gen.choice([1, 2, 3, 10, 1000, 10**6, 2**62]))
+        eps = float(10 ** gen.uniform(-6, 3))
+        m = int(gen.integers(1, 10**4)) if gen.random() < 0.8 else int(gen.integers(1, 10))
+        got = lb.packing_failure_probability(k, eps, m, relation="add_remove")
+        with mpmath.workdps(60):
+            ref = k / (k + mpmath.exp(mpmath.mpf(eps) * m))
+        if ref < 1e-300:
+            assert got <= float(ref) * (1 + 1e-12) or got == 0.0
+        else:
+            assert abs(got - ref) <= 1e-12 * ref
+
+
+def test_packing_exact_decision_branches(monkeypatch):
+    """The rare branches of the exact decision, driven deliberately: R = K (1 - beta) / beta <= 1 certifies
+    nothing; and when the logarithm's bounds never separate two integers (simulated by bounds one unit wide),
+    the precision doubles up to PACKING_MAX_DIGITS and the lower end is taken: never overstated."""
+    assert lb.packing_error_bound(1, 1.0, relation="add_remove") == 0.0              # R = 1
+    assert lb.packing_error_bound(2, 1e-9, relation="replace_one", beta=0.6) == 0.0  # R = 2/3
+    from fractions import Fraction
+
+    calls = []
+    real = lb._ln_bounds
+
+    def wide(num, den, digits):
+        calls.append(digits)
+        lo, hi = real(num, den, digits)
+        return lo - 1, hi + 1
+
+    monkeypatch.setattr(lb, "_ln_bounds", wide)
+    t = lb.packing_error_bound(1000, 0.5, relation="add_remove")            # ln 1000 / 0.5 = 13.8: m = 13 exactly
+    assert calls[-1] == lb.PACKING_MAX_DIGITS and calls == sorted(calls) and len(calls) > 5
+    assert Fraction(t) <= Fraction(13, 2) and t == 5.5                         # floor((ln 1000 - 1) / 0.5) = 11

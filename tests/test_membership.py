@@ -236,3 +236,75 @@ def test_checkers():
 def test_bad_input(call, err):
     with pytest.raises(err):
         call()
+
+
+# ----------------------------------------------------------------------------------------------------------
+# the mechanism's own curve (issue 35, item 7) and the audit's arguments reaching their use
+
+
+def test_gdp_tpr_bound_is_the_neyman_pearson_power_between_two_gaussians():
+    """1 - G_mu(a) is the power at level a of the most powerful test between N(0, 1) and N(mu, 1): reject when
+    y > z_{1-a}, power P[N(mu, 1) > z_{1-a}] (closed form with scipy's isf/sf, not the code's ndtri)."""
+    a = np.sort(np.concatenate([[0.0, 1e-300, 1e-12], np.logspace(-6, -0.01, 40), [0.5, 1.0]]))
+    for mu in (1e-9, 0.268, 1.0, 2.905, 8.0):
+        want = stats.norm.sf(stats.norm.isf(a) - mu)
+        got = mia.gdp_tpr_bound(a, mu)
+        np.testing.assert_allclose(got, np.maximum(want, a), rtol=1e-9, atol=0)
+        assert (got >= a).all() and (np.diff(got) >= 0).all()
+    assert mia.gdp_tpr_bound(0.01, 1.0) == pytest.approx(stats.norm.sf(stats.norm.isf(0.01) - 1.0), rel=1e-12)
+    assert mia.gdp_tpr_bound(1e-300, 3.0) > 1e-300          # no cancellation to 0 at a tiny FPR
+
+
+def test_full_batch_dpsgd_is_sqrt_k_over_sigma_gdp_and_the_curve_is_below_the_eps_delta_bound():
+    """The chapter's numbers: with the accountant's sigma for 50 full-batch steps at (eps, 1e-5), mu = sqrt(50)/sigma
+    is 0.268, 0.925, 2.905 (the accountant's epsilon is exactly mu's profile at 1e-5), and its TPR cap at FPR 1e-2
+    is 0.0198, 0.0805, 0.719 against the (eps, delta) bound's 0.0272, 0.5460, 1.0. The curve is below every
+    (eps, delta(eps)) line of its own profile and touches one of them."""
+    for eps, mu_want, cap, cap_ed in ((1.0, 0.268, 0.0198, 0.0272), (4.0, 0.925, 0.0805, 0.5460),
+                                      (16.0, 2.905, 0.719, 1.0)):
+        sigma = dpcourse.dpsgd_noise_multiplier(1.0, 50, eps, 1e-5)
+        mu = dpcourse.gdp_mu(dpcourse.ComposedEvent(dpcourse.GaussianEvent(sigma), 50))
+        assert mu == pytest.approx(math.sqrt(50) / sigma, rel=1e-12) and round(mu, 3) == mu_want
+        assert dpcourse.dpsgd_epsilon(1.0, sigma, 50, 1e-5) == pytest.approx(dpcourse.gaussian_epsilon(1e-5, mu),
+                                                                              rel=1e-9)
+        assert round(mia.gdp_tpr_bound(0.01, mu), 4 if cap < 0.1 else 3) == cap
+        assert round(mia.dp_tpr_bound(0.01, eps, 1e-5), 4) == cap_ed
+        a = np.logspace(-6, 0, 200)
+        for e in (0.5 * eps, eps, 2.0 * eps):
+            line = mia.dp_tpr_bound(a, e, dpcourse.gaussian_delta(e, mu))
+            assert (mia.gdp_tpr_bound(a, mu) <= line + 1e-12).all()
+        assert (mia.dp_tpr_bound(a, eps, dpcourse.gaussian_delta(eps, mu)) - mia.gdp_tpr_bound(a, mu)).min() < 1e-3
+
+
+def _det_train(Xs, ys, gen):
+    """Deterministic 'training': the column sums. With the canary (the only row with a 1 in the last column)
+    the canary's confidence is exactly 1, without it 0: a perfectly separable audit."""
+    return Xs.sum(axis=0)
+
+
+@pytest.mark.parametrize("confidence, delta", [(0.95, 0.0), (0.99, 0.0), (0.95, 0.1), (1 - 1e-6, 1e-3)])
+def test_canary_audit_bound_is_the_clopper_pearson_closed_form(confidence, delta):
+    """On a perfectly separable canary every bounding run lands in the event on one side and none on the other,
+    so the bound is ln((a^(1/r) - delta) / (1 - a^(1/r))) with a = (1 - confidence)/2 and r = runs/2 bounding runs
+    (Clopper-Pearson at k = r and k = 0, closed forms). Fails if confidence or delta does not reach the audit."""
+    X, y, canary = _audit_data()
+    runs = 120
+    res = mia.canary_audit(_det_train, X, y, canary, 1, runs, delta=delta, confidence=confidence, rng=0)
+    r, a = runs - runs // 2, (1 - confidence) / 2
+    assert (res.count_p, res.count_q, res.n_bound) == (r, 0, r)
+    assert res.p_lower == pytest.approx(stats.beta.ppf(a, r, 1), rel=1e-9) == pytest.approx(a ** (1 / r), rel=1e-9)
+    assert res.q_upper == pytest.approx(1 - a ** (1 / r), rel=1e-9)
+    assert res.lower_bound == pytest.approx(math.log((a ** (1 / r) - delta) / (1 - a ** (1 / r))), rel=1e-9)
+
+
+def test_the_gdp_curve_survives_an_audit_of_correct_dpsgd_and_fails_on_the_miscalibrated_one():
+    """The audit's Clopper-Pearson pair (p_lower, q_upper) must satisfy p_lower <= 1 - G_mu(q_upper) with probability
+    >= confidence when training is mu-GDP (G_mu symmetric, non-increasing): it does on correct full-batch DP-SGD at
+    mu = sqrt(K)/sigma, and the run trained at epsilon 16 breaks the curve of the claimed epsilon 1."""
+    X, y, canary = _audit_data()
+    sigma = dpcourse.dpsgd_noise_multiplier(1.0, K, 1.0, 1e-5)
+    mu = math.sqrt(K) / sigma
+    ok = mia.canary_audit(_dpsgd(1.0), X, y, canary, 1, 200, delta=1e-5, confidence=1 - 1e-6, rng=3)
+    assert ok.p_lower <= mia.gdp_tpr_bound(ok.q_upper, mu)
+    bad = mia.canary_audit(_dpsgd(16.0), X, y, canary, 1, 100, delta=1e-5, confidence=0.95, rng=3)
+    assert bad.p_lower > mia.gdp_tpr_bound(bad.q_upper, mu)

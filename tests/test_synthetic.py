@@ -363,3 +363,237 @@ def test_selection_score_moves_by_at_most_its_sensitivity_exactly():
             plus[cell] += 1
             worst = max(worst, abs(S._selection_score(plus, model) - base))
     assert worst == 1.0
+
+
+# ---------------------------------------------------------------------------------------------------
+# Issue 35: released shapes and budgets recomputed independently, the input contract, the tree theorem
+
+
+def _brute_marginal(rows, dom, attrs):
+    """A marginal by adding 1 per record at its cell (np.add.at; independent of S.marginal's ravel/bincount)."""
+    table = np.zeros([dom[a] for a in attrs], dtype=np.int64)
+    rows = np.asarray(rows, dtype=np.int64).reshape(-1, len(dom))
+    np.add.at(table, tuple(rows[:, a] for a in attrs), 1)
+    return table
+
+
+def _spy_measurements(monkeypatch):
+    calls = []
+    real = S._measure
+
+    def spy(table, sigma, gen):
+        calls.append((np.array(table), sigma))
+        return real(table, sigma, gen)
+
+    monkeypatch.setattr(S, "_measure", spy)
+    return calls
+
+
+def _neighbours(x, dom, relation, every=6):
+    if relation == "add_remove":
+        return ([np.vstack([x, [r]]) for r in itertools.product(*(range(k) for k in dom))]
+                + [np.delete(x, i, axis=0) for i in range(len(x))])
+    out = []
+    for i in range(0, len(x), every):
+        for r in itertools.product(*(range(k) for k in dom)):
+            y = x.copy()
+            y[i] = r
+            out.append(y)
+    return out
+
+
+@pytest.mark.parametrize("relation, dom", [("add_remove", (3, 2, 4, 2)), ("replace_one", (3, 2, 4, 2)),
+                                           ("replace_one", (2, 2, 2, 2))])
+def test_rho_spent_recomputed_from_the_released_events_on_neighbours(relation, dom, monkeypatch):
+    """Theorem syn-thm-privacy, checked on the run itself: the marginals measured are the d one-way tables and
+    exactly the selected pairs (brute-force counts), and on every neighbour tried the zCDP cost of what was
+    released, sum ||M_S(x) - M_S(y)||^2 / (2 sigma^2) over the measured tables with the sigma the sampler got,
+    plus (range of each selection round's log-ratio)^2 / 8, is at most rho; the Gaussian part is attained. (On
+    the domain (2, 2, 2, 2) every table of a step has one shape: a table measured for the wrong attributes is
+    caught by its counts, not by its shape.)"""
+    measured = _spy_measurements(monkeypatch)
+    rounds = _spy_selection(monkeypatch)
+    gen = np.random.default_rng(21)
+    rho, d = 0.9, 4
+    x = np.column_stack([gen.integers(0, k, 30) for k in dom])
+    rel = dpcourse.mst_synthesize(x, dom, rho, relation=relation, rng=22)
+    attrs = [(a,) for a in range(d)] + list(rel.edges)
+    assert len(measured) == 2 * d - 1 and len(rounds) == d - 1
+    assert sorted(rel.one_way) == list(range(d)) and list(rel.two_way) == list(rel.edges)
+    for (table, _), s in zip(measured, attrs):
+        np.testing.assert_array_equal(table, _brute_marginal(x, dom, s))
+    for a in range(d):
+        assert rel.one_way[a].shape == (dom[a],)
+    for (i, j) in rel.edges:
+        assert rel.two_way[(i, j)].shape == (dom[i], dom[j])
+    # the scores of each round, recomputed from the released one-way counts (as in the test above)
+    totals = np.array([float(np.sum(rel.one_way[a])) for a in range(d)])
+    n0 = float(np.sum(totals / np.array(dom)) / np.sum(1 / np.array(dom)))
+    p0 = {a: S.project_simplex(np.asarray(rel.one_way[a], dtype=float) / n0) for a in range(d)}
+
+    def score(data, e):
+        return float(np.abs(_brute_marginal(data, dom, e) - n0 * np.outer(p0[e[0]], p0[e[1]])).sum())
+
+    pairs = list(itertools.combinations(range(d), 2))
+    comp, cands_per_round = list(range(d)), []
+    for (i, j) in rel.edges:
+        cands_per_round.append([e for e in pairs if comp[e[0]] != comp[e[1]]])
+        old, new = comp[i], comp[j]
+        comp = [new if v == old else v for v in comp]
+    worst_gauss, worst_total = 0.0, 0.0
+    at_x = {s: _brute_marginal(x, dom, s) for s in attrs}
+    score_x = {e: score(x, e) for e in pairs}
+    for y in _neighbours(x, dom, relation):
+        gauss = sum(float(np.sum((at_x[s] - _brute_marginal(y, dom, s)) ** 2))
+                    / (2 * float(sigma) ** 2) for (_, sigma), s in zip(measured, attrs))
+        select = 0.0
+        for (_, sens, eps), cands in zip(rounds, cands_per_round):
+            diff = np.array([score_x[e] - score(y, e) for e in cands]) * eps / (2 * sens)
+            select += (diff.max() - diff.min()) ** 2 / 8
+        worst_gauss, worst_total = max(worst_gauss, gauss), max(worst_total, gauss + select)
+    assert worst_total <= rho
+    assert 2 * rho / 3 * (1 - 1e-5) <= worst_gauss <= 2 * rho / 3
+
+
+def test_number_of_synthetic_records_is_the_estimate_from_the_released_counts():
+    """records has round(n_hat) rows, n_hat the inverse-variance weighted total of the released one-way counts
+    (recomputed here), or exactly n_records rows: never the private n (at small rho they differ)."""
+    gen = np.random.default_rng(23)
+    dom = (3, 2, 4)
+    x = np.column_stack([gen.integers(0, k, 500) for k in dom])
+    seen = set()
+    for fn in (dpcourse.mst_synthesize, dpcourse.independent_synthesize):
+        for seed in range(4):
+            rel = fn(x, dom, 0.02, rng=seed)
+            totals = np.array([float(np.sum(rel.one_way[a])) for a in range(3)])
+            n_hat = min(max(float(np.sum(totals / np.array(dom)) / np.sum(1 / np.array(dom))), 1.0), S.MAX_RECORDS)
+            assert rel.n_hat == pytest.approx(n_hat, rel=1e-12)
+            assert rel.records.shape == (round(n_hat), 3)
+            seen.add(rel.records.shape[0])
+        for k in (0, 1, 37):
+            assert fn(x, dom, 0.02, n_records=k, rng=5).records.shape == (k, 3)
+    assert len(seen) > 1 and seen != {500}
+
+
+def test_noise_is_fresh_across_tables_and_seeds():
+    """Every table gets its own draw: two one-way tables of the same size on empty data differ, and another seed
+    gives another release; the same seed the same one."""
+    empty = np.zeros((0, 3), dtype=np.int64)
+    a = dpcourse.mst_synthesize(empty, (50, 50, 50), 0.5, rng=1)
+    b = dpcourse.mst_synthesize(empty, (50, 50, 50), 0.5, rng=2)
+    assert not np.array_equal(a.one_way[0], a.one_way[1]) and not np.array_equal(a.one_way[1], a.one_way[2])
+    assert not np.array_equal(a.one_way[0], b.one_way[0])
+    e = a.edges[0]
+    assert not np.array_equal(a.two_way[e].ravel()[:50], a.one_way[0])
+    again = dpcourse.mst_synthesize(empty, (50, 50, 50), 0.5, rng=1)
+    for t in range(3):
+        np.testing.assert_array_equal(a.one_way[t], again.one_way[t])
+
+
+@pytest.mark.parametrize("fn", [dpcourse.mst_synthesize, dpcourse.independent_synthesize])
+@pytest.mark.parametrize("bad", [[[np.nan, 0]], [[0.5, 1]], [[np.inf, 0]], [[-np.inf, 1]],
+                                 np.array([[0, 1], [0.25, 1]], dtype=object)])
+def test_input_contract_refusals_are_documented_and_happen_before_any_draw(fn, bad):
+    """Item 4: a record that breaks the input contract (NaN, +-inf, a fraction) is refused, as documented in the
+    docstring's Raises section and in the theorem's hypothesis, before any noise is drawn (the generator's state is
+    unchanged), with a message that quotes nothing from the data; a whole code of any size is clamped."""
+    doc = fn.__doc__
+    raises = doc[doc.index("Raises"):] if "Raises" in doc else ""
+    target = raises if fn is dpcourse.mst_synthesize else doc
+    for word in ("NaN", "inf", "contract"):
+        assert word in target, word
+    assert "fraction" in target or "non-whole" in target
+    gen = np.random.default_rng(3)
+    state = gen.bit_generator.state
+    with pytest.raises(ValueError, match="whole-number codes") as info:
+        fn(bad, (2, 2), 1.0, rng=gen)
+    assert gen.bit_generator.state == state
+    assert "0.25" not in str(info.value) and "0.5" not in str(info.value)
+
+
+def _ipf_max_entropy(marginals, dom, sweeps=20):
+    """The maximum-entropy distribution with the given marginals ({attrs: table}) by iterative proportional
+    fitting from the uniform table (Csiszar 1975): an algorithm independent of the closed form of tree_joint."""
+    q = np.full(dom, 1.0 / math.prod(dom))
+    d = len(dom)
+    for _ in range(sweeps):
+        for attrs, target in marginals.items():
+            axes = tuple(a for a in range(d) if a not in attrs)
+            cur = q.sum(axis=axes)
+            ratio = np.divide(target, cur, out=np.zeros_like(cur), where=cur > 0)
+            shape = [dom[a] if a in attrs else 1 for a in range(d)]
+            q = q * ratio.reshape(shape)
+    return q
+
+
+def test_tree_model_is_the_maximum_entropy_fit_of_edge_and_one_way_marginals_on_a_forest():
+    """syn-thm-tree, part 3, on a forest with an attribute on no edge (attribute 3): the model equals the
+    maximum-entropy distribution with the edge marginals AND the one-way marginals (found by IPF). Without the
+    one-way marginals the statement is false: d = 2, p1 = p2 = (1, 0), no edge: the model is a point mass
+    (entropy 0) while the uniform table has the same (no) edge marginals and entropy ln 4."""
+    gen = np.random.default_rng(31)
+    dom = (2, 3, 2, 3)
+    p0 = gen.dirichlet(np.ones(2))
+    cond = gen.dirichlet(np.ones(3), size=2)
+    q01 = p0[:, None] * cond
+    cond2 = gen.dirichlet(np.ones(2), size=3)
+    q12 = q01.sum(axis=0)[:, None] * cond2
+    p = {0: p0, 1: q01.sum(axis=0), 2: q12.sum(axis=0), 3: gen.dirichlet(np.ones(3))}
+    q = {(0, 1): q01, (1, 2): q12}
+    edges = [(0, 1), (1, 2)]
+    joint = S.tree_joint(p, q, edges, dom)
+    ipf = _ipf_max_entropy({(0, 1): q01, (1, 2): q12, (3,): p[3]}, dom)
+    np.testing.assert_allclose(joint, ipf, atol=1e-12)
+    ent = lambda r: -float(np.sum(r[r > 0] * np.log(r[r > 0])))   # noqa: E731
+    # another distribution with the same edge and one-way marginals has less entropy
+    other = joint.copy()
+    e = 0.3 * min(joint[0, 0, 0, 0], joint[0, 0, 0, 1], joint[1, 0, 0, 0], joint[1, 0, 0, 1])
+    other[0, 0, 0, 0] += e
+    other[1, 0, 0, 1] += e
+    other[0, 0, 0, 1] -= e
+    other[1, 0, 0, 0] -= e
+    np.testing.assert_allclose(other.sum(axis=(2, 3)), q01, atol=1e-15)
+    np.testing.assert_allclose(other.sum(axis=(0, 1, 2)), p[3], atol=1e-15)
+    assert ent(other) < ent(joint)
+    # the counterexample of the issue: the hypothesis must fix the one-way marginals
+    point = S.tree_joint({0: np.array([1.0, 0.0]), 1: np.array([1.0, 0.0])}, {}, [], (2, 2))
+    assert ent(point) == 0.0 and ent(np.full((2, 2), 0.25)) == pytest.approx(math.log(4))
+
+
+# ---------------------------------------------------------------------------------------------------
+# MWEM, the third method of compare_methods: its argument check (issue 35, item 18)
+
+
+def test_mwem_refuses_an_overflowing_total_by_the_histograms_name():
+    """A histogram whose total overflows the float range is refused naming `histogram` (it was refused by a
+    message about the exponential mechanism's `utilities`, an argument mwem does not have)."""
+    q = np.array([[1, 0, 1], [0, 1, 1], [1, 1, 1]])
+    for h in ([1e308, 1e308, 1.0], [1.7976931348623157e308, 1.7976931348623157e308, 0.0], [10**308, 10**308, 2]):
+        with pytest.raises(ValueError, match="histogram") as info, np.errstate(over="ignore"):
+            dpcourse.mwem(h, q, 1.0, iterations=2, rng=0)
+        assert "utilities" not in str(info.value) and "queries" not in str(info.value)
+        assert "1e+308" not in str(info.value)                       # nothing computed from the data
+    assert dpcourse.mwem([1.7976931348623157e308, 0.0, 0.0], q, 1.0, iterations=2, rng=0).shape == (3,)
+
+
+def test_mwem_public_n_is_the_exact_total():
+    """n is public under replace one record, so it must be a function of the exact count: [1, 2**53, 1] and
+    [1, 1, 2**53] both hold 2**53 + 2 records, and with a query that sees only the first cell the two releases
+    are identical (a pairwise float sum gave 2**53 for the first and 2**53 + 2 for the second)."""
+    first = dpcourse.mwem([1, 2**53, 1], [[1, 0, 0]], 1.0, iterations=1, output="last", rng=4)
+    second = dpcourse.mwem([1, 1, 2**53], [[1, 0, 0]], 1.0, iterations=1, output="last", rng=4)
+    np.testing.assert_array_equal(first, second)
+
+
+def test_rare_code_paths_unsigned_and_huge_fractions():
+    """uint64 codes of any size are clamped like int64 ones; a non-whole Fraction beyond the float range breaks
+    the contract like 0.5 (refused, nothing quoted)."""
+    from fractions import Fraction
+
+    dom = (3, 4)
+    want = dpcourse.mst_synthesize([[2, 0], [0, 1]], dom, 1.0, rng=6).records
+    got = dpcourse.mst_synthesize(np.array([[2**64 - 1, 0], [0, 1]], dtype=np.uint64), dom, 1.0, rng=6).records
+    np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match="whole-number codes") as info:
+        dpcourse.mst_synthesize(np.array([[Fraction(10**400 + 1, 2), 0]], dtype=object), dom, 1.0, rng=6)
+    assert "10000" not in str(info.value)

@@ -52,8 +52,9 @@ def check_proportion_interval(student_fn) -> CheckResult:
     """Check ``student_fn(noisy_count, n, epsilon) -> (low, high)``: the 95% noise-aware interval for a
     proportion from a count released with Laplace noise of scale 1/epsilon (sensitivity 1, n public).
 
-    It must equal :func:`dpcourse.proportion_interval`'s post-processing to 1e-6 relative on several
-    releases. Recognised slips: the noise ignored, the noise scale not divided by n, the Laplace noise
+    It must equal the normal-approximation interval the exercise asks for (the sampling variance from the
+    clamped estimate, plus the Laplace noise's variance; not :func:`dpcourse.proportion_interval`, which now
+    inverts the exact law of the count) to 1e-6 relative on several releases. Recognised slips: the noise ignored, the noise scale not divided by n, the Laplace noise
     treated as normal, the sampling variance computed from an estimate outside [0, 1].
     """
     for count, n, eps in _CASES:
