@@ -199,8 +199,16 @@ def noise_aware_halfwidth(sigma, b, level=0.95):
             return 0.0
         if not math.isfinite(float(hi)):
             raise ValueError(f"sigma and b must give a finite half-width, got sigma={float(s)!r}, b={float(bb)!r}")
-        return float(brentq(lambda c: float(_laplace_normal_tail(c, s, bb)) - alpha, 0.0, float(hi),
-                            xtol=max(1e-15 * float(hi), 5e-324), rtol=4 * np.finfo(float).eps))
+        def excess(c):
+            return float(_laplace_normal_tail(c, s, bb)) - alpha
+        # the tail is 1 at c = 0 and at most alpha at the union bound; at a level within rounding of 0 or of
+        # the bound (the last bits of the tail's exp and erfc differ between CPUs) an end can land on the
+        # wrong side: 0 already covers, or the (wider) bound is returned
+        if excess(0.0) <= 0.0:
+            return 0.0
+        if excess(float(hi)) >= 0.0:
+            return float(hi)
+        return float(brentq(excess, 0.0, float(hi), xtol=max(1e-15 * float(hi), 5e-324), rtol=4 * np.finfo(float).eps))
     lo = np.zeros_like(hi)
     for _ in range(_BISECTION_STEPS):
         mid = 0.5 * (lo + hi)

@@ -611,3 +611,18 @@ def test_figures_and_widget():
     fig = figs.plot_coverage_grid(grid)
     assert [len(c) for c in fig.axes[0].containers if hasattr(c, "patches")] == [len(grid)] * 3
     plt.close(fig)
+
+
+def test_halfwidth_at_a_level_within_rounding_of_0_is_answered(monkeypatch):
+    # on another CPU the tail's last bit can put P(|S + L| > 0) a hair below alpha = 1 - level = 1.0: the
+    # root is then not bracketed; 0 already covers (it raised brentq's "f(a) and f(b) must have different signs")
+    import dpcourse.inference as inf
+
+    real = inf._laplace_normal_tail
+
+    def one_ulp_low(c, s, b):
+        return np.where(np.asarray(c) == 0.0, 1.0 - 2.0**-53, real(c, s, b))
+
+    monkeypatch.setattr(inf, "_laplace_normal_tail", one_ulp_low)
+    assert inf.noise_aware_halfwidth(1.0, 0.5, 5e-324) == 0.0
+    assert inf.noise_aware_halfwidth(1.0, 0.5, 0.95) == pytest.approx(2.4157, abs=1e-4)
