@@ -151,12 +151,14 @@ def exp_neg_bounds(xs, prec: int) -> tuple[list, list]:
     ``x_lo <= x <= x_hi``; ``decimal``'s ``exp`` is correctly rounded (relative error below
     ``10**(1 - digits)``), so ``E = exp(-x_lo)`` rounded gives ``exp(-x) <= E (1 + r)`` and
     ``exp(-x) >= exp(-x_lo) e^-(x_hi - x_lo) >= E (1 - r) (1 - (x_hi - x_lo))``; every later step rounds
-    towards the side that keeps the bound valid.
+    towards the side that keeps the bound valid. Every operation names its own context: nothing depends on the
+    caller's :func:`decimal.getcontext` (a unary minus there once rounded x to 28 digits, so that the "bounds" at
+    128 bits and beyond excluded the true value; ``tests/test_exact_branches.py``).
     """
     down = _context(prec, decimal.ROUND_FLOOR)
     up = _context(prec, decimal.ROUND_CEILING)
     near = _context(prec, decimal.ROUND_HALF_EVEN)
-    rel = decimal.Decimal(10) ** (1 - near.prec)
+    rel = decimal.Decimal(f"1e{1 - near.prec}")  # exact; no arithmetic in the caller's (thread's) decimal context
     scale = decimal.Decimal(1 << prec)
     small = up.multiply(prec, _LN2_UP)  # x >= prec ln 2: 2**prec exp(-x) <= 1
     full = 1 << prec
@@ -173,7 +175,7 @@ def exp_neg_bounds(xs, prec: int) -> tuple[list, list]:
             hi_out.append(1)
             continue
         x_hi = up.divide(dn, dd)
-        e = near.exp(-x_lo)
+        e = near.exp(x_lo.copy_negate())  # exact negation: ``-x_lo`` would round to the thread's context (28 digits)
         e_hi = up.multiply(e, up.add(1, rel))
         e_lo = down.multiply(down.multiply(e, down.subtract(1, rel)), down.subtract(1, up.subtract(x_hi, x_lo)))
         lo_out.append(max(0, int(down.multiply(e_lo, scale).to_integral_value(decimal.ROUND_FLOOR))))

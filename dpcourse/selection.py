@@ -20,6 +20,7 @@ from fractions import Fraction
 import numpy as np
 from scipy import integrate
 
+from . import _portable
 from .discrete import _round_up, discrete_laplace
 from .exact_uniform import (below, cdf_bounds, cdf_bounds53, choose_slot, exp_neg_bounds, exp_neg_bounds53,
                              uniform_prefix)
@@ -103,6 +104,16 @@ def _scaled(utilities, sensitivity, epsilon, monotone, name):
         return np.where(diff == 0.0, 0.0, diff * coef)
 
 
+def _float_weights(utilities, sensitivity, epsilon, monotone, name):
+    """The weights ``exp(scaled)`` of the float samplers (``secure=False``), by :func:`dpcourse._portable.exp`.
+
+    numpy's ``exp`` differs in the last bit between CPUs (AVX-512, AVX2, NEON), and these weights are compared
+    with the draws: with them a seeded float release would draw another sample on another computer, once in a
+    while. The portable ``exp`` gives the same bits everywhere (within 3 ulp of e^x).
+    """
+    return _portable.exp(_scaled(utilities, sensitivity, epsilon, monotone, name))
+
+
 def _check_size(size):
     return check_size(size, allow_none=True)  # None or an int in [1, MAX_SIZE]
 
@@ -162,7 +173,8 @@ def exponential_mechanism(utilities, sensitivity, epsilon, *, monotone=False, rn
     one for every candidate whose scaled gap is at most ``GAP_CAP = 2**16``; farther candidates keep a
     probability of at least ``e^-65536 / m`` instead of less (never 0), at the same epsilon.
     ``secure=False`` is the float sampler (``Generator.choice`` with float probabilities, where a far
-    candidate's weight underflows to 0), kept for the lessons.
+    candidate's weight underflows to 0), kept for the lessons; its weights come from
+    :func:`dpcourse._portable.exp`, so a seeded float release is the same on every CPU.
 
     Parameters
     ----------
@@ -189,7 +201,8 @@ def exponential_mechanism(utilities, sensitivity, epsilon, *, monotone=False, rn
     (5,)
     """
     if not check_flag(secure, "secure"):
-        p = exponential_probabilities(utilities, sensitivity, epsilon, monotone=monotone)
+        w = _float_weights(utilities, sensitivity, epsilon, monotone, "utilities")
+        p = w / _portable.pairwise_sum(w)   # the law of exponential_probabilities, the same bits on every CPU
         size = _check_size(size)
         gen = as_rng(rng)
         out = gen.choice(p.size, size=size, p=p)
@@ -540,7 +553,7 @@ def permute_and_flip(utilities, sensitivity, epsilon, *, monotone=False, rng=Non
     1
     """
     if not check_flag(secure, "secure"):
-        p = np.exp(_scaled(utilities, sensitivity, epsilon, monotone, "utilities"))
+        p = _float_weights(utilities, sensitivity, epsilon, monotone, "utilities")  # coins: same bits on every CPU
         lo53 = hi53 = None
     else:
         gaps = _exact_gaps(utilities, sensitivity, epsilon, monotone, "utilities")
@@ -657,12 +670,12 @@ def selection_support(utilities, sensitivity, epsilon, *, mechanism, monotone=Fa
     if check_flag(secure, "secure"):
         return np.ones(scaled.size, dtype=bool)
     if which == "exponential":
-        p = np.exp(scaled)
-        cdf = np.cumsum(p / p.sum())
+        p = _portable.exp(scaled)   # the float sampler's weights (_float_weights)
+        cdf = np.cumsum(p / _portable.pairwise_sum(p))
         cdf /= cdf[-1]  # as Generator.choice computes it
         edges = np.ceil(np.concatenate(([0.0], cdf)) * 2.0**53)
         return edges[1:] > edges[:-1]
     if which == "permute_and_flip":
-        return np.exp(scaled) > 0.0
+        return _portable.exp(scaled) > 0.0
     # scaled = (s - max s) / b; each float noise is at most 36.05 b in size
     return scaled + 2 * _FLOAT_LAPLACE_REACH >= 0.0

@@ -64,9 +64,10 @@ def test_refinement_of_an_undecided_draw_is_exact():
                      lambda j: (lambda prec: tuple([b] for b in xu.dyadic_bounds(third, prec))), gen)
     frac = float(third * (1 << 53) - k0)  # 2/3
     assert chi2_p([heads.sum(), n - heads.sum()], [frac, 1 - frac]) > ALPHA
-    # a weight exp(-1): the fractional part of 2**53 e^-1, to 40 digits
-    decimal.getcontext().prec = 60
-    scaled = decimal.Decimal(-1).exp() * (1 << 53)
+    # a weight exp(-1): the fractional part of 2**53 e^-1, to 40 digits (a local context: a global one would
+    # leak into the samplers' decimal arithmetic in later tests and hide a dependence on it)
+    ctx = decimal.Context(prec=60)
+    scaled = ctx.multiply(ctx.exp(decimal.Decimal(-1)), 1 << 53)
     k1 = int(scaled)
     p1 = float(scaled - k1)
     bounds = lambda prec: xu.exp_neg_bounds([(1, 1)], prec)  # noqa: E731
@@ -75,9 +76,9 @@ def test_refinement_of_an_undecided_draw_is_exact():
 
 
 def test_exp_bounds_are_valid_and_positive_far_out():
+    ctx = decimal.Context(prec=400)
     for x in [Fraction(1, 3), Fraction(7), Fraction(745), Fraction(800), Fraction(40, 7)]:
-        decimal.getcontext().prec = 400
-        true = decimal.Decimal(-x.numerator / decimal.Decimal(x.denominator)).exp() * (1 << 1200)
+        true = ctx.multiply(ctx.exp(ctx.divide(-x.numerator, x.denominator)), 1 << 1200)
         lo, hi = xu.exp_neg_bounds([(x.numerator, x.denominator)], 1200)
         assert lo[0] <= true <= hi[0] and hi[0] - lo[0] <= 2 and lo[0] > 0  # e^-800 > 0: not underflowed
     lo, hi = xu.exp_neg_bounds([(800, 1)], 53)
@@ -230,7 +231,8 @@ def test_cdf_bounds_contain_the_exact_cdf():
         x = gen.exponential(gen.choice([0.1, 3.0, 20.0]), int(gen.integers(2, 30)))
         x[gen.integers(x.size)] = 0.0
         gaps = [float(v).as_integer_ratio() for v in x]
-        w = [ctx.exp(-ctx.divide(decimal.Decimal(n), decimal.Decimal(d))) for n, d in gaps]
+        # copy_negate, not a unary minus: that would round to the thread's context (28 digits by default)
+        w = [ctx.exp(ctx.divide(decimal.Decimal(n), decimal.Decimal(d)).copy_negate()) for n, d in gaps]
         total = decimal.Decimal(0)
         for v in w:
             total = ctx.add(total, v)
