@@ -239,7 +239,8 @@ def check_real_array(x, name: str = "x", *, allow_empty: bool = False, ndim=None
     """Return ``x`` as a float64 array after checking every entry is a finite real number.
 
     Bool arrays, object arrays, strings and complex numbers raise :class:`TypeError`; NaN or +-inf
-    anywhere raises :class:`ValueError`. Arrays are usually private data, so that message holds nothing
+    anywhere raises :class:`ValueError`. A finite entry beyond the float64 range (an int beyond 64 bits, a
+    wide ``np.longdouble``) is clamped to +-the largest float64, never refused. Arrays are usually private data, so that message holds nothing
     computed from the entries (no index, no value): it names the argument and the rule (CONTRIBUTING.md).
     """
     if isinstance(x, (str, bytes)):
@@ -255,6 +256,15 @@ def check_real_array(x, name: str = "x", *, allow_empty: bool = False, ndim=None
         raise ValueError(f"{name} must have {ndim} dimension(s), got {arr.ndim}")  # (no shape: n may be private)
     if arr.size == 0 and not allow_empty:
         raise ValueError(f"{name} must not be empty")
+    if arr.dtype.kind == "f" and arr.dtype.itemsize > 8:
+        # A wider float (np.longdouble) can hold a finite value beyond the float64 range; the cast would turn it
+        # into +-inf and refuse it, while a neighbour holding 1e300 releases. Refuse only NaN/+-inf; clamp the
+        # rest to +-the largest float64, like an int beyond the float range (CONTRIBUTING.md, "Private data").
+        if not np.isfinite(arr).all():
+            raise ValueError(f"{name} must be finite everywhere (no NaN or +-inf entry): remove or impute such "
+                             f"entries before the call")
+        top = np.finfo(np.float64).max
+        arr = np.clip(arr, -top, top)
     arr = arr.astype(np.float64, copy=False)
     finite = np.isfinite(arr)
     if not finite.all():

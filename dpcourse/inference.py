@@ -38,7 +38,9 @@ epsilon from 0.1 to 30, but below 95% at n = 10 to 30 when the noise is small (e
 n = 10, epsilon = 30, as the non-private t interval), and skewed data need larger n (0/1 data with p = 0.05:
 0.75 at n = 20 and about 0.90 at n = 100, epsilon = 10: use :func:`proportion_interval` for 0/1 data). The
 quantile interval is approximate (the gaps between the data); its coverage is measured with the exact law
-of the release.
+of the release, and it holds only where the population has a positive, roughly flat density around the
+quantile at the scale of the interval (unimodal data, skewed ones too): on a bimodal population whose
+median lies in a valley it under-covers badly (see :func:`quantile_interval`).
 """
 
 from __future__ import annotations
@@ -862,6 +864,20 @@ def quantile_interval(x, q, lower, upper, epsilon, *, level=0.95, method="noise_
     point nearest the quantile and miss it; the widening costs two grid steps. Approximate: the rank
     error depends on the gaps; :func:`interval_coverage` measures the coverage with the exact law.
 
+    Where it holds: the rank rule assumes the rank error ``Laplace(2 / epsilon')`` of equal gaps, i.e. a
+    population density that is positive and roughly flat around the quantile at the scale of the interval
+    (unimodal data: the penguins' body mass; 0.956 for the median of a lognormal population, median 4000,
+    log-sd 0.3, bounds [2000, 7000], n = 100, epsilon = 1). **Multimodal data break it**: when the quantile
+    sits in a low-density valley the mechanism prefers the wide gaps of the valley and its rank error is far
+    from that law. With bounds [2000, 7000], the exact law of the release (:func:`interval_coverage`, 400
+    samples) gives a median coverage of 0.80 for ``1/2 N(3800, 200^2) + 1/2 N(5200, 200^2)`` at n = 100,
+    epsilon = 1 and 0.76 at n = 1000, epsilon = 0.1 (the non-private order-statistic interval: 0.94 and
+    0.96), and 0.80 at n = 100, epsilon = 1 for 45% of the mass in ``N(3500, 50^2)``, 45% in
+    ``N(5500, 50^2)`` and 10% uniform on the valley [4000, 5000]. At small n with next to no noise
+    (n = 15 to 40, epsilon of 100 or 1000) the normal approximation of the binomial rank count (no
+    continuity correction) covers 0.927 to 0.939 on the penguins. Measure the coverage
+    (:func:`interval_coverage`) on a population like the data before relying on it.
+
     Parameters
     ----------
     x : array_like of floats, shape (n,), n >= 2
@@ -1016,6 +1032,11 @@ def interval_coverage(kind, population, n, epsilon, *, reps=1000, level=0.95, lo
     privacy noise is integrated exactly: each repetition contributes the probability, under the exact law
     of the two exponential-mechanism draws (grid ``resolution``, ends widened as in
     :func:`quantile_interval`), that the interval holds the target.
+
+    For ``"quantile"`` the standard error is that of the per-sample probabilities, which is unreliable
+    from a few dozen samples when those probabilities are skewed (most near 1, a few far lower); as each
+    lies in [0, 1], ``sqrt(c (1 - c) / reps)`` (``c`` the coverage) bounds the true standard error and is
+    the safe one to quote at small ``reps``.
 
     ``keep_intervals=True`` (ignored for ``"quantile"``) adds ``"intervals"``: ``method -> (lows, highs)``.
     ``target`` (optional, a float): the number whose coverage is measured instead of the parameter the

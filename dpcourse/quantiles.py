@@ -41,7 +41,7 @@ from ._validation import (
     check_real,
     check_real_array,
 )
-from . import _portable
+from . import portable
 from .discrete import _round_up, discrete_laplace, laplace_lattice, lattice_release
 from .laplace import laplace_mechanism
 
@@ -115,16 +115,16 @@ def _quantile_setup(x, q, lower, upper, epsilon, resolution):
     counts = np.diff(pos)
     ranks = np.arange(n + 1, dtype=np.float64)
     utility = -np.abs(ranks - qq * n)
-    # _portable: the weights decide which sample a seeded release draws, so they must not depend on
+    # portable: the weights decide which sample a seeded release draws, so they must not depend on
     # which exp/log code numpy picks for this CPU (the same seed releases the same value everywhere)
-    logw = _portable.log(counts.astype(np.float64)) + (eps / 2.0) * utility
+    logw = portable.log(counts.astype(np.float64)) + (eps / 2.0) * utility
     return grid, pos, logw
 
 
 def _probabilities_from_logw(logw: np.ndarray) -> np.ndarray:
     top = logw.max()
-    w = _portable.exp(logw - top)
-    return w / _portable.pairwise_sum(w)
+    w = portable.exp(logw - top)
+    return w / portable.pairwise_sum(w)
 
 
 def _integer_weights(p: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -414,9 +414,9 @@ def _smooth_sensitivity(z: np.ndarray, m: int, beta: float) -> float:
     """
     n = z.size - 2
     rng_full = z[-1] - z[0]
-    # exp(-beta k) for k = 0..n, once, by _portable: the smooth sensitivity sets the noise scale, whose last
+    # exp(-beta k) for k = 0..n, once, by portable: the smooth sensitivity sets the noise scale, whose last
     # bit the exact sampler sees, so it must not depend on which exp numpy picks for this CPU
-    decay = _portable.exp(-beta * np.arange(n + 1, dtype=np.float64))
+    decay = portable.exp(-beta * np.arange(n + 1, dtype=np.float64))
     best = max(z[m] - z[m - 1], z[m + 1] - z[m], rng_full * float(decay[n]))
     if beta == 0.0 or best <= 0.0:
         d_max = n + 1

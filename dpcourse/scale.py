@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _portable
+from . import portable
 from ._validation import (
     as_rng,
     check_bounds,
@@ -248,10 +248,10 @@ def _keep_probability(n: np.ndarray, eps: float, delta: float) -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore"):
         nl = np.clip(nf, 1.0, n1)
         # delta (e^(n eps) - 1) / (e^eps - 1), written so that a huge eps (where n1 = 1) cannot overflow.
-        # _portable: the same floats on every CPU, so the float coin's measured failure (chapter "DP at
+        # portable: the same floats on every CPU, so the float coin's measured failure (chapter "DP at
         # scale") is the same everywhere
-        low = delta * _portable.exp((nl - 1.0) * eps) * (-_portable.expm1(-nl * eps)) / (-math.expm1(-eps))
-        high = p1 - (1.0 - p1 + delta / em1) * _portable.expm1(-(nf - n1) * eps)
+        low = delta * portable.exp((nl - 1.0) * eps) * (-portable.expm1(-nl * eps)) / (-math.expm1(-eps))
+        high = p1 - (1.0 - p1 + delta / em1) * portable.expm1(-(nf - n1) * eps)
     p = np.where(nf <= n1, low, np.where(nf <= n2, high, 1.0))
     p = np.where(nf == 0, 0.0, p)
     return np.clip(p, 0.0, 1.0)

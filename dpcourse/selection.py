@@ -20,7 +20,7 @@ from fractions import Fraction
 import numpy as np
 from scipy import integrate
 
-from . import _portable
+from . import portable
 from .discrete import _round_up, discrete_laplace
 from .exact_uniform import (below, cdf_bounds, cdf_bounds53, choose_slot, exp_neg_bounds, exp_neg_bounds53,
                              uniform_prefix)
@@ -105,13 +105,13 @@ def _scaled(utilities, sensitivity, epsilon, monotone, name):
 
 
 def _float_weights(utilities, sensitivity, epsilon, monotone, name):
-    """The weights ``exp(scaled)`` of the float samplers (``secure=False``), by :func:`dpcourse._portable.exp`.
+    """The weights ``exp(scaled)`` of the float samplers (``secure=False``), by :func:`dpcourse.portable.exp`.
 
     numpy's ``exp`` differs in the last bit between CPUs (AVX-512, AVX2, NEON), and these weights are compared
     with the draws: with them a seeded float release would draw another sample on another computer, once in a
     while. The portable ``exp`` gives the same bits everywhere (within 3 ulp of e^x).
     """
-    return _portable.exp(_scaled(utilities, sensitivity, epsilon, monotone, name))
+    return portable.exp(_scaled(utilities, sensitivity, epsilon, monotone, name))
 
 
 def _check_size(size):
@@ -174,7 +174,7 @@ def exponential_mechanism(utilities, sensitivity, epsilon, *, monotone=False, rn
     probability of at least ``e^-65536 / m`` instead of less (never 0), at the same epsilon.
     ``secure=False`` is the float sampler (``Generator.choice`` with float probabilities, where a far
     candidate's weight underflows to 0), kept for the lessons; its weights come from
-    :func:`dpcourse._portable.exp`, so a seeded float release is the same on every CPU.
+    :func:`dpcourse.portable.exp`, so a seeded float release is the same on every CPU.
 
     Parameters
     ----------
@@ -202,7 +202,7 @@ def exponential_mechanism(utilities, sensitivity, epsilon, *, monotone=False, rn
     """
     if not check_flag(secure, "secure"):
         w = _float_weights(utilities, sensitivity, epsilon, monotone, "utilities")
-        p = w / _portable.pairwise_sum(w)   # the law of exponential_probabilities, the same bits on every CPU
+        p = w / portable.pairwise_sum(w)   # the law of exponential_probabilities, the same bits on every CPU
         size = _check_size(size)
         gen = as_rng(rng)
         out = gen.choice(p.size, size=size, p=p)
@@ -670,12 +670,12 @@ def selection_support(utilities, sensitivity, epsilon, *, mechanism, monotone=Fa
     if check_flag(secure, "secure"):
         return np.ones(scaled.size, dtype=bool)
     if which == "exponential":
-        p = _portable.exp(scaled)   # the float sampler's weights (_float_weights)
-        cdf = np.cumsum(p / _portable.pairwise_sum(p))
+        p = portable.exp(scaled)   # the float sampler's weights (_float_weights)
+        cdf = np.cumsum(p / portable.pairwise_sum(p))
         cdf /= cdf[-1]  # as Generator.choice computes it
         edges = np.ceil(np.concatenate(([0.0], cdf)) * 2.0**53)
         return edges[1:] > edges[:-1]
     if which == "permute_and_flip":
-        return _portable.exp(scaled) > 0.0
+        return portable.exp(scaled) > 0.0
     # scaled = (s - max s) / b; each float noise is at most 36.05 b in size
     return scaled + 2 * _FLOAT_LAPLACE_REACH >= 0.0

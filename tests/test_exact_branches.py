@@ -863,12 +863,12 @@ def _nudged_exp(direction):
 def test_float_samplers_do_not_depend_on_the_last_bit_of_numpys_exp(monkeypatch):
     # U is put exactly on the float threshold (a coin e^-0.35, a CDF value 1 / (1 + e^-0.35), both in [1/2, 1),
     # where every float is a multiple of 2**-53). Moving numpy's exp by one ulp, as another CPU may, must not move
-    # the threshold: the sample is decided by CPU-independent arithmetic (dpcourse._portable).
-    from dpcourse import _portable
+    # the threshold: the sample is decided by CPU-independent arithmetic (dpcourse.portable).
+    from dpcourse import portable
     u = [0.0, -0.7]
-    coin = float(_portable.exp(np.array([-0.35]))[0])
-    w = _portable.exp(np.array([0.0, -0.35]))
-    cdf0 = float(np.cumsum(w / _portable.pairwise_sum(w))[0])
+    coin = float(portable.exp(np.array([-0.35]))[0])
+    w = portable.exp(np.array([0.0, -0.35]))
+    cdf0 = float(np.cumsum(w / portable.pairwise_sum(w))[0])
     assert 0.5 <= coin < 1 and 0.5 <= cdf0 < 1
     k_coin, k_cdf = int(coin * 2.0**53), int(cdf0 * 2.0**53)
     results = []

@@ -626,3 +626,27 @@ def test_halfwidth_at_a_level_within_rounding_of_0_is_answered(monkeypatch):
     monkeypatch.setattr(inf, "_laplace_normal_tail", one_ulp_low)
     assert inf.noise_aware_halfwidth(1.0, 0.5, 5e-324) == 0.0
     assert inf.noise_aware_halfwidth(1.0, 0.5, 0.95) == pytest.approx(2.4157, abs=1e-4)
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).max <= np.finfo(np.float64).max, reason="longdouble is float64 here")
+def test_longdouble_beyond_the_float_range_releases_like_1e300():
+    """A finite np.longdouble beyond the float64 range was refused ("not finite") while the neighbour with
+    1e300 released: the refusal itself leaked the value. Both now give the same release (the clamp)."""
+    import warnings
+
+    def arr(v, *rest):
+        return np.array([*rest, v], dtype=np.longdouble)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for big in (np.longdouble("1e4000"), -np.longdouble("1e4000")):
+            ref = np.longdouble(1e300) * np.sign(big)
+            a = dp.mean_interval(arr(big, 3000.0, 4000.0), 2000.0, 7000.0, 1.0, rng=3)
+            b = dp.mean_interval(arr(ref, 3000.0, 4000.0), 2000.0, 7000.0, 1.0, rng=3)
+            assert type(a) is type(b) and a == b
+            a = dp.quantile_interval(arr(big, 3000.0, 4000.0), 0.5, 2000.0, 7000.0, 30.0, rng=3, resolution=64)
+            b = dp.quantile_interval(arr(ref, 3000.0, 4000.0), 0.5, 2000.0, 7000.0, 30.0, rng=3, resolution=64)
+            assert type(a) is type(b) and a == b
+            a = dp.proportion_interval(arr(big, 1.0, 0.0), 1.0, rng=3)
+            b = dp.proportion_interval(arr(ref, 1.0, 0.0), 1.0, rng=3)
+            assert type(a) is type(b) and a == b

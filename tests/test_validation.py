@@ -312,3 +312,21 @@ def test_reconstruction_clips_answers_without_changing_the_minimisers():
     assert dp.reconstruction_attack(A, [7.0, -3.0, 1.0, 9.0]).tolist() == \
         dp.reconstruction_attack(A, [1.0, 0.0, 1.0, 3.0]).tolist() == [1, 0, 1]
     assert dp.reconstruction_attack(A, [1e308, -1e308, 1.0, 1e308]).tolist() == [1, 0, 1]   # was RuntimeError
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).max <= np.finfo(np.float64).max, reason="longdouble is float64 here")
+def test_longdouble_beyond_the_float_range_is_clamped_not_refused():
+    """A finite np.longdouble beyond the float64 range was cast to inf and refused as "not finite" while a
+    neighbour holding 1e300 released. It is clamped to +-the largest float64, with no overflow warning;
+    NaN and +-inf stay refused."""
+    import warnings
+
+    huge = np.longdouble("1e4000")
+    top = np.finfo(np.float64).max
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = v.check_real_array(np.array([3000.0, huge, -huge], dtype=np.longdouble))
+    assert out.dtype == np.float64 and out.tolist() == [3000.0, top, -top]
+    for bad in (np.longdouble("nan"), np.longdouble("inf"), -np.longdouble("inf")):
+        with pytest.raises(ValueError, match="finite everywhere"):
+            v.check_real_array(np.array([1.0, bad], dtype=np.longdouble))

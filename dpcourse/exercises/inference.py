@@ -52,10 +52,14 @@ def check_proportion_interval(student_fn) -> CheckResult:
     """Check ``student_fn(noisy_count, n, epsilon) -> (low, high)``: the 95% noise-aware interval for a
     proportion from a count released with Laplace noise of scale 1/epsilon (sensitivity 1, n public).
 
-    It must equal the normal-approximation interval the exercise asks for (the sampling variance from the
-    clamped estimate, plus the Laplace noise's variance; not :func:`dpcourse.proportion_interval`, which now
-    inverts the exact law of the count) to 1e-6 relative on several releases. Recognised slips: the noise ignored, the noise scale not divided by n, the Laplace noise
-    treated as normal, the sampling variance computed from an estimate outside [0, 1].
+    It must equal, to 1e-6 relative on several releases, the interval the exercise asks for: centred on the
+    noisy proportion ``p = noisy_count / n``, with the half-width ``noise_aware_halfwidth(sigma, 1 / (n epsilon))``,
+    the 95% quantile of ``|S + L|`` under the exact law of normal plus Laplace (theorem
+    ``inf-thm-convolution``) with ``S ~ N(0, sigma^2)``, ``sigma^2 = pc (1 - pc) / n`` from the estimate clipped
+    to [0, 1], and ``L ~ Laplace(1 / (n epsilon))`` (the variances are not added). It is not
+    :func:`dpcourse.proportion_interval`, which inverts the exact law of the noisy count. Recognised slips: the
+    noise ignored, the noise scale not divided by n, the Laplace noise treated as normal (variances added), the
+    sampling variance computed from an estimate outside [0, 1].
     """
     for count, n, eps in _CASES:
         where = f"on noisy_count={count}, n={n}, epsilon={eps}"
