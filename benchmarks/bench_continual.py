@@ -10,7 +10,13 @@ Part 2, speed: 10^6 events through one TreeCounter, one ``step`` call per event 
 two baselines measured in the same run: drawing the 10^6 noise values alone, and a bare Python loop that
 appends ``count + noise`` (the least a per-event Python call can cost).
 
-Usage: ``python benchmarks/bench_continual.py [--runs 40] [--steps 1000000]``
+Part 3, timing side channel (issue 35, item 1): the run time of ``factorization_counts`` and of its exact product
+Q x alone, on two neighbouring streams, all zero and one event at the very end, at T = 2^16 and 2^18. Before the
+fix the exact Q x wrote the stream as a Decimal without its leading zeros, so its cost followed the position of
+the last event (at 2^18: 143 ms against 354-452 ms); the ratio should now be 1 up to the noise of the machine.
+Each time is the minimum over ``--repeats`` alternating calls (CPU seconds of this process).
+
+Usage: ``python benchmarks/bench_continual.py [--runs 40] [--steps 1000000] [--repeats 5] [--parts 123]``
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from fractions import Fraction
 import numpy as np
 
 import dpcourse
-from dpcourse.continual import factorization_lattice
+from dpcourse.continual import _factorization_steps, _integer_factor, factorization_lattice
 
 
 def errors(runs: int, eps: float = 1.0) -> None:
@@ -99,13 +105,42 @@ def speed(steps: int) -> None:
           f"= {t_feed / t_noise:.2f} x noise alone; same answers as step: True")
 
 
+def neighbours_timing(repeats: int) -> None:
+    print(f"\nPart 3: run time on neighbouring streams (all zero / one event at the end), minimum CPU seconds over "
+          f"{repeats} alternating calls; rho = 0.5")
+    print(f"{'T':>8} | {'what':<22} | {'all zero':>9} | {'last = 1':>9} | {'ratio':>6}")
+    for T in (2**16, 2**18):
+        zero = np.zeros(T, dtype=np.int64)
+        last = zero.copy()
+        last[-1] = 1
+        exponent = factorization_lattice(T, 0.5)[0]
+        _integer_factor(T)                                   # the public factor, cached: not part of the comparison
+        calls = [("Q x (exact product)", lambda x: _factorization_steps(x, exponent)),
+                 ("factorization_counts", lambda x: dpcourse.factorization_counts(x, 0.5, rng=1))]
+        for name, call in calls:
+            best = {"zero": math.inf, "last": math.inf}
+            for _ in range(repeats):
+                for key, x in (("zero", zero), ("last", last)):
+                    t0 = time.process_time()
+                    call(x)
+                    best[key] = min(best[key], time.process_time() - t0)
+            print(f"{T:>8} | {name:<22} | {best['zero']:9.3f} | {best['last']:9.3f} | "
+                  f"{best['last'] / best['zero']:6.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--steps", type=int, default=10**6)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--parts", default="123", help="which parts to run, e.g. 3")
     args = parser.parse_args()
-    errors(args.runs)
-    speed(args.steps)
+    if "1" in args.parts:
+        errors(args.runs)
+    if "2" in args.parts:
+        speed(args.steps)
+    if "3" in args.parts:
+        neighbours_timing(args.repeats)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@ one event moves every later count ``c_s, ..., c_T`` by 1. See the chapter "Conti
   Gaussian (theorems ``cr-thm-tree-privacy`` and ``cr-thm-tree-variance``).
 * :func:`factorization_counts`: the square-root factorization A = L L of the prefix-sum matrix
   (Fichtenberger, Henzinger & Upadhyay 2023; Henzinger, Upadhyay & Upadhyay 2023) with lattice Gaussian
-  noise, rho-zCDP (theorem ``cr-thm-fact``); the private part R x is computed exactly in integers.
+  noise, rho-zCDP (theorem ``cr-thm-fact``); the private part R x is computed exactly in integers, with the same
+  work for every stream (its run time does not depend on the events).
 * :func:`naive_counts`: the two naive answers (fresh noise on every count; noise on every increment).
 * Exact variances of every answer: :func:`tree_variance`, :func:`factorization_variance`,
   :func:`naive_variance`.
@@ -28,7 +29,7 @@ from fractions import Fraction
 import numpy as np
 
 from ._validation import MAX_SIZE, as_rng, check_binary_array, check_choice, check_epsilon, check_positive_int, check_real
-from .discrete import _dgauss_from_variance, _dlap, _round_up, discrete_laplace
+from .discrete import SCALE_LIMIT, _dgauss_from_variance, _dlap, _round_up, discrete_laplace
 
 __all__ = ["TreeCounter", "tree_counts", "tree_levels", "tree_node_variance", "tree_variance", "naive_counts", "naive_variance",
            "sqrt_factor", "factorization_sensitivity", "factorization_lattice", "factorization_counts",
@@ -38,6 +39,11 @@ MAX_HORIZON = 2**40        # a tree counter's horizon (41 levels of state)
 MAX_BATCH_HORIZON = 2**20  # batch releases (naive_counts, factorization_counts) build arrays of length T
 NOISE_BLOCK = 1 << 16      # noise values a TreeCounter draws at once (one per step): a constant buffer, not O(T)
 COEF_BITS = 40             # the factor R is rounded to multiples of 2**-40 and applied to x exactly, in integers
+# The noise added to one answer (a sum of ``terms`` noise values) stays within +-2**62, so count + noise fits int64
+# (a count is below 2**41). A release refuses (by epsilon, a public parameter) a total scale ``terms * scale`` above
+# SCALE_LIMIT = 2**50; then one value exceeds 2**62 / terms >= 2**12 scales with probability below e^-4095, and
+# :func:`_check_noise` raises OverflowError in that case instead of letting an int64 sum wrap around.
+NOISE_SUM_LIMIT = 1 << 62
 
 
 def _check_horizon(horizon, cap=MAX_HORIZON) -> int:
@@ -70,15 +76,27 @@ def tree_levels(horizon) -> int:
 
 
 def _node_parameter(kind: str, value: float, levels: int) -> Fraction:
-    """The exact noise parameter of one node: Laplace scale >= L / epsilon, or Gaussian variance >= L / (2 rho)."""
+    """The exact noise parameter of one node: Laplace scale >= L / epsilon, or Gaussian variance >= L / (2 rho).
+
+    Rounded up to a dyadic rational the exact sampler takes (unchanged when its terms fit 62 bits): more noise,
+    never less. An answer adds up to L node noises, so the Laplace scale is refused (by ``epsilon``, public) when L
+    times it exceeds SCALE_LIMIT = 2**50 (see ``NOISE_SUM_LIMIT``). The Gaussian variance is below 2**60 (else
+    refused): sigma < 2**30, and a node noise beyond 2**62 / L >= 2**56 is 2**26 sigmas away.
+    """
+    name = "epsilon" if kind == "laplace" else "rho"
     try:
         if kind == "laplace":
-            return _round_up(Fraction(levels) / Fraction(value))
-        return _round_up(Fraction(levels) / (2 * Fraction(value)))
+            param = _round_up(Fraction(levels) / Fraction(value))
+        else:
+            return _round_up(Fraction(levels) / (2 * Fraction(value)))
     except (ValueError, OverflowError):
-        name = "epsilon" if kind == "laplace" else "rho"
         raise ValueError(f"{name}={value!r} is too small for the exact sampler: the node noise would exceed 2**60 "
                          f"(horizon with {levels} levels); use a larger {name}") from None
+    if param * levels > SCALE_LIMIT:
+        raise ValueError(f"epsilon={value!r} is too small at a horizon with {levels} levels: the {levels} node noises "
+                         f"of an answer would have a total scale L**2 / epsilon above 2**50 (SCALE_LIMIT), where "
+                         f"their int64 sum is no longer safe; use epsilon >= {levels * levels * 2.0**-50:.3g}")
+    return param
 
 
 def _dlap_variance(scale: Fraction) -> float:
@@ -87,9 +105,20 @@ def _dlap_variance(scale: Fraction) -> float:
     return 2.0 * math.exp(-x) / math.expm1(-x) ** 2
 
 
+_DGAUSS_SUM_LIMIT = 2.0**10   # above this sigma^2 the discrete Gaussian's variance is sigma^2 in double precision
+
+
 def _dgauss_variance(var: Fraction) -> float:
-    """Variance of the discrete Gaussian with parameter sigma^2 = var, summed over its support (< sigma^2)."""
+    """Variance of the discrete Gaussian with parameter sigma^2 = var (< sigma^2), to double precision.
+
+    Summed over its support up to 12 sigma + 12 for sigma^2 <= 2**10. Above, sigma^2 itself: by Poisson summation
+    the variance is ``sigma^2 (1 - 8 pi^2 sigma^2 sum_n n^2 e^{-2 pi^2 sigma^2 n^2} / theta)`` (theta >= 1), a
+    relative gap below ``9 pi^2 sigma^2 e^{-2 pi^2 sigma^2}``, under 2**-100 already at sigma^2 = 4 (and the sum
+    would need an array of 12 sigma values: 10**10 at the largest parameter, 2**60).
+    """
     s2 = float(var)
+    if s2 > _DGAUSS_SUM_LIMIT:
+        return s2
     k = np.arange(0, int(12 * math.sqrt(s2)) + 12, dtype=np.float64)
     w = np.exp(-k * k / (2 * s2))
     return float(2 * np.sum(k * k * w) / (2 * np.sum(w) - 1))
@@ -175,6 +204,37 @@ def _expansion_noise(t0: int, z: np.ndarray, stored: list, levels: int) -> np.nd
     return noise
 
 
+def _check_noise(z: np.ndarray, terms: int) -> np.ndarray:
+    """``z`` if no value exceeds ``NOISE_SUM_LIMIT // terms`` in absolute value, else OverflowError.
+
+    Any sum of ``terms`` such values stays within +-2**62, so no int64 sum of noises, nor count + noise, wraps
+    around. At the scales the releases allow (``terms`` times the scale at most SCALE_LIMIT = 2**50) the error has
+    probability below e^-4095 per value; it depends on the noise only, never on the data.
+    """
+    bound = NOISE_SUM_LIMIT // terms
+    if z.size and (int(z.max()) > bound or int(z.min()) < -bound):
+        raise OverflowError("a noise draw exceeded 2**62 / (noises per answer), where an int64 sum could wrap around "
+                            "(probability below e^-4095 at the scales allowed); nothing was counted: draw again")
+    return z
+
+
+_EVENT_TYPES = (int, float, np.integer, np.floating)
+
+
+def _event(x) -> int:
+    """One stream event as the int 0 or 1: an int or a float (numpy scalars too) equal to 0 or 1, as :meth:`feed`
+    takes them; a bool, an array, a complex number or anything else is refused by type (TypeError), another number
+    by value (ValueError). The messages hold nothing of the event."""
+    if type(x) is int or (isinstance(x, _EVENT_TYPES) and not isinstance(x, bool)):
+        if x == 1:
+            return 1
+        if x == 0:
+            return 0
+        raise ValueError("x, a stream event, must be 0 or 1 (another value was given): recode the stream")
+    raise TypeError(f"x, a stream event, must be the number 0 or 1 (an int or a float), not a bool, an array or any "
+                    f"other type (got {type(x).__name__}); use feed for an array of events")
+
+
 class TreeCounter:
     """A private running count over a stream of 0/1 events: the binary tree mechanism, in O(log T) memory.
 
@@ -192,16 +252,25 @@ class TreeCounter:
     Gaussian noise of parameter sigma^2 = L / (2 rho) (rounded up): rho-zCDP. The answers are post-processing
     of the noisy nodes, and the privacy holds for adaptively chosen events too (each node's noise is fresh).
 
+    Extreme parameters: a huge ``epsilon`` is accepted and clamped silently, to more privacy than asked: the scale
+    L / epsilon is rounded up to the exact sampler's grid when its terms do not fit 62 bits, so it never falls below
+    2**-62 (``epsilon = 1e300`` gives the scale 2**-59, i.e. (L 2**59)-DP), and the noise is then 0 except with
+    probability below 2 e^{-2**59}: the answers are the exact counts. A tiny ``epsilon`` is refused (ValueError)
+    when L**2 / epsilon exceeds 2**50 (the L node noises of an answer must stay far inside int64); ``rho`` must lie in
+    (0, 1e6], and a rho whose variance L / (2 rho) reaches 2**60 is refused.
+
     Noise is drawn from ``rng`` in blocks of ``NOISE_BLOCK`` values (a buffer of constant size, whatever T), so a
-    step costs a few integer operations (amortized O(1); at most O(log T)). :meth:`feed` processes many steps with NumPy and gives
-    the same answers as calling :meth:`step` on each value with the same ``rng`` state.
+    step costs a few integer operations (amortized O(1); at most O(log T)). :meth:`feed` processes many steps with
+    NumPy and gives the same answers as calling :meth:`step` on each value with the same ``rng`` state. A step or a
+    feed changes the counter only when it completes: if it raises (a refused event, or an error in a noise draw:
+    OverflowError, MemoryError, KeyboardInterrupt), the counter is as before the call, and the call can be repeated.
 
     Parameters
     ----------
     horizon : int
         The number of steps T, in [1, 2**40]; public. A step beyond it is refused.
     epsilon : float, optional
-        Pure DP parameter, > 0 (exactly one of ``epsilon``, ``rho``).
+        Pure DP parameter, > 0, at least L**2 / 2**50 (exactly one of ``epsilon``, ``rho``).
     rho : float, optional
         zCDP parameter, in (0, 1e6].
     rng : None, int or numpy.random.Generator
@@ -210,8 +279,8 @@ class TreeCounter:
     --------
     >>> c = TreeCounter(8, epsilon=1.0, rng=0)
     >>> answers = [c.step(x) for x in [1, 0, 1, 1, 0, 0, 1, 0]]
-    >>> len(answers), all(isinstance(a, int) for a in answers), c.levels
-    (8, True, 4)
+    >>> len(answers), all(isinstance(a, int) for a in answers), c.levels, c.t
+    (8, True, 4, 8)
     """
 
     def __init__(self, horizon, epsilon=None, *, rho=None, rng=None):
@@ -222,96 +291,106 @@ class TreeCounter:
         self.levels = self.horizon.bit_length()
         self.noise_parameter = _node_parameter(self.noise, value, self.levels)
         self._gen = as_rng(rng)
-        self.t = 0
-        self._noisy = [0] * self.levels   # noise of the last completed node, per level
-        self._count = 0                         # exact count c_t (never released)
-        self._noise_sum = 0                     # sum of the noises of the nodes of t's binary expansion
-        self._block: list = []
-        self._block_array = np.zeros(0, dtype=np.int64)
-        self._pos = 0
+        # The whole state, replaced by one assignment when a step (or a feed) completes: the step t, the exact
+        # count c_t (never released), the sum of the noises of the nodes of t's binary expansion, the noise of the
+        # last completed node of each level, the block of pre-drawn noise (a list, and the same as an array) and
+        # the position of the next value in it.
+        self._state = (0, 0, 0, [0] * self.levels, [], np.zeros(0, dtype=np.int64), 0)
+
+    @property
+    def t(self) -> int:
+        """The number of steps taken so far."""
+        return self._state[0]
 
     def _draw(self, n: int) -> np.ndarray:
         p = self.noise_parameter
         if self.noise == "laplace":
-            return _dlap(p.numerator, p.denominator, n, self._gen)
-        return _dgauss_from_variance(p, n, self._gen)
-
-    def _refill(self, done: int) -> None:
-        """Draw the noise of the next min(NOISE_BLOCK, T - done) steps (``done`` steps taken so far)."""
-        self._block_array = self._draw(min(NOISE_BLOCK, self.horizon - done))
-        self._block = self._block_array.tolist()
-        self._pos = 0
+            z = _dlap(p.numerator, p.denominator, n, self._gen)
+        else:
+            z = _dgauss_from_variance(p, n, self._gen)
+        return _check_noise(z, self.levels)   # an answer adds at most L node noises
 
     def step(self, x) -> int:
-        """Take the next event (0 or 1; ``True``/``False`` and ``1.0`` are read as 1/0) and return the private
-        count of the events so far (an int)."""
-        t = self.t + 1
+        """Take the next event ``x`` and return the private count of the events so far (an int).
+
+        ``x`` is the number 0 or 1: an int or a float, numpy scalars too (the values :meth:`feed` takes); a bool,
+        an array or a complex number is refused with a TypeError, another number with a ValueError (messages
+        without the value). The counter changes only when the step completes.
+        """
+        event = _event(x)
+        t, count, noise_sum, noisy, block, array, pos = self._state
+        t += 1
         if t > self.horizon:
             raise ValueError(f"the stream's horizon of {self.horizon} steps is reached (public); start a new counter")
-        if x == 1:
-            self._count += 1
-        elif x != 0:
-            raise ValueError("a stream event must be 0 or 1 (another value was given): recode the stream")
-        pos = self._pos
-        if pos == len(self._block):
-            self._refill(t - 1)
+        if pos == len(block):                # the next block: the noise of the next min(NOISE_BLOCK, T - t + 1) steps
+            array = self._draw(min(NOISE_BLOCK, self.horizon - t + 1))
+            block = array.tolist()
             pos = 0
-        z = self._block[pos]
-        self._pos = pos + 1
+        z = block[pos]
         i = (t & -t).bit_length() - 1        # level of the node completed at step t
-        noisy = self._noisy
         if i:                                # the lower nodes merge into the new one: their noise leaves the answer
-            z_sum = self._noise_sum + z - sum(noisy[:i])
+            z_sum = noise_sum + z - sum(noisy[:i])
         else:
-            z_sum = self._noise_sum + z
+            z_sum = noise_sum + z
+        # Written before the commit below: the level-i node it replaces is in the expansion of no step >= t, so a
+        # step that fails after this line leaves a state whose every later answer is unchanged (a retry rewrites it).
         noisy[i] = z
-        self._noise_sum = z_sum
-        self.t = t
-        return self._count + z_sum
+        count += event
+        self._state = (t, count, z_sum, noisy, block, array, pos + 1)   # the commit: one assignment
+        return count + z_sum
 
     def feed(self, values) -> np.ndarray:
         """Take many events at once (an array of 0/1) and return the private counts after each (int64 array).
 
         The same answers as ``[self.step(x) for x in values]`` with the same ``rng`` state (one noise value per
-        step, consumed in the same order), computed with NumPy in O(n log T) vectorized operations.
+        step, consumed in the same order), computed with NumPy in O(n log T) vectorized operations. The counter
+        changes only when the call completes.
         """
         x = check_binary_array(values, "values", ndim=1, allow_empty=True)
         n = x.size
-        if n > self.horizon - self.t:
-            raise ValueError(f"{n} events would go past the horizon of {self.horizon} steps (at step {self.t}); "
+        t0, count, _, noisy, block, array, pos = self._state
+        if n > self.horizon - t0:
+            raise ValueError(f"{n} events would go past the horizon of {self.horizon} steps (at step {t0}); "
                              "start a new counter")
         if n == 0:
             return np.zeros(0, dtype=np.int64)
-        t0 = self.t
         parts = []                            # the noise of the node completed at step t0 + 1 + k, k < n
-        need = n
-        while need:
-            if self._pos == len(self._block):
-                self._refill(t0 + n - need)
-            take = min(need, len(self._block) - self._pos)
-            parts.append(self._block_array[self._pos:self._pos + take])
-            self._pos += take
-            need -= take
-        z = np.concatenate(parts)
-        noise = _expansion_noise(t0, z, self._noisy, self.levels)
-        csum = np.cumsum(x)
-        counts = csum + self._count
-        self._count = int(counts[-1])
-        self._noise_sum = int(noise[-1])
-        self.t = t0 + n
-        return counts + noise
+        done = t0
+        while done < t0 + n:
+            if pos == array.size:
+                array = self._draw(min(NOISE_BLOCK, self.horizon - done))
+                block = None                  # made from the array below, once
+                pos = 0
+            take = min(t0 + n - done, array.size - pos)
+            parts.append(array[pos:pos + take])
+            pos += take
+            done += take
+        if block is None:
+            block = array.tolist()
+        stored = list(noisy)                  # updated by _expansion_noise; the counter's list is left as it is
+        noise = _expansion_noise(t0, np.concatenate(parts), stored, self.levels)
+        counts = np.cumsum(x) + count         # < 2**41; |noise| <= 2**62 (_check_noise): no int64 wrap-around
+        out = counts + noise
+        self._state = (t0 + n, int(counts[-1]), int(noise[-1]), stored, block, array, pos)   # the commit
+        return out
 
 
 def tree_counts(stream, epsilon=None, *, rho=None, horizon=None, runs=None, rng=None) -> np.ndarray:
-    """The tree counter's answers on a whole stream at once, for ``runs`` independent runs (experiments, audits).
+    """The tree counter's answers on a whole stream at once; ``runs`` independent runs (experiments, audits).
 
-    The same mechanism as :class:`TreeCounter` (same noise parameter, same node structure, the answers computed
-    by the same function); with ``runs=None`` and a horizon of at most ``NOISE_BLOCK`` steps it returns exactly
-    ``TreeCounter(horizon, ...).feed(stream)`` for the same ``rng``. ``horizon`` defaults to the stream's
-    length (it sets the noise, theorem ``cr-thm-tree-privacy``). Returns shape (T,) or (runs, T), int64.
+    The same mechanism as :class:`TreeCounter`, with its privacy (theorem ``cr-thm-tree-privacy``) and its limits
+    on ``epsilon`` and ``rho`` (a huge epsilon is clamped silently to more privacy, a tiny one refused).
+    ``horizon`` (public) sets the noise, ``L = tree_levels(horizon)``; it defaults to the stream's length and may
+    exceed it (a stream stopped early). With ``runs=None`` the result is exactly
+    ``TreeCounter(horizon, ...).feed(stream)`` for the same ``rng``, whatever the horizon, shape (len(stream),).
+    With ``runs``, shape (runs, len(stream)): independent runs of the same mechanism, their noise drawn in one batch
+    (so not the random numbers of ``runs`` counters). int64.
 
     >>> tree_counts([1, 0, 1, 1], 1.0, runs=3, rng=0).shape
     (3, 4)
+    >>> c = TreeCounter(100, 1.0, rng=5)
+    >>> bool(np.array_equal(tree_counts([1, 0, 1, 1], 1.0, horizon=100, rng=5), c.feed([1, 0, 1, 1])))
+    True
     """
     x = check_binary_array(stream, "stream", ndim=1)
     T = _check_horizon(x.size if horizon is None else horizon)
@@ -319,8 +398,10 @@ def tree_counts(stream, epsilon=None, *, rho=None, horizon=None, runs=None, rng=
         raise ValueError(f"the stream is longer than horizon={T}: pass a horizon of at least its (public) length")
     shape = _runs_shape(runs, x.size)
     counter = TreeCounter(T, epsilon, rho=rho, rng=rng)
+    if runs is None:
+        return counter.feed(x)
     z = counter._draw(math.prod(shape)).reshape(shape)
-    return np.cumsum(x) + _expansion_noise(0, z, [0] * counter.levels, counter.levels)
+    return np.cumsum(x) + _expansion_noise(0, z, [0] * counter.levels, counter.levels)   # |noise| <= 2**62: no wrap
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -334,13 +415,22 @@ def _runs_shape(runs, T: int) -> tuple:
     return shape
 
 
-def _naive_scale(sensitivity: int, eps: float) -> Fraction:
-    """The discrete Laplace scale sensitivity / epsilon, rounded up to a dyadic rational the sampler takes."""
+def _naive_scale(sensitivity: int, eps: float, terms: int = 1) -> Fraction:
+    """The discrete Laplace scale sensitivity / epsilon, rounded up to a dyadic rational the sampler takes.
+
+    ``terms``: the number of such noises summed into one answer (1 for fresh noise, T for noisy increments); the
+    total scale ``terms * scale`` must be at most SCALE_LIMIT = 2**50, else ``epsilon`` (public) is refused (see
+    ``NOISE_SUM_LIMIT``).
+    """
     try:
-        return _round_up(Fraction(sensitivity) / Fraction(eps))
+        scale = _round_up(Fraction(sensitivity) / Fraction(eps))
     except (ValueError, OverflowError):
-        raise ValueError(f"epsilon={eps!r} is too small for the exact sampler (scale {sensitivity} / epsilon above "
-                         "2**60); use a larger epsilon") from None
+        scale = None
+    if scale is None or scale * terms > SCALE_LIMIT:
+        raise ValueError(f"epsilon={eps!r} is too small: the noise of one answer ({terms} value(s) of scale "
+                         f"{sensitivity} / epsilon) would have a total scale above 2**50 (SCALE_LIMIT), where its int64 "
+                         f"sum is no longer safe; use epsilon >= {sensitivity * terms * 2.0**-50:.3g}") from None
+    return scale
 
 
 def naive_counts(stream, epsilon, *, method="fresh", runs=None, rng=None) -> np.ndarray:
@@ -351,6 +441,12 @@ def naive_counts(stream, epsilon, *, method="fresh", runs=None, rng=None) -> np.
     1 / epsilon and the answers are the running sums of the noisy events. ``runs``: that many independent
     releases, shape (runs, T).
 
+    Extreme epsilon: a huge epsilon is accepted and clamped silently, to more privacy than asked: the scale is
+    rounded up to the exact sampler's grid when its terms do not fit 62 bits, never below 2**-62 (``1e300`` gives
+    2**-59), and the noise is then 0 except with probability below 2 e^{-2**59} (the answers are the exact counts).
+    A tiny epsilon is refused (ValueError) when the noise of one answer would have a total scale above 2**50:
+    ``T / epsilon`` (fresh) or ``T * (1 / epsilon)`` (increments), i.e. below ``T / 2**50``.
+
     >>> naive_counts([1, 0, 1], 1.0, method="increments", rng=0).dtype
     dtype('int64')
     """
@@ -360,9 +456,10 @@ def naive_counts(stream, epsilon, *, method="fresh", runs=None, rng=None) -> np.
     method = check_choice(method, "method", ("fresh", "increments"))
     shape = _runs_shape(runs, T)
     gen = as_rng(rng)
-    if method == "fresh":
-        return np.cumsum(x) + discrete_laplace(_naive_scale(T, eps), size=shape, rng=gen)
-    return np.cumsum(x + discrete_laplace(_naive_scale(1, eps), size=shape, rng=gen), axis=-1)
+    if method == "fresh":      # one noise per answer, |noise| <= 2**62 (_check_noise): no int64 wrap-around
+        return np.cumsum(x) + _check_noise(discrete_laplace(_naive_scale(T, eps), size=shape, rng=gen), 1)
+    z = _check_noise(discrete_laplace(_naive_scale(1, eps, T), size=shape, rng=gen), T)
+    return np.cumsum(x + z, axis=-1)       # t <= T noises of |z| <= 2**62 / T per answer: no int64 wrap-around
 
 
 def naive_variance(t, horizon, epsilon, *, method="fresh"):
@@ -381,7 +478,7 @@ def naive_variance(t, horizon, epsilon, *, method="fresh"):
     if method == "fresh":
         var = np.full(steps.shape, _dlap_variance(_naive_scale(T, eps)))
     else:
-        var = steps * _dlap_variance(_naive_scale(1, eps))
+        var = steps * _dlap_variance(_naive_scale(1, eps, T))
     return float(var) if np.ndim(t) == 0 else var
 
 
@@ -432,29 +529,39 @@ def _integer_factor(T: int) -> tuple[np.ndarray, int]:
     return q, n
 
 
-_FIELD = 19                                              # decimal digits per entry: every entry is below 10**19
+_FIELD = 16                      # decimal digits per entry: every entry read back is below 2**51 < 10**16
 _POW10 = 10 ** np.arange(_FIELD - 1, -1, -1, dtype=np.uint64)
 
 
-def _exact_convolution(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The first T entries of the convolution of two non-negative int64 vectors of length T, exactly.
+def _exact_convolution(q: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    """The first T entries of the convolution of the public factor ``q`` (non-negative int64, length T) with the
+    private stream ``bits`` (0/1, length T), exactly, with the same work for every stream.
 
-    Each vector becomes one decimal number with a field of 19 digits per entry (Kronecker substitution), the two
-    numbers are multiplied exactly by the decimal module (libmpdec; an ``Inexact`` or ``Rounded`` result raises),
-    and the fields of the product are the entries of the full convolution. The caller guarantees every entry of the
-    full convolution is below 10**19 (then no field carries into the next).
+    Kronecker substitution: each vector becomes one decimal number, entry k in the 16-digit field at 10**(16 k);
+    the two numbers are multiplied exactly by the decimal module (libmpdec; an ``Inexact`` or ``Rounded`` result
+    raises), and the low T fields of the product are the wanted entries. The caller guarantees that each of them is
+    below 10**16; a field's carry only goes up, so the fields above T may hold anything.
+
+    No timing side channel: the stream's number is ``10**(16 T) + X`` (a 1 above its T fields), so it always has
+    16 T + 1 digits, where X alone would lose its leading zeros and be as long as the position of the last event.
+    The extra 1 adds Q 10**(16 T) to the product, in the fields >= T only. The stream's digits are written by
+    additions (no division of private values); the product always has ``digits(Q) + 16 T`` digits (Q X is below
+    Q 10**(16 T - 15), and Q does not begin with 15 nines: all q_k < 10**13, so its top field is followed by zeros);
+    its low T fields are read back by one matrix product of fixed shape. What depends on the stream is only the
+    values inside libmpdec's product of two numbers of fixed lengths, not which or how many operations it runs (it
+    chooses its algorithm from the lengths).
     """
-    T = a.size
-
-    def number(v):
-        digits = (v.astype(np.uint64)[::-1, None] // _POW10) % 10
-        return decimal.Decimal((digits.astype(np.uint8) + 48).tobytes().decode("ascii"))
-
+    T = q.size
     ctx = decimal.Context(prec=2 * T * _FIELD + 2, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN,
                           traps=[decimal.Inexact, decimal.Rounded, decimal.InvalidOperation])
-    text = format(ctx.multiply(number(a), number(b)), "f").encode("ascii").rjust(2 * T * _FIELD, b"0")
-    fields = (np.frombuffer(text, dtype=np.uint8) - 48).astype(np.uint64).reshape(-1, _FIELD)
-    return (fields[::-1][:T] @ _POW10).astype(np.int64)
+    public = ((q.astype(np.uint64)[::-1, None] // _POW10) % 10).astype(np.uint8) + 48
+    stream = np.full((T, _FIELD), 48, dtype=np.uint8)
+    stream[:, -1] += bits[::-1].astype(np.uint8)          # the last digit of each field: "0" or "1"
+    a = decimal.Decimal(public.tobytes().decode("ascii"))
+    b = decimal.Decimal("1" + stream.tobytes().decode("ascii"))          # 10**(16 T) + X: 16 T + 1 digits, always
+    text = format(ctx.multiply(a, b), "f").encode("ascii")
+    fields = (np.frombuffer(text[-T * _FIELD:], dtype=np.uint8) - 48).astype(np.uint64).reshape(T, _FIELD)
+    return (fields[::-1] @ _POW10).astype(np.int64)
 
 
 def factorization_lattice(horizon, rho) -> tuple[int, int, float]:
@@ -486,8 +593,8 @@ def factorization_lattice(horizon, rho) -> tuple[int, int, float]:
 def _factorization_steps(x: np.ndarray, exponent: int) -> np.ndarray:
     """The lattice point of R x that the mechanism perturbs: ``round(Q x / 2**(COEF_BITS + exponent))``, exact.
 
-    Q x is an exact integer below 2**51 (q_k <= 2**40, sum_k c_k <= 2 sqrt(T) <= 2**11); rounding half up by an
-    integer shift.
+    Q x is an exact integer below 2**51 < 10**16 (q_k <= 2**40, sum_k c_k <= 2 sqrt(T / pi) + 1 < 2**11), as
+    :func:`_exact_convolution` requires; rounding half up by an integer shift.
     """
     shift = COEF_BITS + exponent
     w = _exact_convolution(_integer_factor(x.size)[0], x.astype(np.int64))
@@ -512,7 +619,12 @@ def factorization_counts(stream, rho, *, runs=None, rng=None) -> np.ndarray:
     Q = round(2**40 L) and Q x is computed exactly in integers (:func:`_exact_convolution`), so the sensitivity
     charged in :func:`factorization_lattice` is exact; noise: the exact discrete Gaussian on the power-of-two
     lattice g Z. The post-processing by L is a float FFT. ``runs``: that many independent releases, shape
-    (runs, T). Cost: about 0.2 s at T = 2**16, a few seconds at the cap 2**20.
+    (runs, T). The run time does not depend on the stream (:func:`_exact_convolution` does the same work for every
+    stream; ``benchmarks/bench_continual.py`` compares neighbours). Cost of a first call (the public factor
+    included): about 0.3 s at T = 2**16, 1.4 s at 2**18 and 5 s at the cap 2**20.
+
+    Extreme rho: a rho above 1e6 is refused (ValueError), as is a rho so small that the lattice noise would reach
+    2**30 steps (:func:`factorization_lattice`); nothing is clamped.
 
     >>> factorization_counts([1, 1, 0, 1], 0.5, rng=0).shape
     (4,)

@@ -235,7 +235,7 @@ Q_UPPER = real(v_lo=1.0, v_hi=100.0, default=10.0, edge=[1e300])
 Q_UPPER.bad += [-1e3]  # below every valid lower bound (UPPER's 0.0 is valid when lower < 0 is drawn)
 RECORDS = Kind([1.0, 4.0, 3.0], ARRAY1D.valid, [b for b in ARRAY1D.bad if not (isinstance(b, list) and b and
                                                                              isinstance(b[0], list))]
-               + [[[[1.0]]]], ARRAY1D.edge)   # 1-d or 2-d records: a 3-d array is refused
+               + [[[[1.0]]], np.zeros(10**7 + 1)], ARRAY1D.edge)   # 1-d or 2-d records, at most MAX_SIZE values
 
 
 # ---- local_dp (issue 17): domains drawn from [2, 16]; values and reports in {0, 1} fit every domain
@@ -755,6 +755,8 @@ HIST = Kind([30, 0, 10, 5], st.lists(st.integers(0, 40), min_size=4, max_size=4)
             ["abc", None, [NAN, 1, 1, 1], [INF, 0, 0, 0], [True, False, True, False], [1.5, 0, 0, 0], [-1, 2, 3, 4],
              [0, 0, 0, 0], [[1, 2, 3, 4]], [1 + 0j, 0, 0, 0], []],
             [[2**40, 0, 0, 1]])
+# mwem: a total beyond the float range is refused naming `histogram` (issue 35); one huge count is answered
+MWEM_HIST = Kind(HIST.default, HIST.valid, HIST.bad + [[1e308, 1e308, 1e308, 1.0]], HIST.edge + [[1e308, 0, 0, 1]])
 QUERY_MATRIX = Kind(_QUERIES, st.sampled_from([_QUERIES, _QUERIES[:1], np.eye(4, dtype=int).tolist()]),
                     ["ab", None, [[1, 1, 0]], [[2, 0, 0, 0]], [[0.5, 0, 0, 0]], [[NAN, 0, 0, 0]], [[True] * 4],
                      [1, 0, 1, 0], [[[1, 0, 1, 0]]], [[1, 1, 0], [1, 0, 1, 0]], []])
@@ -818,7 +820,7 @@ SPECS += [
     Spec("above_threshold", dp.above_threshold,
          [A("values", SVT_VALUES), A("threshold", REAL), A("epsilon", EPS_MODEST), A("sensitivity", POS, True),
           A("rng", RNG, True), A("size", SIZE, True)]),
-    Spec("mwem", dp.mwem, [A("histogram", HIST), A("queries", QUERY_MATRIX), A("epsilon", EPS_MODEST),
+    Spec("mwem", dp.mwem, [A("histogram", MWEM_HIST), A("queries", QUERY_MATRIX), A("epsilon", EPS_MODEST),
                            A("iterations", ITERATIONS, True), A("passes", PASSES, True),
                            A("output", choice("average", "last"), True), A("rng", RNG, True)], "nonneg", 10),
     Spec("smalldb", dp.smalldb, [A("histogram", HIST), A("queries", QUERY_MATRIX), A("epsilon", EPS_MODEST),
@@ -867,9 +869,21 @@ def _cr_counter_rho(horizon, rho, rng):
     return dp.TreeCounter(horizon, rho=rho, rng=rng).step(0)
 
 
+# One event for TreeCounter.step: the number 0 or 1 (int or float, numpy scalars too); bools, arrays, complex refused.
+CR_EVENT = Kind(1, st.sampled_from([0, 1, 0.0, 1.0]),
+                [True, False, np.bool_(True), np.array([1]), np.array(1), np.array([1, 1]), 1 + 0j, np.complex128(1),
+                 "1", None, [1], Fraction(1), 2, -1, 0.5, NAN, INF, 2**70],
+                [np.int64(1), np.uint8(0), np.float32(1.0)])
+
+
+def _cr_step(x, rng):
+    return dp.TreeCounter(8, 1.0, rng=rng).step(x)
+
+
 SPECS += [
     Spec("TreeCounter", _cr_counter, [A("horizon", CR_HORIZON), A("epsilon", CR_EPS), A("rng", RNG)]),
     Spec("TreeCounter.rho", _cr_counter_rho, [A("horizon", CR_HORIZON), A("rho", CR_RHO), A("rng", RNG)]),
+    Spec("TreeCounter.step", _cr_step, [A("x", CR_EVENT), A("rng", RNG)]),
     Spec("tree_counts", dp.tree_counts, [A("stream", CR_STREAM), A("epsilon", CR_EPS), A("rng", RNG, True)]),
     Spec("tree_levels", dp.tree_levels, [A("horizon", CR_HORIZON)], "nonneg"),
     Spec("tree_node_variance", dp.tree_node_variance, [A("horizon", CR_HORIZON), A("epsilon", CR_EPS)], "nonneg"),
@@ -892,6 +906,7 @@ COVERED_MODULES |= {"continual"}
 Spec_mia = [
     Spec("dp_tpr_bound", dp.dp_tpr_bound, [A("fpr", PRIOR_OR_ARRAY), A("epsilon", EPS), A("delta", DELTA, True)],
          "unit"),  # vectorized over fpr (docstring): a probability or an array of them
+    Spec("gdp_tpr_bound", dp.gdp_tpr_bound, [A("fpr", PRIOR_OR_ARRAY), A("mu", MU)], "unit"),
 ]
 SPECS += Spec_mia
 COVERED_MODULES |= {"membership"}
@@ -903,7 +918,8 @@ FDP_ALPHA = Kind(0.05, st.one_of(st.floats(0.0, 1.0), st.lists(st.floats(0.0, 1.
                  ["a", None, True, np.bool_(True), 1 + 0j, NAN, INF, -0.1, 1.5, [NAN], [0.5, 2.0], [True], [1 + 0j]],
                  [0.0, 5e-324, 1.0, [0.0, 1.0]], st.one_of(st.floats(-1e3, -1e-9), st.floats(1 + 1e-9, 1e3)))
 FDP_EPSILONS = Kind([1.0, 2.0], st.lists(st.floats(0.0, 50.0), min_size=2, max_size=2),
-                    [[-1.0, 1.0], [NAN, 1.0], None, "ab", [1.0], [[1.0, 2.0]]], [[0.0, INF], [1e300, 5e-324]])
+                    [[-1.0, 1.0], [NAN, 1.0], None, "ab", [1.0], [[1.0, 2.0]], ["1.0", "2.0"], [True, False],
+                     [1.0, None], [1 + 0j, 1.0]], [[0.0, INF], [1e300, 5e-324]])
 FDP_DELTAS = Kind([0.1, 1e-5], st.lists(st.floats(0.0, 1.0), min_size=2, max_size=2),
                   [[-0.1, 0.1], [1.5, 0.1], [NAN, 0.1], None, "ab", [0.1]], [[0.0, 1.0]])
 FDP_EVENTS = Kind(dp.GaussianEvent(2.0), st.sampled_from([dp.PureDPEvent(0.5), dp.LaplaceEvent(0.2), dp.GaussianEvent(4.0),
@@ -913,7 +929,8 @@ FDP_EVENTS = Kind(dp.GaussianEvent(2.0), st.sampled_from([dp.PureDPEvent(0.5), d
 FDP_GAUSS_EVENTS = Kind([dp.GaussianEvent(2.0)], st.lists(st.sampled_from([dp.GaussianEvent(1.0), dp.GaussianEvent(4.0, 2.0),
                                                                           dp.ComposedEvent(dp.GaussianEvent(3.0), 5)]),
                                                           min_size=1, max_size=3),
-                        [0.5, "event", None, [1], [dp.GaussianEvent(1.0), None]])
+                        [0.5, "event", None, [1], [dp.GaussianEvent(1.0), None]],
+                        [[dp.ComposedEvent(dp.GaussianEvent(1.0), 10**400)]])  # counted exactly: mu = 1e200
 
 SPECS += [
     # ---- dpcourse.fdp (chapter 21): trade-off curves, GDP
@@ -928,9 +945,9 @@ SPECS += [
     Spec("tradeoff_curve", dp.tradeoff_curve, [A("events", FDP_EVENTS), A("alpha", FDP_ALPHA)], "unit", 10, 5.0),
     Spec("gdp_mu", dp.gdp_mu, [A("events", FDP_GAUSS_EVENTS), A("clt", FLAG, True)], "nonneg"),
     Spec("gdp_mu_for_dp", dp.gdp_mu_for_dp, [A("epsilon", EPS), A("delta", DELTA_POS)], "nonneg"),
-    Spec("clt_mu_poisson_gaussian", dp.clt_mu_poisson_gaussian, [A("sampling_rate", LEARN_Q),
-                                                                 A("noise_multiplier", LEARN_SIGMA),
-                                                                 A("steps", LEARN_STEPS)], "nonneg"),
+    Spec("clt_mu_poisson_gaussian", dp.clt_mu_poisson_gaussian,
+         [A("sampling_rate", LEARN_Q), A("noise_multiplier", LEARN_SIGMA),
+          A("steps", integer(v_hi=200, default=10, edge=[1, 15000, 10**400]))], "nonneg"),  # 10**400: exact, 1.3e198
 ]
 COVERED_MODULES |= {"fdp"}
 
@@ -941,8 +958,9 @@ def _ends(r):
 
 
 INF_X = Kind([1.0, 4.0, 3.0], floats_list(2), ARRAY1D.bad + [[1.0]], [[1e300, -1e300], [5e-324, 0.0]])
+# any finite value of bits is clamped to [0, 1] (issue 35 item 4): sizes are extreme valid values, not bad ones
 INF_BITS = Kind([1, 0, 1], st.lists(st.sampled_from([0, 1]), min_size=2, max_size=12),
-                BITS1D.bad + [[1]], [[0, 0], [1, 1]])
+                BITS1D.bad + [[1]], [[0, 0], [1, 1], [0, 2], [-1, 1], [0.5, 3.0], [-1e308, 1e308]])
 INF_LEVEL = real(0.0, 1.0, True, True, v_lo=0.5, v_hi=0.999, default=0.95, edge=[1e-300, 1 - 2**-53])
 INF_METHOD = choice("noise_aware", "naive")
 INF_SIGMA = Kind(1.0, st.one_of(st.floats(0.0, 100.0), st.lists(st.floats(0.0, 100.0), min_size=1, max_size=4)),
@@ -977,19 +995,20 @@ COVERED_MODULES |= {"inference"}
 
 # ---- lower bounds (chapter 20)
 # k = 1 is valid under add/remove (a count: doctests); property draws start at 2, valid under both relations
-LB_K = integer(minimum=1, v_lo=2, v_hi=60, default=3, edge=[1, 2, 10**6, 2**62])
-LB_D = integer(v_hi=60, default=3, edge=[1, 10**6, 10**12])
+LB_K = integer(minimum=1, v_lo=2, v_hi=60, default=3, edge=[1, 2, 10**6, 2**62, 10**400])
+LB_D = integer(v_hi=60, default=3, edge=[1, 10**6, 10**12, 10**400])
+LB_M = integer(edge=[1, 10**5, 10**400])      # ints of any size are answered (issue 35): no bare OverflowError
 LB_ALPHA = real(0.0, 1.0, True, False, v_lo=1e-4, v_hi=1.0, default=0.01, edge=[5e-324, 1e-200, 1.0])
 LB_SMALL = integer(v_hi=12, default=3, edge=[1])
 
 SPECS += [
     Spec("packing_failure_probability", dp.packing_failure_probability,
-         [A("k", LB_K), A("epsilon", EPS), A("m", POSINT), A("relation", RELATION, True)], "unit"),
+         [A("k", LB_K), A("epsilon", EPS), A("m", LB_M), A("relation", RELATION, True)], "unit"),
     Spec("packing_error_bound", dp.packing_error_bound,
          [A("k", LB_K), A("epsilon", EPS), A("relation", RELATION, True), A("beta", PROB_OPEN, True)], "nonneg"),
     Spec("bit_guessing_bound", dp.bit_guessing_bound, [A("epsilon", EPS), A("delta", DELTA)], "unit"),
     Spec("subset_sum_error_bound", dp.subset_sum_error_bound,
-         [A("n", POSINT), A("epsilon", EPS), A("delta", DELTA), A("beta", PROB)], "nonneg"),
+         [A("n", LB_M), A("epsilon", EPS), A("delta", DELTA), A("beta", PROB)], "nonneg"),
     Spec("fingerprinting_code", lambda n, d, rng: dp.fingerprinting_code(n, d, rng=rng)[1],
          [A("n", LB_SMALL), A("d", LB_SMALL), A("rng", RNG)], "nonneg"),
     Spec("fingerprinting_sample_bound", lambda d, epsilon, delta, alpha:

@@ -65,7 +65,8 @@ def test_memory_is_logarithmic():
     c = cc.TreeCounter(2**40, 1.0, rng=0)
     for v in (1, 0, 1):
         c.step(v)
-    assert len(c._noisy) == 41 and len(c._block) <= cc.NOISE_BLOCK
+    t, count, noise_sum, noisy, block, array, pos = c._state
+    assert t == 3 and count == 2 and len(noisy) == 41 and len(block) == array.size == cc.NOISE_BLOCK and pos == 3
 
 
 def test_single_node_answer_is_exact_discrete_laplace():
@@ -231,6 +232,11 @@ def test_audit_tree_counter_not_refuted_and_broken_caught():
     (lambda: cc.factorization_counts([0, 1], 0.0), "rho"),
     (lambda: cc.tree_counts([0, 1, 1], 1.0, horizon=2), "horizon"),
     (lambda: cc.tree_counts([0, 1], 1.0, runs=10**7), "runs"),
+    (lambda: cc.TreeCounter(2**40 + 1, 1.0), "horizon"),          # one above each cap
+    (lambda: cc.tree_levels(2**40 + 1), "horizon"),
+    (lambda: cc.naive_variance(1, 2**20 + 1, 1.0), "horizon"),
+    (lambda: cc.sqrt_factor(2**20 + 1), "horizon"),
+    (lambda: cc.factorization_lattice(2**20 + 1, 0.5), "horizon"),
 ])
 def test_bad_public_parameters(call, word):
     with pytest.raises((ValueError, TypeError), match=word):
@@ -287,3 +293,476 @@ def test_every_event_in_at_most_levels_released_nodes():
             cover[t + 1] -= 1
         cover = np.cumsum(cover)[1:T + 1]
         assert cover.max() == cover[0] == cc.tree_levels(T) == math.floor(math.log2(T)) + 1
+
+
+# ----------------------------------------------------------------------------------------------------
+# Issue 35 (Trust II): the timing side channel, transactional steps, int64 sums, extreme parameters, and tests that
+# drive the rare branches (noise-block refills, caps) and check exactness claims against rational arithmetic.
+
+
+def reference_answers(stream, noise, steps):
+    """reference_tree's answers at the given steps only, from prefix sums (cheap for long streams): the dyadic nodes
+    of t's binary expansion, each a true sum plus the noise drawn at the step that closes it."""
+    c = np.concatenate(([0], np.cumsum(stream))).tolist()
+    out = []
+    for t in steps:
+        total, start = 0, 0
+        for j in reversed(range(t.bit_length())):
+            if (t >> j) & 1:
+                end = start + (1 << j)
+                total += c[end] - c[start] + int(noise[end - 1])
+                start = end
+        out.append(total)
+    return out
+
+
+class _ScriptedDraws:
+    """Replaces the continual module's discrete Laplace sampler ``_dlap(t, s, n, gen)``: the k-th call returns the
+    next n values of ``values`` (or raises ``fail[k]``, drawing nothing). Records the sizes asked for."""
+
+    def __init__(self, values, fail=None):
+        self.values, self.fail, self.used, self.sizes = np.asarray(values, dtype=np.int64), dict(fail or {}), 0, []
+
+    def __call__(self, t, s, n, gen):
+        k = len(self.sizes)
+        self.sizes.append(n)
+        if k in self.fail:
+            raise self.fail[k]
+        assert self.used + n <= self.values.size, "the script has run out of noise values"
+        out = self.values[self.used:self.used + n]
+        self.used += n
+        return out.copy()
+
+
+class _RaisingGenerator(np.random.Generator):
+    """A numpy Generator whose ``integers`` raises ``exc`` on its ``fail_at``-th call (a draw that fails midway)."""
+
+    def __init__(self, seed, fail_at, exc):
+        super().__init__(np.random.PCG64(seed))
+        self.calls, self.fail_at, self.exc = 0, fail_at, exc
+
+    def integers(self, *args, **kwargs):
+        self.calls += 1
+        if self.calls == self.fail_at:
+            raise self.exc
+        return super().integers(*args, **kwargs)
+
+
+def test_factorization_work_does_not_depend_on_the_stream(monkeypatch):
+    """Item 1: the exact Q x must do the same work on every stream. Every decimal operation is recorded with the
+    digit counts of its operands and result, and the bytes allocated are traced: identical on neighbours (all zero,
+    one event at the end, at the start, all ones, random). Before the fix the stream's Decimal dropped its leading
+    zeros (1 digit for the all-zero stream, 19 T for an event at the end): run time followed the last event."""
+    import decimal as real_decimal
+    import tracemalloc
+    from types import SimpleNamespace
+
+    log = []
+
+    def digits(d):
+        return len(d.as_tuple().digits)
+
+    def make_decimal(text):
+        d = real_decimal.Decimal(text)
+        log.append(("decimal", len(text), digits(d)))
+        return d
+
+    class Context:
+        def __init__(self, **kw):
+            self._ctx = real_decimal.Context(**kw)
+            log.append(("context", kw["prec"]))
+
+        def multiply(self, a, b):
+            out = self._ctx.multiply(a, b)
+            log.append(("multiply", digits(a), digits(b), digits(out)))
+            return out
+
+    shim = SimpleNamespace(Decimal=make_decimal, Context=Context, Inexact=real_decimal.Inexact,
+                           Rounded=real_decimal.Rounded, InvalidOperation=real_decimal.InvalidOperation,
+                           MAX_EMAX=real_decimal.MAX_EMAX, MIN_EMIN=real_decimal.MIN_EMIN)
+    for T in (1, 2, 64, 1000):
+        rng = np.random.default_rng(T)
+        streams = [np.zeros(T, dtype=np.int64), np.ones(T, dtype=np.int64), rng.integers(0, 2, T)]
+        for s in (0, T - 1):
+            one = np.zeros(T, dtype=np.int64)
+            one[s] = 1
+            streams.append(one)
+        q = [int(v) for v in cc._integer_factor(T)[0]]
+        shapes = set()
+        for x in streams:
+            log.clear()
+            with monkeypatch.context() as m:
+                m.setattr(cc, "decimal", shim)
+                w = cc._exact_convolution(cc._integer_factor(T)[0], x)
+            shapes.add(tuple(log))
+            xs = x.tolist()
+            assert w.tolist() == [sum(q[k] * xs[t - k] for k in range(t + 1)) for t in range(T)]   # still exact
+        assert len(shapes) == 1, f"T = {T}: the decimal work depends on the stream: {shapes}"
+    T = 4096
+    cc._factorization_steps(np.zeros(T, dtype=np.int64), 0)       # warm the cache of the public factor
+    peaks = set()
+    for x in (np.zeros(T, dtype=np.int64), np.r_[np.zeros(T - 1, dtype=np.int64), 1], np.ones(T, dtype=np.int64)):
+        tracemalloc.start()
+        cc._factorization_steps(x, 0)
+        peaks.add(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    assert len(peaks) == 1, peaks
+
+
+@pytest.mark.parametrize("exc", [OverflowError("draw"), MemoryError(), KeyboardInterrupt()])
+def test_a_failed_noise_draw_changes_nothing_and_a_retry_counts_once(monkeypatch, exc):
+    """Item 2: a Generator that raises in the middle of a noise refill. At epsilon = 1e300 the noise is 0, so every
+    answer must be the exact count: before the fix the event was added before the draw and a retry counted it again."""
+    monkeypatch.setattr(cc, "NOISE_BLOCK", 4)              # a refill every 4 steps
+    x = [1, 1, 0, 1, 1, 1, 0, 1, 1, 1]
+    for fail_at in (1, 2, 7, 40):
+        gen = _RaisingGenerator(1, fail_at, exc)
+        c = cc.TreeCounter(len(x), 1e300, rng=gen)
+        answers, failures = [], 0
+        for v in x:
+            while True:
+                try:
+                    answers.append(c.step(v))
+                    break
+                except type(exc):
+                    failures += 1
+                    assert c.t == len(answers)                 # the step did not happen
+        assert failures == 1 and answers == np.cumsum(x).tolist()
+        gen = _RaisingGenerator(1, fail_at, exc)               # feed: the same, for a whole chunk
+        c = cc.TreeCounter(len(x), 1e300, rng=gen)
+        with pytest.raises(type(exc)):
+            c.feed(x[:7])
+        assert c.t == 0
+        assert c.feed(x[:7]).tolist() + c.feed(x[7:]).tolist() == np.cumsum(x).tolist()
+
+
+def test_failed_steps_and_feeds_keep_the_noise_and_counts_right(monkeypatch):
+    """Item 2 at a real epsilon, with scripted noise: refills fail (the sampler raises, or a value beyond the int64
+    margin is drawn) and are retried; the answers equal the tree from its definition with the noise that was used.
+    (A feed fails here at its first draw, so that no scripted value is drawn and then dropped.)"""
+    monkeypatch.setattr(cc, "NOISE_BLOCK", 5)
+    T = 40
+    x = np.random.default_rng(3).integers(0, 2, T)
+    noise = np.random.default_rng(4).integers(-50, 51, T)
+    huge = np.full(5, 1 << 61, dtype=np.int64)            # above 2**62 / L: refused by the int64 margin check
+    for fail, feed_fail in (({1: MemoryError()}, {0: KeyboardInterrupt()}),
+                            ({0: KeyboardInterrupt(), 3: OverflowError("x")}, {1: OverflowError("x"), 5: MemoryError()})):
+        draws = _ScriptedDraws(noise, fail)
+        monkeypatch.setattr(cc, "_dlap", draws)
+        c = cc.TreeCounter(T, 1.0, rng=0)
+        got = []
+        for v in x:
+            try:
+                got.append(c.step(v))
+            except (MemoryError, KeyboardInterrupt, OverflowError):
+                got.append(c.step(v))                       # the retry
+        assert got == reference_answers(x, noise, range(1, T + 1))
+        draws = _ScriptedDraws(noise, feed_fail)
+        monkeypatch.setattr(cc, "_dlap", draws)
+        c = cc.TreeCounter(T, 1.0, rng=0)
+        got = []
+        for a, b in ((0, 3), (3, 17), (17, 40)):
+            try:
+                got += c.feed(x[a:b]).tolist()
+            except (MemoryError, KeyboardInterrupt, OverflowError):
+                got += c.feed(x[a:b]).tolist()
+        assert got == reference_answers(x, noise, range(1, T + 1)) and len(draws.sizes) == 8 + len(feed_fail)
+    values = np.concatenate([noise[:5], huge, noise[5:]])  # the second block is out of range: raised, then redrawn
+    monkeypatch.setattr(cc, "_dlap", _ScriptedDraws(values))
+    c = cc.TreeCounter(T, 1.0, rng=0)
+    got = [c.step(v) for v in x[:5]]
+    with pytest.raises(OverflowError, match="wrap"):
+        c.step(x[5])
+    assert c.t == 5
+    got += [c.step(v) for v in x[5:]]
+    assert got == reference_answers(x, noise, range(1, T + 1))
+
+
+def test_noise_beyond_the_int64_margin_raises_instead_of_wrapping(monkeypatch):
+    """Item 3: int64 sums of noise never wrap around. A scripted draw just beyond the margin (2**62 / number of noises
+    per answer) raises OverflowError in feed, tree_counts and naive_counts; one at the margin is answered exactly
+    (compared with Python ints). Before the fix these sums wrapped silently."""
+    T = 16                                                   # L = 5 levels: bound 2**62 // 5
+    L = T.bit_length()
+    x = np.ones(T, dtype=np.int64)
+    margin = (1 << 62) // L
+    for value, ok in ((margin, True), (margin + 1, False), (-margin, True), (-margin - 1, False)):
+        noise = np.full(T, value, dtype=np.int64)
+        for call in (lambda: cc.TreeCounter(T, 1.0, rng=0).feed(x), lambda: cc.tree_counts(x, 1.0, rng=0),
+                     lambda: cc.tree_counts(x, 1.0, runs=1, rng=0)[0]):
+            monkeypatch.setattr(cc, "_dlap", _ScriptedDraws(noise))
+            if ok:
+                assert call().tolist() == reference_answers(x, noise, range(1, T + 1))
+            else:
+                with pytest.raises(OverflowError):
+                    call()
+    for method, terms in (("fresh", 1), ("increments", T)):
+        margin = (1 << 62) // terms
+        for value, ok in ((margin, True), (margin + 1, False), (-margin, True), (-margin - 1, False)):
+            monkeypatch.setattr(cc, "discrete_laplace", lambda scale, size, rng: np.full(size, value, dtype=np.int64))
+            if ok:
+                got = cc.naive_counts(x, 1.0, method=method, rng=0).tolist()
+                want = [t + value for t in range(1, T + 1)] if method == "fresh" else \
+                    [t * (1 + value) for t in range(1, T + 1)]
+                assert got == want
+            else:
+                with pytest.raises(OverflowError):
+                    cc.naive_counts(x, 1.0, method=method, rng=0)
+
+
+def test_tiny_epsilon_is_refused_by_name_where_int64_sums_could_wrap():
+    """Item 3: the settings of the report (node scale 2**59.2; increments at epsilon = 1e-17) are refused by epsilon,
+    a public parameter; the smallest epsilon allowed (total scale of one answer 2**50) still releases, exactly."""
+    L = 17                                                   # T = 2**16
+    with pytest.raises(ValueError, match="epsilon"):
+        cc.TreeCounter(2**16, L / 2**59.2)
+    with pytest.raises(ValueError, match="epsilon"):
+        cc.tree_counts(np.zeros(2**16, dtype=int), L / 2**59.2)
+    with pytest.raises(ValueError, match="epsilon"):
+        cc.tree_variance(1, 2**16, L / 2**59.2)
+    with pytest.raises(ValueError, match="epsilon"):
+        cc.naive_counts(np.zeros(10**5, dtype=int), 1e-17, method="increments")
+    with pytest.raises(ValueError, match="epsilon"):
+        cc.naive_variance(1, 10**5, 1e-17, method="increments")
+    with pytest.raises(ValueError, match="epsilon"):
+        cc.naive_counts(np.zeros(64, dtype=int), 64 * 2.0**-50 * 0.99)
+    with pytest.raises(ValueError, match="epsilon"):      # scale 2**45 per event, but 2**55 for an answer of 1024
+        cc.naive_counts(np.zeros(1024, dtype=int), 2.0**-45, method="increments")
+    assert cc.naive_counts(np.zeros(32, dtype=int), 2.0**-45, method="increments", rng=0).shape == (32,)   # 2**50
+    for T in (1, 2**10, 2**16, 2**40):                    # the boundary of the tree: L * scale <= 2**50, L^2 / epsilon
+        L = T.bit_length()
+        eps = L * L * 2.0**-50
+        assert cc.TreeCounter(T, eps).noise_parameter * L <= 2**50
+        with pytest.raises(ValueError, match="epsilon"):
+            cc.TreeCounter(T, eps * (1 - 2**-40))
+    T = 2**10                     # at the boundary the answers are exact: L = 11, epsilon = 121 2**-50, scale 2**50 / 11
+    x = np.random.default_rng(0).integers(0, 2, T)
+    got = cc.tree_counts(x, 121 * 2.0**-50, rng=6)
+    noise = dpcourse.discrete_laplace(Fraction(2**50, 11), size=T, rng=6)
+    assert np.abs(noise).max() > 2**40
+    assert got.tolist() == reference_answers(x, noise, range(1, T + 1))
+    inc = cc.naive_counts(x, T * 2.0**-50, method="increments", rng=8)
+    z = dpcourse.discrete_laplace(Fraction(2**50, T), size=T, rng=8)
+    assert inc.tolist() == np.cumsum(x.astype(object) + z.astype(object)).tolist()
+
+
+def test_tree_counts_is_feed_whatever_the_horizon():
+    """Item 13: the docstring says tree_counts(stream, horizon=H) is TreeCounter(H).feed(stream) for the same rng,
+    whatever H. Before the fix it drew len(stream) noise values, the counter a block of min(2**16, H): they differed
+    as soon as H > len(stream)."""
+    for n, H, kw in ((37, 100, {"epsilon": 0.7}), (5, 2**40, {"rho": 0.3}), (70_000, 2**17, {"epsilon": 1.0})):
+        x = np.random.default_rng(n).integers(0, 2, n)
+        got = cc.tree_counts(x, horizon=H, rng=9, **kw)
+        assert got.tolist() == cc.TreeCounter(H, rng=9, **kw).feed(x).tolist()
+    x = np.random.default_rng(1).integers(0, 2, 37)        # and the noise is that of horizon 100: L = 7, from the draws
+    noise = dpcourse.discrete_laplace(Fraction(7) / Fraction(0.7), size=100, rng=9)
+    assert cc.tree_counts(x, 0.7, horizon=100, rng=9).tolist() == reference_answers(x, noise, range(1, 38))
+
+
+@pytest.mark.parametrize("bad,error", [
+    (True, TypeError), (False, TypeError), (np.bool_(True), TypeError), (np.array([1]), TypeError),
+    (np.array(1), TypeError), (np.array([1, 1]), TypeError), (1 + 0j, TypeError), (np.complex128(1), TypeError),
+    ("1", TypeError), (None, TypeError), ([1], TypeError), (Fraction(1), TypeError),
+    (2, ValueError), (-1, ValueError), (0.5, ValueError), (float("nan"), ValueError), (float("inf"), ValueError),
+    (np.int64(7), ValueError), (2**70, ValueError),
+])
+def test_step_takes_only_the_numbers_0_and_1(bad, error):
+    """Item 18: step takes what its docstring says, an int or a float equal to 0 or 1 (numpy scalars too), like feed;
+    everything else is refused by a named TypeError/ValueError that holds no value of the event, and changes nothing.
+    Before the fix np.array([1]) and 1+0j were counted as 1 and np.array([1, 1]) raised numpy's ambiguity error."""
+    c = cc.TreeCounter(4, 1e300, rng=0)                   # epsilon huge: the answers are the exact counts
+    assert c.step(1) == 1
+    with pytest.raises(error) as info:
+        c.step(bad)
+    message = str(info.value)
+    assert "x" in message and "stream event" in message and "7" not in message and "[" not in message
+    assert c.t == 1 and c.step(np.int64(1)) == 2 and c.step(np.float32(0.0)) == 2 and c.step(1.0) == 3
+
+
+def test_huge_epsilon_is_clamped_to_more_privacy_and_huge_rho_refused():
+    """The releases' docstrings: epsilon = 1e300 is accepted, the scale rounded up to 2**-59 (more noise than
+    asked: L / scale <= epsilon), and the noise is then 0, so the answers are the exact counts; a rho above 1e6
+    is refused by name."""
+    x = np.random.default_rng(2).integers(0, 2, 50)
+    c = cc.TreeCounter(50, 1e300, rng=0)
+    assert c.noise_parameter == Fraction(1, 2**59) and c.noise_parameter >= Fraction(c.levels) / Fraction(1e300)
+    exact = np.cumsum(x).tolist()
+    assert [c.step(v) for v in x] == exact
+    assert cc.tree_counts(x, 1e300, rng=1).tolist() == exact
+    assert (cc.tree_counts(x, 1e300, runs=3, rng=1) == np.cumsum(x)).all()
+    for method in ("fresh", "increments"):
+        assert cc.naive_counts(x, 1e300, method=method, rng=1).tolist() == exact
+    assert cc._naive_scale(50, 1e300) == Fraction(1, 2**59)
+    assert cc.TreeCounter(2**40, 2.0**61).noise_parameter == Fraction(41, 2**61)   # exact when the terms fit
+    for call in (lambda: cc.TreeCounter(8, rho=1e6 * (1 + 2**-40)), lambda: cc.tree_counts(x, rho=2e6),
+                 lambda: cc.factorization_counts(x, 1.5e6), lambda: cc.factorization_lattice(50, 1e7)):
+        with pytest.raises(ValueError, match="rho"):
+            call()
+    assert cc.TreeCounter(8, rho=1e6).noise_parameter == Fraction(4) / (2 * Fraction(1e6))
+
+
+def test_refills_past_2_16_steps_use_fresh_noise(monkeypatch):
+    """The refill branch at the real NOISE_BLOCK (2**16): scripted noise values that name their draw (the k-th value
+    drawn is k), through step, feed in chunks across the block boundary, and tree_counts. Every answer around the
+    boundary, and a sample of the others, equals the tree from its definition: a refill that reused the old block,
+    skipped a value or asked for the wrong number of values would change them."""
+    assert cc.NOISE_BLOCK == 2**16
+    T = 2**16 + 1500
+    x = np.random.default_rng(5).integers(0, 2, T)
+    ids = np.arange(T + 2**16, dtype=np.int64)
+    check = sorted(set(range(2**16 - 40, T + 1)) | set(np.random.default_rng(6).integers(1, T + 1, 1500).tolist()))
+    want = reference_answers(x, ids, check)
+    draws = _ScriptedDraws(ids)
+    monkeypatch.setattr(cc, "_dlap", draws)
+    c = cc.TreeCounter(T, 1.0, rng=0)
+    stepped = [c.step(v) for v in x.tolist()]
+    assert [stepped[t - 1] for t in check] == want and draws.sizes == [2**16, 1500] and draws.used == T
+    for cuts in ((0, 2**16 - 3, 2**16 + 2, T), (0, 10, T), (0, 2**16, 2**16 + 1, T)):
+        draws = _ScriptedDraws(ids)
+        monkeypatch.setattr(cc, "_dlap", draws)
+        c = cc.TreeCounter(T, 1.0, rng=0)
+        fed = np.concatenate([c.feed(x[a:b]) for a, b in zip(cuts, cuts[1:])])
+        assert fed[np.array(check) - 1].tolist() == want and draws.sizes == [2**16, 1500]
+    c = cc.TreeCounter(T, 1.0, rng=0)                     # step and feed mixed across the boundary
+    monkeypatch.setattr(cc, "_dlap", _ScriptedDraws(ids))
+    mixed = c.feed(x[:2**16 - 1]).tolist() + [c.step(v) for v in x[2**16 - 1:2**16 + 3]] + c.feed(x[2**16 + 3:]).tolist()
+    assert mixed == stepped
+    monkeypatch.setattr(cc, "_dlap", _ScriptedDraws(ids))
+    assert cc.tree_counts(x, 1.0, rng=0).tolist() == stepped
+
+
+def test_privacy_arguments_reach_the_noise():
+    """Each privacy-relevant argument changes the noise as its theorem says, checked against draws at the scale
+    computed here from the theorem (not by the module): epsilon and T of both naive answers, the horizon of
+    tree_counts, rho of the Gaussian tree, rho of the factorization, and a fresh rng when none is given."""
+    T = 24
+    x = np.random.default_rng(7).integers(0, 2, T)
+    for eps in (0.3, 1.0, 2.5):
+        fresh = cc.naive_counts(x, eps, rng=3) - np.cumsum(x)          # scale T / epsilon (theorem cr-thm-naive)
+        assert fresh.tolist() == dpcourse.discrete_laplace(Fraction(T) / Fraction(eps), size=T, rng=3).tolist()
+        inc = np.diff(cc.naive_counts(x, eps, method="increments", rng=4), prepend=0) - x   # scale 1 / epsilon
+        assert inc.tolist() == dpcourse.discrete_laplace(1 / Fraction(eps), size=T, rng=4).tolist()
+        runs = cc.naive_counts(x, eps, runs=3, rng=5) - np.cumsum(x)
+        assert runs.ravel().tolist() == dpcourse.discrete_laplace(Fraction(T) / Fraction(eps), size=3 * T, rng=5).tolist()
+    for H in (T, 31, 32, 1000):                          # the horizon sets L = floor(log2 H) + 1
+        L = math.floor(math.log2(H)) + 1
+        noise = dpcourse.discrete_laplace(Fraction(L), size=min(H, cc.NOISE_BLOCK), rng=2)
+        assert cc.tree_counts(x, 1.0, horizon=H, rng=2).tolist() == reference_answers(x, noise, range(1, T + 1))
+    for rho, sigma in ((0.5, 2), (2.0, 1), (0.125, 4), (2.0**-5, 8)):   # T = 8, L = 4: sigma^2 = L / (2 rho)
+        noise = dpcourse.discrete_gaussian(sigma, size=8, rng=6)
+        c = cc.TreeCounter(8, rho=rho, rng=6)
+        assert [c.step(v) for v in x[:8]] == reference_answers(x[:8], noise, range(1, 9))
+    zero = np.zeros(8, dtype=np.int64)                    # the factorization's rho: measured variance at answer 8
+    for rho in (0.02, 2.0):
+        err = cc.factorization_counts(zero, rho, runs=20_000, rng=8)[:, -1]
+        c = cc.sqrt_factor(8)
+        floor = float(np.sum(c * c)) ** 2 / (2 * rho)     # sigma^2 S(8) with sigma^2 >= S(8) / (2 rho)
+        assert floor <= cc.factorization_variance(8, 8, rho) <= floor * 1.01 + 0.02
+        assert abs(err.var() / cc.factorization_variance(8, 8, rho) - 1) < 5 * math.sqrt(2 / err.size)
+    for call in (lambda: cc.tree_counts(x, 1.0), lambda: cc.naive_counts(x, 1.0),
+                 lambda: cc.factorization_counts(x, 0.5), lambda: [cc.TreeCounter(T, 1.0).step(1) for _ in range(8)]):
+        assert not np.array_equal(call(), call())         # fresh entropy: equal with probability below 1e-9
+
+
+def test_noise_parameters_against_rational_arithmetic():
+    """Exactness of the scales: each is >= its formula exactly (more noise, never less), equal when the terms fit 62
+    bits, and above it by less than 2**-57 relative otherwise, on awkward epsilons and near the caps."""
+    for eps in (0.1, 1 / 3, 0.7, math.pi, 1e-9, 3e-12, 2.0**-30, 1e10, 1e300):
+        for T in (1, 3, 1000, 2**40):
+            L = T.bit_length()
+            want = Fraction(L) / Fraction(eps)
+            try:
+                got = cc.TreeCounter(T, eps).noise_parameter
+            except ValueError:
+                assert want * L > 2**50                   # refused only where the total scale exceeds 2**50
+                continue
+            assert got >= want and got.numerator < 2**62 and got.denominator < 2**62
+            assert got == want if (want.numerator < 2**62 and want.denominator < 2**62) else got - want <= max(want, 1) * 2**-57
+            fresh = cc._naive_scale(T, eps) if T <= 2**20 else None
+            if fresh is not None:
+                assert fresh >= Fraction(T) / Fraction(eps)
+        for rho in (0.1, 1 / 3, 1e-6, 1e6):
+            want = Fraction(3) / (2 * Fraction(rho))      # T = 7: L = 3
+            got = cc.TreeCounter(7, rho=rho).noise_parameter
+            assert got >= want and (got == want or got - want <= want * 2**-57)
+
+
+def _mp_dlap_variance(b, mp):
+    p = mp.e ** (-1 / mp.mpf(b))
+    return 2 * p / (1 - p) ** 2
+
+
+def _mp_dgauss_variance(s2, mp):
+    s2 = mp.mpf(s2)
+    if s2 < 50:                                           # the sum over the support
+        k = mp.mpf(1)
+        num, den = mp.mpf(0), mp.mpf(1)
+        while True:
+            w = mp.e ** (-k * k / (2 * s2))
+            if w < mp.mpf(10) ** -60:
+                break
+            num, den = num + 2 * k * k * w, den + 2 * w
+            k += 1
+        return num / den
+    a = 2 * mp.pi**2 * s2                                 # Poisson summation (a second formula)
+    theta = 1 + 2 * mp.nsum(lambda n: mp.e ** (-a * n * n), [1, mp.inf])
+    return s2 - 8 * mp.pi**2 * s2**2 * mp.nsum(lambda n: n * n * mp.e ** (-a * n * n), [1, mp.inf]) / theta
+
+
+def test_node_variances_against_high_precision():
+    """The exact-variance claims (tree_node_variance, naive_variance) at 50 digits: discrete Laplace at small and
+    huge scales, discrete Gaussian by its sum and by Poisson summation, across the switch at sigma^2 = 2**10 and up to
+    the largest parameter, where the old sum needed an array of 12 sigma values (10**10 at 2**60): it now takes no
+    memory to speak of."""
+    import tracemalloc
+    mp = pytest.importorskip("mpmath")
+    mp.mp.dps = 50
+    assert abs(_mp_dgauss_variance(3.5, mp) - _mp_dgauss_variance(50.0001, mp)) > 0   # both formulas in use
+    for s2 in (1, 20, 49):                                 # the two references agree where both apply
+        a = 2 * mp.pi**2 * s2
+        poisson = s2 - 8 * mp.pi**2 * s2**2 * mp.nsum(lambda n: n * n * mp.e ** (-a * n * n), [1, mp.inf]) / (
+            1 + 2 * mp.nsum(lambda n: mp.e ** (-a * n * n), [1, mp.inf]))
+        assert abs(poisson / _mp_dgauss_variance(s2, mp) - 1) < mp.mpf(10) ** -40
+    for b in (Fraction(1, 4), Fraction(1), Fraction(7), Fraction(1000), Fraction(10**6), Fraction(2**44), Fraction(1, 2**59)):
+        want = _mp_dlap_variance(b.numerator / mp.mpf(b.denominator), mp)
+        got = cc._dlap_variance(b)
+        assert got == 0.0 if want < 1e-300 else abs(got / want - 1) < 1e-13
+    for s2 in (Fraction(1, 2 * 10**6), Fraction(1, 20), Fraction(1, 2), Fraction(7, 2), Fraction(100), Fraction(2**10),
+               Fraction(2**10 + 1), Fraction(2**40), Fraction(2**59)):
+        want = _mp_dgauss_variance(s2.numerator / mp.mpf(s2.denominator), mp)
+        got = cc._dgauss_variance(s2)
+        assert got == 0.0 if want < 1e-300 else abs(got / want - 1) < 1e-13
+    tracemalloc.start()
+    v = cc.tree_node_variance(2**40, rho=41 / 2**37)      # sigma^2 = 41 / (2 rho) = 2**36
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert v == 2.0**36 and peak < 2**20
+    assert cc.tree_variance(2**40 - 1, 2**40, rho=41 / 2**37) == 40 * 2.0**36
+
+
+def test_exact_factorization_at_the_caps():
+    """The claims of _factorization_steps and _integer_factor at the largest horizon 2**20, without the convolution:
+    Q x <= sum q_k < 2**51 < 10**16 (the field width), N = sum q_k^2 exact (Python ints), and the charged variance
+    covers the rounded sensitivity in rational arithmetic at the extreme rhos. Then the convolution itself on the
+    stream with the largest entries (all ones: Q x = prefix sums of q) at T = 2**16, and exactly at every entry on
+    random streams against Python ints."""
+    T = cc.MAX_BATCH_HORIZON
+    q, n = cc._integer_factor(T)
+    qs = q.tolist()
+    assert sum(qs) < 2**51 < 10**cc._FIELD and max(qs) == 2**40 and min(qs) > 0
+    assert n == sum(v * v for v in qs)
+    for rho in (1e6, 1e-3):
+        exponent, variance, _ = cc.factorization_lattice(T, rho)
+        shift = cc.COEF_BITS + exponent
+        a, b = Fraction(2 * rho) * variance, Fraction(n, 4**shift) + T
+        assert a >= b and (a - b) ** 2 >= Fraction(4 * n * T, 4**shift)    # (sqrt(n)/2^shift + sqrt(T))^2 <= 2 rho var
+    T = 2**16
+    ones = np.ones(T, dtype=np.int64)
+    assert cc._exact_convolution(cc._integer_factor(T)[0], ones).tolist() == np.cumsum(cc._integer_factor(T)[0]).tolist()
+    for T in (3, 257):
+        q = cc._integer_factor(T)[0].tolist()
+        for seed in range(3):
+            x = np.random.default_rng(seed).integers(0, 2, T)
+            xs = x.tolist()
+            want = [sum(q[k] * xs[t - k] for k in range(t + 1)) for t in range(T)]
+            assert cc._exact_convolution(cc._integer_factor(T)[0], x).tolist() == want
