@@ -15,6 +15,12 @@ accuracy of the mu <-> (epsilon, delta) conversions.
    where CLT/PLD < 0.99 (closest: 0.6018 against 0.6170 at q = 0.01, sigma = 2, T = 1000).
 2. gaussian_delta against 50-digit mpmath on a 12 x 12 grid of (epsilon, mu), and the round trips
    gaussian_epsilon(gaussian_delta(eps, mu), mu) and gdp_mu_for_dp(eps, gaussian_delta(eps, mu)).
+3. The two orders of add/remove separately (theorem fdp-thm-clt-sampled): at sigma = 2 and q sqrt(T) = 0.5, the
+   PLD's epsilon of the removal order and of the addition order against the CLT's, for T from 100 to 10**5.
+4. The envelope of DEFAULT_PROFILE_DELTAS against G_mu: the supremum over alpha of the gap, exact at the
+   envelope's kinks, for mu from 0.05 to 8, and what a linear alpha grid of 2001 points reports.
+5. dpsgd_noise_multiplier's refusal when no noise multiplier up to the cap 1e6 meets the target: its time, against
+   the old search (doubling sigma from 1 until it passed 1e6, one accountant query per doubling) in the same run.
 """
 
 from __future__ import annotations
@@ -85,6 +91,67 @@ def conversions():
           f"error {max(trips):.2e} ({len(trips)} values)")
 
 
+def orders():
+    from dpcourse.accounting import _pld_epsilon
+    sigma, nu = 2.0, 0.5
+    print(f"the two orders at sigma = {sigma:g}, q sqrt(T) = {nu:g}, delta = {DELTA:g} (PLD, per order, vs the CLT):")
+    print("      T         q   eps remove      eps add      eps CLT   remove/CLT  add/CLT")
+    for steps in (100, 1000, 10_000, 100_000):
+        q = nu / math.sqrt(steps)
+        e_clt = dpcourse.gaussian_epsilon(DELTA, dpcourse.clt_mu_poisson_gaussian(q, sigma, steps))
+        e_r, e_a = (_pld_epsilon(q, sigma, steps, DELTA, o) for o in ("remove", "add"))
+        print(f"{steps:7d} {q:9.5f} {e_r:12.4f} {e_a:12.4f} {e_clt:12.4f} {e_r / e_clt:12.4f} {e_a / e_clt:8.4f}")
+
+
+def envelope():
+    ds = np.array(dpcourse.fdp.DEFAULT_PROFILE_DELTAS)
+    lin = np.linspace(0.0, 1.0, 2001)
+    print("envelope of DEFAULT_PROFILE_DELTAS below G_mu: supremum over alpha (exact, at the kinks) and linear grid:")
+    for mu in (0.05, 0.26, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0):
+        eps = [dpcourse.gaussian_epsilon(float(d), mu) for d in ds]
+        lines = [(1.0 - d, -math.exp(e)) for e, d in zip(eps, ds)]
+        lines += [(math.exp(-e) * (1.0 - d), -math.exp(-e)) for e, d in zip(eps, ds)] + [(0.0, 0.0)]
+        kinks = {0.0, 1.0}
+        for i, (a0, a1) in enumerate(lines):
+            for b0, b1 in lines[i + 1:]:
+                if a1 != b1 and 0.0 <= (b0 - a0) / (a1 - b1) <= 1.0:
+                    kinks.add((b0 - a0) / (a1 - b1))
+        kinks = np.array(sorted(kinks))
+        gap = dpcourse.tradeoff_gaussian(kinks, mu) - dpcourse.tradeoff_from_profile(kinks, eps, ds)
+        i = int(np.argmax(gap))
+        g_lin = np.max(dpcourse.tradeoff_gaussian(lin, mu) - dpcourse.tradeoff_from_profile(lin, eps, ds))
+        print(f"  mu = {mu:4g}: supremum {gap[i]:.4f} at alpha = {kinks[i]:.2e}; linear grid {g_lin:.4f}")
+
+
+def refusal():
+    from dpcourse.accounting import _calibrate
+    dpcourse.dpsgd_epsilon(0.5, 10.0, 10, DELTA)  # warm up (lazy imports) outside the timings
+    settings = [(0.5, 10**6, 1e-6, 1e-12), (0.5, 10**5, 1e-6, 1e-12), (1e-4, 10**6, 1e-6, 1e-12), (1.0, 1000, 1e-9, 1e-10)]
+    print("dpsgd_noise_multiplier's refusal (no sigma up to 1e6 meets the target), method pld:")
+    for q, k, eps, d in settings:
+        _calibrate.cache_clear()
+        t0 = time.perf_counter()
+        try:
+            dpcourse.dpsgd_noise_multiplier(q, k, eps, d)
+            outcome = "answered"
+        except ValueError:
+            outcome = "refused"
+        now = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        hi, queries = 1.0, 0  # the old search: double from 1, one query each, refuse when past 1e6
+        while dpcourse.dpsgd_epsilon(q, hi, k, d) > eps:
+            queries += 1
+            hi *= 2.0
+            if hi > 1e6:
+                break
+        before = time.perf_counter() - t0
+        print(f"  q = {q:g}, steps = {k}, epsilon = {eps:g}, delta = {d:g}: {outcome} in {now:.2f} s; the old search "
+              f"took {before:.2f} s ({queries + 1} queries): {before / max(now, 1e-9):.0f}x")
+
+
 if __name__ == "__main__":
     conversions()
+    refusal()
+    envelope()
+    orders()
     clt_grid()

@@ -1010,7 +1010,10 @@ def dpsgd_noise_multiplier(sampling_rate, steps, epsilon, delta, *, method="pld"
     Cost: about 15 queries of :func:`dpsgd_epsilon`; with ``"pld"`` each costs in proportion to the loss grid,
     which grows like 1/sigma^2 (1.2e5 points at sigma = 0.095), so a small answer is the slow case: an answer
     below ``MIN_NOISE_MULTIPLIER = 0.125`` is refused by name (a cap: q = 1e-6, 10 steps, epsilon = 1,
-    delta = 1e-5 needs sigma = 0.095 and took 6 s on an idle core, 19 s on a shared one).
+    delta = 1e-5 needs sigma = 0.095 and took 6 s on an idle core, 19 s on a shared one). A target that no noise
+    multiplier up to 1e6 reaches is refused by name after one query at 1e6, the cheapest (0.05 s at q = 0.5 and
+    10**6 steps, where doubling sigma from 1 up to the cap took 20 queries and 20 s; up to about 1.5 s at q <= 1e-4
+    and 10**6 steps, where that one PLD query is the accountant's cost).
 
     Examples
     --------
@@ -1028,19 +1031,29 @@ def dpsgd_noise_multiplier(sampling_rate, steps, epsilon, delta, *, method="pld"
     return _calibrate(q, k, eps, d, method, tol)
 
 
+#: The largest noise multiplier :func:`dpsgd_noise_multiplier` calibrates to: a target that needs more is refused.
+_MAX_NOISE_MULTIPLIER = 1e6
+
+
 @functools.lru_cache(maxsize=256)
 def _calibrate(q, k, eps, d, method, tol):
     def eps_of(sigma):
         return dpsgd_epsilon(q, sigma, k, d, method=method)
 
+    # Refuse first, with one query at the largest noise multiplier calibrated to (the cheapest query: the PLD grid
+    # shrinks as sigma grows): the doubling from 1 reached the refusal only after 20 queries (20 s at q = 0.5,
+    # 10**6 steps; benchmarks/bench_fdp.py).
+    if eps_of(_MAX_NOISE_MULTIPLIER) > eps:
+        raise ValueError(f"no noise multiplier up to 1e6 reaches epsilon={eps!r} at delta={d!r} "
+                         f"(sampling_rate={q!r}, steps={k}): ask for a larger epsilon or delta, or fewer steps")
     hi = 1.0
     lo_above = False                 # whether eps_of(hi / 2) > eps is known already
     while eps_of(hi) > eps:  # epsilon decreases in sigma: double until the budget is met
         hi *= 2.0
         lo_above = True
-        if hi > 1e6:
-            raise ValueError(f"no noise multiplier up to 1e6 reaches epsilon={eps!r} at delta={d!r} "
-                             f"(sampling_rate={q!r}, steps={k})")
+        if hi >= _MAX_NOISE_MULTIPLIER:  # eps_of(cap) <= eps is known, and eps_of(hi / 2) > eps was just seen
+            hi = _MAX_NOISE_MULTIPLIER
+            break
     lo = hi / 2.0
     # Halve until eps_of(lo) > eps, then bisect [lo, hi] on log sigma. eps_of(lo) is the dearest evaluation (the
     # PLD grid grows like 1/sigma^2) and is skipped when it is implied: known from doubling, or by the first

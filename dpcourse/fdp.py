@@ -21,6 +21,7 @@ mu-GDP -> (epsilon, delta) is :func:`dpcourse.gaussian.gaussian_delta` / :func:`
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 from scipy import special
@@ -28,7 +29,7 @@ from scipy import special
 from ._validation import check_delta, check_epsilon, check_flag, check_positive_int, check_real, check_real_array
 from .accounting import (DpEvent, GaussianEvent, LaplaceEvent, NotApplicableError, PoissonSampledEvent,
                          PrivacyAccountant, PureDPEvent)
-from .gaussian import _check_mu, _gaussian_delta_array, analytic_gaussian_sigma
+from .gaussian import _check_mu, _within, analytic_gaussian_sigma
 
 __all__ = [
     "tradeoff_gaussian",
@@ -46,10 +47,12 @@ __all__ = [
 #: The deltas at which :func:`tradeoff_curve` asks the accountant for epsilon when no closed form applies
 #: (31 values: 21 geometric from 1e-10 to 0.1, 9 evenly spaced from 0.15 to 0.95, then 0.99). The large deltas
 #: matter: for mu >= 1 the tangent lines of the curve at moderate alpha have delta above 0.5 (a geometric grid
-#: stopping at 0.5 left the envelope 0.24 below G_4 and 0.07 below G_1). Measured on Gaussian profiles
-#: (``tests/test_fdp.py``): the envelope is at most 0.02 below G_mu for mu from 0.05 to 6 (at most 0.011 for
-#: mu <= 1). With method "pld" each delta is one accountant query (about 0.1 s for a Poisson-sampled Gaussian at
-#: 100 to 1000 steps).
+#: stopping at 0.5 left the envelope 0.25 below G_4 and 0.07 below G_1). Measured on Gaussian profiles
+#: (``tests/test_fdp.py``), as the supremum over alpha (G_mu minus a maximum of lines is largest at one of the
+#: envelope's kinks, where it is evaluated exactly): the envelope is at most 0.011 below G_mu for mu <= 1, 0.0225
+#: up to mu = 4 and 0.031 up to mu = 6 (0.0109, 0.0224 and 0.0304 at mu = 1, 4, 6; the largest gaps sit at tiny
+#: alpha, 4e-8 at mu = 4, where a linear alpha grid does not look). With method "pld" each delta is one
+#: accountant query (about 0.1 s for a Poisson-sampled Gaussian at 100 to 1000 steps).
 DEFAULT_PROFILE_DELTAS = tuple(float(d) for d in np.concatenate([np.geomspace(1e-10, 0.1, 21),
                                                                  np.linspace(0.15, 0.95, 9), [0.99]]))
 
@@ -136,10 +139,21 @@ def tradeoff_laplace(alpha, epsilon):
     """
     a, scalar = _check_alpha(alpha)
     eps = check_epsilon(epsilon)
-    knee = 0.5 * math.exp(-eps)
-    with np.errstate(divide="ignore", over="ignore"):
-        middle = math.exp(-eps) / (4.0 * a)
-    beta = np.where(a < knee, _one_minus_scaled(a, eps, 0.0), np.where(a <= 0.5, middle, math.exp(-eps) * (1.0 - a)))
+    if eps <= 700.0:  # e^eps and e^-eps are normal floats: the three pieces directly
+        knee = 0.5 * math.exp(-eps)
+        with np.errstate(divide="ignore", over="ignore"):
+            middle = math.exp(-eps) / (4.0 * a)
+        beta = np.where(a < knee, _one_minus_scaled(a, eps, 0.0),
+                        np.where(a <= 0.5, middle, math.exp(-eps) * (1.0 - a)))
+        return _out(beta, scalar)
+    # Beyond, e^-eps is subnormal or 0 (e^-eps / (4 alpha) was 0/0 = NaN at alpha = 0 from eps = 746, and lost
+    # its digits before): the pieces and the knee in log space. alpha = 0 (log -inf) takes the first piece, 1.
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        log_a = np.log(a)
+        first = -np.expm1(np.minimum(eps + log_a, 0.0))           # 1 - e^eps alpha, where e^eps alpha < 1/2
+        middle = np.exp(-eps - math.log(4.0) - log_a)
+        last = np.exp(-eps + np.log1p(-a))
+    beta = np.where(log_a < -eps - math.log(2.0), first, np.where(a <= 0.5, middle, last))
     return _out(beta, scalar)
 
 
@@ -175,9 +189,16 @@ def tradeoff_epsilon_delta(alpha, epsilon, delta=0.0):
 
 
 def _one_minus_scaled(a: np.ndarray, eps: float, d: float) -> np.ndarray:
-    """``1 - d - e^eps a`` without overflow (-inf where e^eps a overflows, 1 - d at a = 0)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        scaled = np.where(a > 0, np.exp(eps) * a, 0.0)
+    """``1 - d - e^eps a`` without overflow (-inf where e^eps a overflows, 1 - d at a = 0).
+
+    Beyond eps = 700, e^eps a is ``exp(eps + log a)``: e^eps overflows there, but e^eps a is below 1 for a
+    subnormal a (``f_{720, 0}(1e-320)`` is 1 - 5.3e-8, not 0).
+    """
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        if eps <= 700.0:
+            scaled = np.where(a > 0, np.exp(eps) * a, 0.0)
+        else:
+            scaled = np.where(a > 0, np.exp(eps + np.log(np.where(a > 0, a, 1.0))), 0.0)
     return 1.0 - d - scaled
 
 
@@ -224,15 +245,11 @@ def tradeoff_from_profile(alpha, epsilons, deltas):
     0.628172
     """
     a, scalar = _check_alpha(alpha)
-    if isinstance(epsilons, (str, bytes)):
-        raise TypeError(f"epsilons must be a sequence of real numbers, got {type(epsilons).__name__}")
-    try:
-        eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
-    except (TypeError, ValueError):
-        raise TypeError(f"epsilons must be a sequence of real numbers, got {type(epsilons).__name__}") from None
+    eps = _check_profile_epsilons(epsilons)
     d = check_real_array(deltas, "deltas", ndim=1)
     if eps.ndim != 1 or eps.size != d.size:
-        raise ValueError(f"epsilons and deltas must be 1-d and of equal length, got {eps.size} and {d.size}")
+        raise ValueError(f"epsilons and deltas must be 1-d and of equal length, got {eps.ndim}-d epsilons of size "
+                         f"{eps.size} and {d.size} deltas")
     if np.any(np.isnan(eps)) or np.any(eps < 0) or np.any(eps == -np.inf):
         raise ValueError("epsilons must be >= 0 (inf allowed for 'no guarantee at this delta'), got a negative or NaN")
     if np.any(d < 0) or np.any(d > 1):
@@ -242,6 +259,26 @@ def tradeoff_from_profile(alpha, epsilons, deltas):
         if math.isfinite(e):
             beta = np.maximum(beta, _f_eps_delta(a, float(e), float(dj)))
     return _out(beta, scalar)
+
+
+def _check_profile_epsilons(epsilons) -> np.ndarray:
+    """epsilons of a profile (public): a sequence of real numbers >= 0 or +inf, as a float array.
+
+    Strings (``["1.0"]``), bools (``[True]``), complex numbers and None are refused by name (numpy would convert
+    the first two to 1.0); NaN and negative entries are checked by the caller.
+    """
+    if isinstance(epsilons, (str, bytes)):
+        raise TypeError(f"epsilons must be a sequence of real numbers, got {type(epsilons).__name__} {epsilons!r}")
+    try:
+        arr = np.atleast_1d(np.asarray(epsilons))
+    except (TypeError, ValueError):
+        raise TypeError(f"epsilons must be a sequence of real numbers, got a ragged or malformed "
+                        f"{type(epsilons).__name__}") from None
+    if arr.dtype == object:  # mixed entries: each must be a real number (a bool or a str is not)
+        arr = np.array([check_real(v, "epsilons", allow_inf=True) for v in arr.ravel()]).reshape(arr.shape)
+    elif arr.dtype.kind not in "iuf":
+        raise TypeError(f"epsilons must hold real numbers (or inf), got dtype {arr.dtype}")
+    return arr.astype(float)
 
 
 def _counts(events):
@@ -258,13 +295,21 @@ def _counts(events):
 def clt_mu_poisson_gaussian(sampling_rate, noise_multiplier, steps) -> float:
     """The CLT's mu for ``steps`` Poisson-sampled Gaussian steps: ``q sqrt(steps (e^{1/sigma^2} - 1))``.
 
-    Theorem ``fdp-thm-clt-sampled``: the asymptotic form Bu, Dong, Long & Su (2020) give for Poisson sampling
-    (add/remove one), from the central limit theorem of Dong, Roth & Su (2022): as T -> infinity with sigma fixed
-    and ``q sqrt(T) -> nu``, the composition is asymptotically G_mu with mu = nu sqrt(e^{1/sigma^2} - 1). (For
-    batches of fixed size sampled without replacement their mu is a different function of sigma.) For finite T
-    this is an **approximation, not a guarantee**: it can under-report the exact epsilon (measured in
-    ``benchmarks/bench_fdp.py`` against the PLD accountant). ``noise_multiplier`` must be at least
-    ``1/sqrt(700)`` (about 0.0378), where ``e^{1/sigma^2}`` still fits a float; a smaller one is refused by name.
+    Theorem ``fdp-thm-clt-sampled``: as T -> infinity with sigma fixed and ``q sqrt(T) -> nu``, the trade-off
+    function of the T-step composition converges uniformly to G_mu, mu = nu sqrt(e^{1/sigma^2} - 1), in **both**
+    orders of a pair of neighbours (add/remove one: the record removed, and the record added). One step's pair is
+    not symmetric (at q = 0.5, sigma = 0.5 its two curves are 0.809 and 0.980 at alpha = 0.01), so Dong, Roth &
+    Su's central limit theorem, stated for symmetric trade-off functions (theorem ``fdp-thm-clt``), does not
+    cover it as it stands; the theorem is proved for each order by the Lindeberg-Feller CLT of the log-likelihood
+    ratio and Le Cam's third lemma, and the formula is the one Bu, Dong, Long & Su (2020) give for Poisson
+    sampling. (Symmetrising each step first, ``min{f, f^-1}**`` as Dong, Roth & Su do for sampling without
+    replacement, is covered by their theorem but lets the order change from step to step, which no pair of
+    neighbours does; its limit mu, ``sqrt 2 nu sqrt(e^{1/sigma^2} Phi(3/(2 sigma)) + 3 Phi(-1/(2 sigma)) - 2)``,
+    is larger: 1.71 nu against 1.31 nu at sigma = 1.) For finite T this is an **approximation, not a
+    guarantee**: it can under-report the exact epsilon (measured in ``benchmarks/bench_fdp.py`` against the PLD
+    accountant, which also shows the two orders approaching it from either side). ``noise_multiplier`` must be at
+    least ``1/sqrt(700)`` (about 0.0378), where ``e^{1/sigma^2}`` still fits a float, and ``steps`` small enough
+    that mu fits a float; otherwise the call is refused by name.
 
     Examples
     --------
@@ -277,6 +322,11 @@ def clt_mu_poisson_gaussian(sampling_rate, noise_multiplier, steps) -> float:
     if not sigma * sigma >= 1.0 / 700.0:   # gdp_mu's limit e^(mu^2), mu^2 <= 700 (at 5e-324 the event itself overflows)
         raise ValueError(f"noise_multiplier must be at least 1/sqrt(700) = {1.0 / math.sqrt(700.0):.6g} for the CLT "
                          f"(e^(1/sigma^2) overflows below it: such a run leaks everything), got {noise_multiplier!r}")
+    per_step = math.expm1(1.0 / (sigma * sigma))  # 0 when 1/sigma^2 underflows (mu is then 0)
+    if per_step > 0 and math.log(q) + 0.5 * (math.log(k) + math.log(per_step)) >= math.log(np.finfo(float).max):
+        shown = f"an integer of {len(str(k))} digits" if k > 10**20 else repr(k)
+        raise ValueError(f"steps is too large for this sampling_rate and noise_multiplier, got {shown}: the CLT's mu "
+                         f"q sqrt(steps (e^(1/sigma^2) - 1)) exceeds the largest float (such a run leaks everything)")
     return gdp_mu(PrivacyAccountant().compose(PoissonSampledEvent(q, GaussianEvent(sigma)), k), clt=True)
 
 
@@ -287,8 +337,10 @@ def gdp_mu(events, *, clt=False) -> float:
       ``mu = sqrt(sum of runs * (l2_sensitivity / sigma)^2)`` (theorem ``fdp-thm-gdp-composition``); this is a
       guarantee, and when the sensitivities are attained the composition's trade-off function is exactly G_mu.
     * Poisson-sampled Gaussian events: only with ``clt=True``, each run contributing
-      ``q^2 (e^{mu_0^2} - 1)`` to mu^2 (theorem ``fdp-thm-clt-sampled``). The result is the central limit
-      theorem's **approximation**, not a guarantee; it is refused unless asked for by name.
+      ``q^2 (e^{mu_0^2} - 1)`` to mu^2 (theorem ``fdp-thm-clt-sampled``, both orders of add/remove). The result
+      is the central limit theorem's **approximation**, not a guarantee; it is refused unless asked for by name.
+    * The sum is exact (rationals: a run count of any size, 10**400, is welcome), rounded once before the root;
+      a mu beyond the largest float is refused by name.
     * Pure-DP and Laplace events: :class:`~dpcourse.accounting.NotApplicableError` (their compositions
       are not exactly Gaussian; use :func:`tradeoff_curve`).
 
@@ -299,10 +351,10 @@ def gdp_mu(events, *, clt=False) -> float:
     """
     clt = check_flag(clt, "clt")
     _, counts = _counts(events)
-    total = []
+    total = []  # exact terms runs * (per-run mu^2): a count of any size (10**400) is an int, not a float
     for e, n in counts:
         if isinstance(e, GaussianEvent):
-            total.append(n * e.mu ** 2)
+            total.append(n * Fraction(e.mu) ** 2)
         elif isinstance(e, PoissonSampledEvent) and isinstance(e.event, GaussianEvent):
             if not clt:
                 raise NotApplicableError("a Poisson-sampled Gaussian is not exactly mu-GDP for any useful mu; "
@@ -311,16 +363,20 @@ def gdp_mu(events, *, clt=False) -> float:
             if e.event.mu ** 2 > 700.0:
                 raise ValueError(f"the CLT's e^(1/sigma^2) overflows for sigma (noise_multiplier) = "
                                  f"{e.event.sigma / e.event.l2_sensitivity!r}: such a run leaks everything")
-            total.append(n * e.sampling_rate ** 2 * math.expm1(e.event.mu ** 2))
+            total.append(n * Fraction(e.sampling_rate) ** 2 * Fraction(math.expm1(e.event.mu ** 2)))
         else:
             name = type(e).__name__ if not isinstance(e, PoissonSampledEvent) else \
                 f"PoissonSampledEvent({type(e.event).__name__})"
             raise NotApplicableError(f"gdp_mu accounts for Gaussian (and, with clt=True, Poisson-sampled Gaussian) "
                                      f"events only, got {name}: use tradeoff_curve")
-    mu = math.sqrt(math.fsum(total))
-    if not math.isfinite(mu):
-        raise ValueError("the composed mu overflows (e^{mu_0^2} too large): the events leak everything")
-    return mu
+    square = sum(total, Fraction(0))
+    # the exact sum scaled by a power of 4 into the float range, rounded once, its root scaled back (exact steps)
+    shift = (square.numerator.bit_length() - square.denominator.bit_length()) // 2
+    try:
+        return math.ldexp(math.sqrt(float(square / Fraction(4) ** shift)), shift)
+    except OverflowError:
+        raise ValueError("the composed mu overflows (it is above the largest float, about 1.8e308): the events "
+                         "leak everything") from None
 
 
 def gdp_mu_for_dp(epsilon, delta) -> float:
@@ -335,9 +391,11 @@ def gdp_mu_for_dp(epsilon, delta) -> float:
 
     mu-GDP implies (epsilon, gaussian_delta(epsilon, mu))-DP and gaussian_delta is increasing in mu (theorem
     ``fdp-thm-gdp-to-dp``), so the answer is the root of ``gaussian_delta(epsilon, mu) = delta``; it is
-    ``1 / analytic_gaussian_sigma(epsilon, delta)``, then certified: the returned mu satisfies
-    ``gaussian_delta(epsilon, mu) <= delta`` as computed (stepped down, by a step that doubles from one ulp,
-    if rounding in 1/sigma broke it) and ``gaussian_delta(epsilon, mu * (1 + 1e-9)) > delta`` (tested).
+    ``1 / analytic_gaussian_sigma(epsilon, delta)``, then certified: the *exact* profile at the returned mu is at
+    most delta (the computed log profile plus its error bound is at most log delta, see
+    ``dpcourse.gaussian._profile_log``; stepped down, by a step that doubles from one ulp, if rounding in 1/sigma
+    broke it), tested against 100-digit arithmetic down to epsilon = 1e-12 and delta = 5e-324; and
+    ``gaussian_delta(epsilon, mu * (1 + 1e-9)) > delta`` (tested).
 
     Parameters
     ----------
@@ -355,9 +413,9 @@ def gdp_mu_for_dp(epsilon, delta) -> float:
     eps = check_epsilon(epsilon)
     d = check_delta(delta, allow_zero=False)
     mu = 1.0 / analytic_gaussian_sigma(eps, d)
-    step = 2.0**-52
-    while float(_gaussian_delta_array(np.array(eps), np.array(mu))) > d:  # the guard: step down, doubling the step
-        mu *= 1.0 - step                                                    # (delta -> 0 as mu -> 0: it ends)
+    step, log_d = 2.0**-52, math.log(d)
+    while not _within(eps, mu, log_d):  # the guard: step down, doubling the step, until the exact delta is
+        mu *= 1.0 - step                # certainly <= d (delta -> 0 as mu -> 0: it ends)
         step = min(2.0 * step, 0.5)
     return mu
 
@@ -388,8 +446,10 @@ def tradeoff_curve(events, alpha, *, method=None, deltas=None):
       and "rdp" otherwise. Every accountant method returns an upper bound on epsilon (for "pld": the
       connect-the-dots discretisation is pessimistic, and the FFT round-off is an estimate added to delta, not a
       proved bound), so the envelope is a lower bound on the exact curve, not the curve: it lies below the exact
-      curve between the tangent lines of the grid (at most 0.02 below on Gaussian profiles with the default
-      grid, see :data:`DEFAULT_PROFILE_DELTAS`) and by the accountant's own slack.
+      curve between the tangent lines of the grid (on Gaussian profiles with the default grid at most 0.011
+      below for mu <= 1 and 0.031 for mu up to 6, see :data:`DEFAULT_PROFILE_DELTAS`) and by the accountant's
+      own slack. The envelope is symmetric (every f_{epsilon, delta} is), so it bounds both orders of a pair of
+      neighbours: for add/remove, the removal and the addition of a record.
 
     Parameters
     ----------

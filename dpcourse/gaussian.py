@@ -13,6 +13,8 @@ calibration of Balle & Wang (the smallest sigma, for every epsilon > 0), and the
 from __future__ import annotations
 
 import functools
+import math
+from fractions import Fraction
 
 import numpy as np
 from scipy import optimize, special
@@ -37,6 +39,124 @@ def _check_mu(mu) -> float:
     return check_real(mu, "mu", low=0.0, low_open=True)
 
 
+_U = 2.0**-53
+#: 8-point Gauss-Legendre nodes and weights on [-1, 1], for the integral of the hazard gap in :func:`_profile_log`.
+_GL_X, _GL_W = np.polynomial.legendre.leggauss(8)
+#: Where the formula's two terms cancel to below this fraction (1 - R in the tail form, delta / Phi(a) in the
+#: body form), the profile is evaluated in the forms of :func:`_profile_log` that do not cancel.
+_CANCEL = 0.25
+
+
+def _hazard_gap(t: np.ndarray) -> np.ndarray:
+    """``c(t) = phi(t) / Phi(-t) - t`` for t >= 0: the normal hazard rate minus t, in (0, sqrt(2/pi)], ~1/t for large t.
+
+    Directly below t = 3 (the subtraction loses at most a factor 12 there), above by Laplace's continued
+    fraction of the Mills ratio, ``c(t) = 1 / (t + 2 / (t + 3 / (t + ...)))`` (``min(100, 12 + 700 / t^2)`` terms:
+    exact to rounding from t = 3 on, checked against 40-digit arithmetic).
+    """
+    t = np.asarray(t, dtype=float)
+    out = np.empty_like(t)
+    small = t < 3.0
+    ts = t[small]
+    out[small] = np.sqrt(2.0 / np.pi) / special.erfcx(ts / _SQRT2) - ts
+    tl = t[~small]
+    f = tl.copy()
+    low = float(tl.min()) if tl.size else 3.0
+    terms = min(100, 12 + int(700.0 / low / low))  # 89 at t = 3, 20 from t = 9.4
+    for k in range(terms, 1, -1):
+        f = tl + k / f
+    out[~small] = 1.0 / f
+    return out
+
+
+def _profile_log(eps, mu) -> tuple[np.ndarray, np.ndarray]:
+    """``(log delta(eps, mu), eta)`` elementwise for validated eps >= 0 and mu > 0: the log profile, accurate
+    where the formula's two terms cancel, and a bound ``eta`` on its error (theorem ``thm-gaussian-profile``).
+
+    With ``a = mu/2 - eps/mu`` and ``b = a - mu`` (b < 0 always):
+
+    * tail form (a < 0): ``delta = Phi(a) (1 - R)`` with ``R = e^eps Phi(b) / Phi(a) = m(-b) / m(-a)``, m the
+      Mills ratio (e^eps phi(b) = phi(a)). Since ``d/dt log m(t) = -c(t)`` (:func:`_hazard_gap`),
+      ``1 - R = 1 - exp(-I)`` with ``I`` the integral of c over [-a, -b], an interval of length mu on which c
+      changes little when ``1 - R`` is small. There (``1 - R < 1/4``) I is taken by 8-point Gauss-Legendre and
+      ``log(1 - R) = log I + log((1 - e^-I) / I)``: nothing cancels. Elsewhere ``1 - R`` is
+      ``(erfcx(-a/sqrt 2) - erfcx(-b/sqrt 2)) / erfcx(-a/sqrt 2)`` (at most two bits lost).
+    * body form (a >= 0): ``log Phi(a) + log(-expm1(log(e^eps Phi(b)) - log Phi(a)))``; where delta < Phi(a)/4,
+      ``delta = [Phi(a) - Phi(b)] - (e^eps - 1) Phi(b)`` with
+      ``Phi(a) - Phi(b) = (erf(a/sqrt 2) + erf(-b/sqrt 2)) / 2``,
+      a sum of positive terms (for mu < 1e-150, ``log delta = log mu - log(2 pi)/2``, exact to 1e-150).
+
+    The direct form lost all digits at tiny epsilon and mu (9.6e-8 relative at epsilon = 1e-6, delta = 1e-300;
+    7% at epsilon = 2.4e-15, mu = 1.4e-14). Where mu/2 and eps/mu nearly cancel (mu huge, eps near mu^2/2), a
+    and b are computed in rational arithmetic and rounded once.
+
+    ``eta = 64 [u (8 + |log delta|) + (|a| + 1) e_a + (body form only) u (eps + |log Phi(b)|) + |b| e_a]``,
+    u = 2^-53, bounds the error against the exact log profile *at these float arguments*; ``e_a`` is the
+    rounding error of a and b (``u (mu/2 + eps/mu)``, or ``u |a|`` when computed in rationals), which moves
+    log Phi by at most ``(|a| + 1) e_a``. The rest covers a few ulps of the special functions in log Phi(a), in
+    the result's logarithm and in ``eps + log Phi(b)``, times the cancellation left (at most a factor 4), with
+    room: against 140-digit arithmetic the largest error found is below eta / 20 (``tests/test_never_optimistic.py``).
+    It is a bound derived from condition numbers, with scipy's special functions assumed accurate to a few
+    ulps: measured, not proved. Where ``eps / mu`` overflows, delta underflows: ``(-inf, 0)``.
+    """
+    eps, mu = np.broadcast_arrays(np.asarray(eps, dtype=float), np.asarray(mu, dtype=float))
+    shape = eps.shape
+    eps, mu = eps.ravel(), mu.ravel()
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+        s = eps / mu
+        a = mu / 2 - s
+        b = -mu / 2 - s
+        err_a = _U * (mu / 2 + s)  # the rounding of a (and of b): of eps / mu, then of the subtraction
+        finite = np.isfinite(s)
+        for i in np.flatnonzero(finite & (mu / 2 + s > 1024.0 * (np.abs(a) + 1.0))):
+            # mu/2 and eps/mu nearly cancel (mu huge, eps near mu^2/2): a and b correctly rounded, in rationals
+            exact_a = Fraction(float(mu[i])) / 2 - Fraction(float(eps[i])) / Fraction(float(mu[i]))
+            a[i], b[i] = float(exact_a), float(exact_a - Fraction(float(mu[i])))
+            err_a[i] = _U * abs(a[i])
+        log_first = special.log_ndtr(a)
+        tails = a < 0
+        ea = special.erfcx(-np.where(tails, a, -1.0) / _SQRT2)
+        eb = special.erfcx(-np.where(tails, b, -1.0) / _SQRT2)
+        ratio = (ea - eb) / ea
+        log_phi_b = special.log_ndtr(b)
+        diff = np.minimum(eps + log_phi_b - log_first, 0.0)
+        log_delta = np.where(tails, log_first + np.log(ratio), log_first + np.log(-np.expm1(diff)))
+        tail_cancel = np.flatnonzero(tails & finite & (ratio < _CANCEL))
+        if tail_cancel.size:
+            m, c = mu[tail_cancel], s[tail_cancel]
+            nodes = c[:, None] + (0.5 * m)[:, None] * _GL_X[None, :]
+            gaps = _hazard_gap(nodes.ravel()).reshape(nodes.shape)
+            total = gaps[:, 0] * _GL_W[0]
+            for j in range(1, _GL_W.size):  # I = (m / 2) total, summed in a fixed order (not BLAS's)
+                total = total + gaps[:, j] * _GL_W[j]
+            i = 0.5 * m * total
+            log_g = np.log(np.where(i > 1e-300, -np.expm1(-i) / np.where(i > 1e-300, i, 1.0), 1.0))
+            log_delta[tail_cancel] = log_first[tail_cancel] + np.log(0.5 * m) + np.log(total) + log_g
+        body_cancel = np.flatnonzero(~tails & finite & (-np.expm1(diff) < _CANCEL))
+        if body_cancel.size:
+            aa, bb, ee, mm = a[body_cancel], b[body_cancel], eps[body_cancel], mu[body_cancel]
+            between = 0.5 * (special.erf(aa / _SQRT2) + special.erf(-bb / _SQRT2))
+            value = np.log(between - np.expm1(ee) * special.ndtr(bb))
+            log_delta[body_cancel] = np.where(mm < 1e-150, np.log(mm) - 0.5 * np.log(2.0 * np.pi), value)
+        eta = 64.0 * (_U * (8.0 + np.abs(log_delta)) + (np.abs(a) + 1.0) * err_a
+                      + np.where(tails, 0.0, _U * (eps + np.abs(log_phi_b)) + np.abs(b) * err_a))
+        log_delta = np.where(finite & ~np.isnan(log_delta), log_delta, -np.inf)
+        eta = np.where(np.isneginf(log_delta), 0.0, eta)
+    return log_delta.reshape(shape), eta.reshape(shape)
+
+
+def _within(eps, mu, log_target) -> np.ndarray:
+    """Whether the exact profile at these float arguments is certainly <= e^log_target (``log delta + eta <=
+    log_target``).
+
+    The rounding guard of every inverse (:func:`gaussian_epsilon`, :func:`analytic_gaussian_sigma`,
+    ``dpcourse.gdp_mu_for_dp``): a value that passes is never optimistic against the exact profile, within the
+    error model of :func:`_profile_log`.
+    """
+    log_delta, eta = _profile_log(eps, mu)
+    return log_delta + eta <= log_target
+
+
 def gaussian_delta(epsilon, mu) -> float:
     """Exact smallest delta for which a Gaussian mechanism with ``mu = Delta_2 / sigma`` is (epsilon, delta)-DP.
 
@@ -44,8 +164,10 @@ def gaussian_delta(epsilon, mu) -> float:
     between N(0, sigma^2) and N(Delta_2, sigma^2) (both directions agree by symmetry), under whichever
     neighbouring relation ``Delta_2`` is the l2 sensitivity for (theorem ``thm-gaussian-profile``;
     Balle & Wang 2018, Theorem 8). When both terms are tails it is evaluated through ``erfcx``, in which
-    the factor e^epsilon cancels exactly, otherwise the second term in log space: the result keeps ~1e-9
-    relative accuracy or better down to delta ~ 1e-300, for epsilon in the hundreds and mu tiny or large.
+    the factor e^epsilon cancels exactly, otherwise the second term in log space; where the two terms nearly
+    cancel (tiny epsilon and mu), in the forms of ``_profile_log`` that do not subtract. The result keeps
+    ~1e-11 relative accuracy or better for delta above 1e-300 (2.6e-12 the largest error found against
+    140-digit arithmetic, mu from 1e-14 to 1e6, epsilon from 0 to 1e9).
 
     Parameters
     ----------
@@ -78,18 +200,28 @@ def gaussian_delta(epsilon, mu) -> float:
         # So delta = Phi(a) (1 - erfcx(-b/sqrt 2) / erfcx(-a/sqrt 2)), with no huge or tiny intermediate.
         ea = special.erfcx(-a / _SQRT2)
         eb = special.erfcx(-b / _SQRT2)
-        return float(max(np.exp(special.log_ndtr(a)) * ((ea - eb) / ea), 0.0))
+        ratio = (ea - eb) / ea
+        if not ratio >= _CANCEL:  # the two tails nearly cancel: the form of _profile_log that does not
+            return float(np.exp(_profile_log(eps, m)[0]))
+        return float(max(np.exp(special.log_ndtr(a)) * ratio, 0.0))
     # Phi(a) >= 1/2: subtract the second term, evaluated in log space so that e^eps never overflows.
     log_second = eps + special.log_ndtr(b)
-    return float(max(special.ndtr(a) - np.exp(log_second), 0.0))
+    first = special.ndtr(a)
+    value = first - np.exp(log_second)
+    if not value >= _CANCEL * first:  # delta far below Phi(a): the form of _profile_log that does not cancel
+        return float(np.exp(_profile_log(eps, m)[0]))
+    return float(value)
 
 
 def gaussian_epsilon(delta, mu) -> float:
     """Smallest epsilon >= 0 for which a Gaussian mechanism with ``mu = Delta_2 / sigma`` is (epsilon, delta)-DP.
 
     The inverse of :func:`gaussian_delta` in epsilon (which is continuous and strictly decreasing while
-    positive), found by bracketing root search to relative accuracy ~1e-12. Returns 0.0 when
-    ``delta >= gaussian_delta(0, mu)`` (the total variation distance).
+    positive), found by bracketing root search to relative accuracy ~1e-13, then moved up where needed so
+    that it is never optimistic: the *exact* profile at the returned epsilon is at most delta, within the
+    error model of ``_profile_log`` (the computed log profile plus its error bound is at most log delta;
+    tested against 60-digit arithmetic at tiny and huge epsilon and mu and delta down to 5e-324). Returns 0.0
+    when the total variation distance ``gaussian_delta(0, mu)`` is certainly at most delta.
 
     Parameters
     ----------
@@ -105,55 +237,59 @@ def gaussian_epsilon(delta, mu) -> float:
     """
     d = check_delta(delta, allow_zero=False)
     m = _check_mu(mu)
-    if d >= gaussian_delta(0.0, m):
+    log_d = math.log(d)
+    if _within(0.0, m, log_d):  # the total variation distance is certainly <= delta
         return 0.0
     # The answer is below mu^2/2 + mu sqrt(2 ln(1/delta)) + 1 (the loss is N(mu^2/2, mu^2) and its tail
     # bounds delta); start the bracket there so huge mu needs no long doubling, and double if rounding asks.
     hi = min(m * m / 2.0 + m * np.sqrt(2.0 * -np.log(d)) + 1.0, 1e308)
-    while gaussian_delta(hi, m) > d:
+    while not _within(hi, m, log_d):
         if hi >= 1e308:  # the epsilon exceeds the largest float: report it as unbounded (a valid bound)
             return float("inf")
         hi = min(2.0 * hi, 1e308)
-    root = float(optimize.brentq(lambda e: gaussian_delta(e, m) - d, 0.0, hi, xtol=1e-14, rtol=1e-13, maxiter=500))
+    # On the log profile (delta itself is subnormal below 2.2e-308), with xtol far below any root (a tiny mu has a
+    # tiny epsilon: an xtol of 1e-14 was 3e-4 relative at mu = 1e-12)
+    root = float(optimize.brentq(lambda e: float(_profile_log(e, m)[0][()]) - log_d, 0.0, hi, xtol=1e-300, rtol=1e-13,
+                                 maxiter=500))
     e, bump = root, 1e-13
-    while e < hi and gaussian_delta(e, m) > d:  # rounding guard: never return an epsilon whose delta exceeds d
-        e, bump = min(root * (1.0 + bump) + bump, hi), 2.0 * bump
+    while e < hi and not _within(e, m, log_d):  # rounding guard: never an epsilon whose exact delta may exceed d
+        e, bump = min(root * (1.0 + bump) + bump * 1e-300, hi), 2.0 * bump  # relative steps (an absolute 1e-13
+                                                                             # was 0.3% of epsilon at mu = 1e-12)
     return float(e)
 
 
 def _gaussian_delta_array(eps: np.ndarray, mu: np.ndarray) -> np.ndarray:
     """:func:`gaussian_delta` elementwise on already-validated arrays (same two branches, no checks)."""
+    eps, mu = np.broadcast_arrays(np.asarray(eps, dtype=float), np.asarray(mu, dtype=float))
+    shape = eps.shape
+    eps, mu = eps.ravel(), mu.ravel()
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         a = mu / 2 - eps / mu
         b = -mu / 2 - eps / mu
         tails = a < 0
         ea = special.erfcx(-np.where(tails, a, -1.0) / _SQRT2)
         eb = special.erfcx(-np.where(tails, b, -1.0) / _SQRT2)
-        tail_value = np.exp(special.log_ndtr(a)) * ((ea - eb) / ea)
-        body_value = special.ndtr(a) - np.exp(eps + special.log_ndtr(b))
+        ratio = (ea - eb) / ea
+        tail_value = np.exp(special.log_ndtr(a)) * ratio
+        first = special.ndtr(a)
+        body_value = first - np.exp(eps + special.log_ndtr(b))
         value = np.where(tails, tail_value, body_value)
         underflow = np.isinf(eps / mu)  # mu tiny next to epsilon: delta underflows to 0
-    return np.where(underflow, 0.0, np.maximum(value, 0.0))
+        cancel = np.flatnonzero(~underflow & np.where(tails, ~(ratio >= _CANCEL), ~(body_value >= _CANCEL * first)))
+        if cancel.size:  # the two terms nearly cancel: the forms of _profile_log that do not
+            value[cancel] = np.exp(_profile_log(eps[cancel], mu[cancel])[0])
+    return np.where(underflow, 0.0, np.maximum(value, 0.0)).reshape(shape)
 
 
 def _log_gaussian_delta_array(eps: np.ndarray, mu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(log delta(eps), log(e^eps Phi(b)))`` elementwise: the log profile and the log of minus its slope.
 
     ``d delta / d eps = -e^eps Phi(-mu/2 - eps/mu)``, because the two density terms cancel
-    (e^eps phi(b) = phi(a)). Both are computed as in :func:`_log_gaussian_delta` (erfcx for two tails).
+    (e^eps phi(b) = phi(a)). The log profile is :func:`_profile_log`'s.
     """
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        a = mu / 2 - eps / mu
-        b = -mu / 2 - eps / mu
-        log_first = special.log_ndtr(a)
-        log_slope = eps + special.log_ndtr(b)
-        tails = a < 0
-        ea = special.erfcx(-np.where(tails, a, -1.0) / _SQRT2)
-        eb = special.erfcx(-np.where(tails, b, -1.0) / _SQRT2)
-        tail_log = log_first + np.log((ea - eb) / ea)
-        body_log = log_first + np.log(-np.expm1(np.minimum(log_slope - log_first, 0.0)))
-        log_delta = np.where(tails, tail_log, body_log)
-    return np.where(np.isnan(log_delta), -np.inf, log_delta), log_slope
+        log_slope = eps + special.log_ndtr(-mu / 2 - eps / mu)
+    return _profile_log(eps, mu)[0], log_slope
 
 
 def _gaussian_epsilon_array(delta: float, mu: np.ndarray) -> np.ndarray:
@@ -164,18 +300,20 @@ def _gaussian_epsilon_array(delta: float, mu: np.ndarray) -> np.ndarray:
     hence log-concave (Prekopa), so each Newton step from the right lands between the root and the
     previous point: the iterates decrease to the root (about six steps). Where the profile underflows
     the iterate moves halfway to 0 instead. The limit is then nudged up, where rounding requires, until
-    ``delta(eps) <= delta`` holds as computed, so the answer is never optimistic.
+    the exact profile at it is certainly <= delta (:func:`_within`: the computed log profile plus its error
+    bound), so the answer is never optimistic (within the error model of :func:`_profile_log`; tested against
+    60-digit arithmetic). The answer is 0 only where the total variation distance is certainly <= delta.
     """
     mu = np.asarray(mu, dtype=float)
     log_d = np.log(delta)
-    zero = delta >= _gaussian_delta_array(np.zeros_like(mu), mu)
+    zero = _within(np.zeros_like(mu), mu, log_d)
     # delta(eps) <= P[L > eps] = Phi(mu/2 - eps/mu) (the loss L is N(mu^2/2, mu^2)): a bracket end close
     # to the root; the tiny margin absorbs rounding.
     with np.errstate(over="ignore"):
         hi = np.minimum((mu * mu / 2.0 - mu * special.ndtri(delta)) * (1 + 1e-12) + 1e-300, 1e308)
     over = np.flatnonzero(~zero)
     for _ in range(2100):  # the bound above holds mathematically; double where rounding says otherwise
-        over = over[np.isfinite(hi[over]) & (_gaussian_delta_array(hi[over], mu[over]) > delta)]
+        over = over[np.isfinite(hi[over]) & ~_within(hi[over], mu[over], log_d)]
         if not over.size:
             break
         with np.errstate(over="ignore"):
@@ -196,13 +334,14 @@ def _gaussian_epsilon_array(delta: float, mu: np.ndarray) -> np.ndarray:
         # Stop at a step below 1e-14 relative, or at a tiny step to the right (rounding noise at the root); a
         # large step to the right (from a point left of the root) goes on.
         live[idx[(np.abs(new - h) <= 1e-14 * h) | ((new > h) & (new - h <= 1e-12 * h))]] = False
-    # Rounding guard: the profile is evaluated to ~1e-15, so the limit may sit a hair left of the root.
+    # Rounding guard: the limit may sit a hair left of the root, and the profile is only known to within eta:
+    # step right (by a relative step that doubles from 1e-15) until the exact profile is certainly <= delta.
     bad = np.flatnonzero(~zero & np.isfinite(x))
-    bad = bad[_gaussian_delta_array(x[bad], mu[bad]) > delta]
+    bad = bad[~_within(x[bad], mu[bad], log_d)]
     root, bump = x.copy(), 1e-15
     while bad.size:
         x[bad] = np.minimum(root[bad] * (1.0 + bump) + bump * 1e-300, hi[bad])
-        bad = bad[(x[bad] < hi[bad]) & (_gaussian_delta_array(x[bad], mu[bad]) > delta)]
+        bad = bad[(x[bad] < hi[bad]) & ~_within(x[bad], mu[bad], log_d)]
         bump *= 2.0
     return np.where(zero, 0.0, x)
 
@@ -313,24 +452,12 @@ def gaussian_sigma(epsilon, delta, l2_sensitivity=1.0) -> float:
 
 
 def _log_gaussian_delta(eps: float, mu: float) -> float:
-    """``log(gaussian_delta(eps, mu))``, computed as there (erfcx) but without underflow (-inf when it is 0)."""
+    """``log(gaussian_delta(eps, mu))`` without underflow (-inf when it is 0): :func:`_profile_log`'s value."""
     if mu == 0.0:
         return -np.inf
     if np.isinf(mu):
         return 0.0
-    a = mu / 2 - eps / mu
-    b = -mu / 2 - eps / mu
-    log_first = special.log_ndtr(a)
-    if not np.isfinite(log_first):
-        return -np.inf
-    if a < 0:  # delta = Phi(a) (1 - erfcx(-b/sqrt 2) / erfcx(-a/sqrt 2)), see gaussian_delta
-        ea = special.erfcx(-a / _SQRT2)
-        eb = special.erfcx(-b / _SQRT2)
-        return float(log_first + np.log((ea - eb) / ea)) if ea > eb else -np.inf
-    diff = eps + special.log_ndtr(b) - log_first
-    if diff >= 0:
-        return -np.inf
-    return float(log_first + np.log(-np.expm1(diff)))
+    return float(_profile_log(eps, mu)[0])
 
 
 def analytic_gaussian_sigma(epsilon, delta, l2_sensitivity=1.0) -> float:
@@ -342,13 +469,14 @@ def analytic_gaussian_sigma(epsilon, delta, l2_sensitivity=1.0) -> float:
     computed for) (epsilon, delta)-DP, and no smaller sigma does, because the exact delta
     (theorem ``thm-gaussian-profile``) is strictly decreasing in sigma. Valid for every epsilon > 0 (tested
     up to 1000) and delta in (0, 1); for epsilon < 1 it is never larger than :func:`gaussian_sigma`.
-    Accuracy: ``gaussian_delta`` at the returned sigma never exceeds delta, and equals it within 1e-9
-    relative for epsilon in [0.01, 1000] and within 1e-8 relative for epsilon down to 1e-4, for delta in
-    [1e-300, 0.999] (tested; the limit is the accuracy of the profile formula itself at tiny epsilon).
+    Accuracy: the exact profile at the returned sigma never exceeds delta (within the error model of
+    ``_profile_log``, tested against 60-digit arithmetic), and ``gaussian_delta`` there equals delta within
+    1e-9 relative for epsilon in [0.01, 1000] and within 1e-8 relative for epsilon down to 1e-4, for delta in
+    [1e-300, 0.999] (tested).
 
     The root is found in log(mu) on log(delta) by Brent's method, so delta may be as small as the smallest
-    float; the returned sigma is then nudged up, if rounding requires, so that ``gaussian_delta(epsilon,
-    l2_sensitivity / sigma) <= delta`` holds as computed.
+    float; the returned sigma is then nudged up, if rounding requires, until the computed log profile at
+    ``l2_sensitivity / sigma`` plus its error bound is at most log delta.
 
     Parameters
     ----------
@@ -381,8 +509,11 @@ def analytic_gaussian_sigma(epsilon, delta, l2_sensitivity=1.0) -> float:
     def g(t):  # increasing in t = log(mu): more signal relative to noise leaks more
         return _log_gaussian_delta(eps, float(np.exp(t))) - target
 
-    # Start between the classic guess (right for small epsilon) and sqrt(2 eps) (right for large epsilon).
-    guess = min(eps / np.sqrt(2.0 * (np.log(1.25) - target) + eps), np.sqrt(2.0 * eps) + 1.0)
+    # Start between the classic guess (right for small epsilon) and sqrt(2 eps) (right for large epsilon), and
+    # not below the mu whose total variation 2 Phi(mu/2) - 1 is delta (a lower bound on the root: right as epsilon
+    # -> 0, where the classic guess walked ~1000 halvings from 1e-300 at epsilon = 1e-300).
+    guess = max(min(eps / np.sqrt(2.0 * (np.log(1.25) - target) + eps), np.sqrt(2.0 * eps) + 1.0),
+                2.0 * _SQRT2 * float(special.erfinv(d)))
     t0 = float(np.log(max(guess, 1e-300)))  # a subnormal epsilon would make the guess 0
     step = np.log(2.0)
     lo = hi = t0
@@ -402,8 +533,8 @@ def analytic_gaussian_sigma(epsilon, delta, l2_sensitivity=1.0) -> float:
         raise ValueError(f"sigma overflows for l2_sensitivity={l2_sensitivity!r} at epsilon={epsilon!r}, "
                          f"delta={delta!r} (it exceeds the largest float); rescale the query")
     sigma, bump = root, 4 * np.finfo(float).eps
-    for _ in range(60):  # rounding guard: never return a sigma whose computed delta exceeds the target
-        if gaussian_delta(eps, sens / sigma) <= d:
+    for _ in range(60):  # rounding guard: never a sigma whose exact delta may exceed the target (_within)
+        if _within(eps, sens / sigma, target):
             return float(sigma)
         sigma, bump = root * (1.0 + bump), 2.0 * bump
     return sens / float(np.exp(lo))  # the safe end of the bracket (not reached in the tested range)
