@@ -53,6 +53,7 @@ __all__ = [
     "FINGERPRINT_MAX_N0",
     "FINGERPRINT_MAX_N",
     "PACKING_MAX_DIGITS",
+    "PACKING_MAX_K_BITS",
 ]
 
 #: Largest n * d (people times attributes) :func:`fingerprinting_code` and :func:`tracing_trial` draw.
@@ -62,11 +63,16 @@ FINGERPRINT_MAX_N0 = 10**6
 #: Largest n :func:`fingerprinting_sample_bound` reports (the upper end is capped there, never overstated).
 FINGERPRINT_MAX_N = 2**62
 #: Most decimal digits :func:`packing_error_bound` computes ln(K (1 - beta) / beta) to while it decides floor(. / eps)
-#: (the precision doubles from 40; the whole ladder costs under 0.1 s). ln(R) / eps is below 1e330 for any float
-#: eps and int K of up to a million digits, so 1280 digits decide the floor unless ln(R) / eps lies within 1e-900 of
-#: an integer (it never equals one, see ``_largest_packing_m``); there the lower end is taken, which can only
-#: understate the bound.
+#: (the precision doubles from 40). ln(R) / eps is below 1e330 for any float eps and int K of up to
+#: PACKING_MAX_K_BITS bits, so 1280 digits decide the floor unless ln(R) / eps lies within 1e-900 of an integer (it
+#: never equals one, see ``_largest_packing_m``); there the lower end is taken, which can only understate the bound.
 PACKING_MAX_DIGITS = 1280
+#: Largest K (in bits, about 39,000 decimal digits) :func:`packing_error_bound` accepts: converting K to a decimal
+#: and taking its logarithm grows faster than linearly in its length (measured: 0.05 s at 2**17 bits, 0.7 s at
+#: 7**10**5 = 280,735 bits, 53 s at 7**10**6 on a shared 2-core machine), so a larger K is refused by name.
+PACKING_MAX_K_BITS = 2**17
+#: Decimal digits of the upper bound on e^ε :func:`subset_sum_error_bound` forms its exact lower bound from.
+SUBSET_SUM_DIGITS = 60
 _FLOAT_MAX = sys.float_info.max
 
 
@@ -146,8 +152,11 @@ def packing_failure_probability(k, epsilon, m, *, relation) -> float:
     R^k) under ``relation``, one of the datasets of the proof (at most m records more than a common public
     base) has ``Pr[max_j |M(D)_j - h(D)_j| >= m/2] >= K / (K + e^(ε m))``, with K = k under add/remove and
     K = k - 1 under replace-one. ``k = 1`` under add/remove is a single counting query. ``k`` and ``m`` may
-    be ints of any size. The value is computed in floating point, within 1e-12 relative of the bound (which is
-    not certified exactly: :func:`packing_error_bound` is); a bound below the float range is returned as 0.0.
+    be ints of any size. The value is computed in floating point (not certified exactly:
+    :func:`packing_error_bound` is): within 1e-12 relative of the bound when ε m and ln K are below 1e3 (the
+    rounding of ε m and ln K, each relative 2**-53, moves the result by that times their size, so for far larger
+    ε m and K it is less accurate). A bound below the normal float range (2.2e-308), where floats lose relative
+    precision, is returned as 0.0 (rounded down: a smaller failure probability is still true).
 
     Parameters
     ----------
@@ -180,7 +189,9 @@ def packing_failure_probability(k, epsilon, m, *, relation) -> float:
         em = math.inf
     x = em - math.log(big_k)
     if x > 0:
-        return float(math.exp(-x) / (1.0 + math.exp(-x)))
+        value = math.exp(-x) / (1.0 + math.exp(-x))
+        # subnormal: the few bits left can round far up (eps m = 744 gave 1e-323 for 7.67e-324); round down to 0
+        return float(value) if value >= sys.float_info.min else 0.0
     return float(1.0 / (1.0 + math.exp(x)))
 
 
@@ -209,6 +220,9 @@ def packing_error_bound(k, epsilon, *, relation, beta=0.5) -> float:
     k, rel = _check_bins(k, relation)
     eps = check_epsilon(epsilon)
     b = check_probability(beta, "beta", open_low=True, open_high=True)
+    if k.bit_length() > PACKING_MAX_K_BITS:
+        raise ValueError(f"k has {k.bit_length()} bits, above PACKING_MAX_K_BITS = 2**17 (about 39,000 digits): "
+                         f"the exact logarithm would take too long; use packing_failure_probability for such k")
     m = _largest_packing_m(_packing_count(k, rel), eps, b)
     return _float_down(Fraction(m, 2))
 
@@ -237,9 +251,12 @@ def subset_sum_error_bound(n, epsilon, delta, beta) -> float:
 
     Corollary ``lb-cor-subset-sums``: if a mechanism, (ε, δ)-DP under replace-one, answers *all* 2^n subset
     sums of uniformly random bits with every error at most E with probability at least 1 - β, then
-    E >= (n / 4) ((1 - δ) / (1 + e^ε) - β). Returns that value, or 0.0 when it is not positive. ``n`` may be
-    an int of any size: the product is formed exactly and rounded down, and a value beyond the float range is
-    capped at the largest float (a smaller lower bound is still true).
+    E >= (n / 4) ((1 - δ) / (1 + e^ε) - β). Returns that value rounded down, or 0.0 when it is not proved
+    positive. It is formed in exact rational arithmetic from a rigorous upper bound on e^ε (a correctly rounded
+    60-digit decimal exp plus one unit in its last place), so it never cancels and is never overstated: at most
+    1e-58 relative of (1 - δ) / (1 + e^ε) below the exact value. ``n`` may be an int of any size; a value beyond
+    the float range is capped at the largest float (a smaller lower bound is still true). ε so large that e^ε
+    leaves the decimal range (ε > 4e18) gives 0.0.
 
     Examples
     --------
@@ -250,10 +267,18 @@ def subset_sum_error_bound(n, epsilon, delta, beta) -> float:
     eps = check_epsilon(epsilon)
     dlt = check_delta(delta)
     b = check_probability(beta, "beta")
-    wrong = 1.0 - bit_guessing_bound(eps, dlt)        # = (1 - δ) / (1 + e^ε)
-    if not wrong > b:
+    # (1 - δ) / (1 + e^ε), from below: 1 - bit_guessing_bound(ε, δ) cancels (at ε = 35 it is off by 5.6 %)
+    ctx = decimal.Context(prec=SUBSET_SUM_DIGITS, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN,
+                          traps=[decimal.Overflow, decimal.InvalidOperation])
+    try:
+        e_eps = decimal.Decimal(eps).exp(ctx)   # correctly rounded: within half a unit in the last place
+    except (decimal.Overflow, decimal.InvalidOperation):
+        return 0.0                              # e^ε beyond 10**MAX_EMAX: the bound is below every float
+    e_hi = Fraction(e_eps) + Fraction(10) ** (e_eps.adjusted() - SUBSET_SUM_DIGITS + 1)
+    gap = (1 - Fraction(dlt)) / (1 + e_hi) - Fraction(b)
+    if gap <= 0:
         return 0.0
-    return _float_down(Fraction(n, 4) * (Fraction(wrong) - Fraction(b)))
+    return _float_down(Fraction(n, 4) * gap)
 
 
 def fingerprinting_code(n, d, *, rng=None):
@@ -392,7 +417,11 @@ def gaussian_means_sample_size(d, epsilon, delta, alpha) -> float:
     proof ignores, that leaves 23.45 σ1 sinh(ε) / sqrt(ln(1/δ)): 22.9 at ε = 0.1 and 31.3 at ε = 1 for δ = 1e-6,
     and from 15.6 (ε = 0.1, δ = 1e-3) to 34.4 (ε = 1, δ = 1e-12) over ε in [0.1, 1] and δ in [1e-12, 1e-3]. It is
     not a constant: it grows with ε and with ln(1/δ), and it falls towards 0 as ε -> 0 at a fixed δ, because
-    the analytic σ1 stays bounded there while sinh ε -> 0.
+    the analytic σ1 stays bounded there while sinh ε -> 0. That small-α formula assumes the bound's best
+    n0 = C/3 is allowed; once C/3 exceeds 1/(6δ) it is not, and the real ratio of this n to the bound's upper
+    end grows as ε -> 0: at d = 1e4, α = 0.01, δ = 1e-6 it is 86 at ε = 0.1, 239 at ε = 1e-4 and 3178 at
+    ε = 1e-6. Above ε = 1 it grows too: at α = 0.01 (δ = 1e-6, d from 1e3 to 1e6) 188 to 190 at ε = 2 and 762
+    to 794 at ε = 4; at α = 0.001, 190 to 192 and 764 to 858.
 
     Examples
     --------

@@ -75,7 +75,7 @@ def _check_records(data, dom: tuple[int, ...], name: str = "data") -> np.ndarray
     """
     if isinstance(data, (str, bytes)):
         raise TypeError(f"{name} must be a 2-d array of integer codes, got a string")
-    arr = np.asarray(data)
+    arr = _ragged_safe_array(data, name)
     if arr.ndim == 1 and arr.size == 0:           # [] is the empty data set (a filter that kept no record)
         return np.zeros((0, len(dom)), dtype=np.int64)
     if arr.ndim != 2 or arr.shape[1] != len(dom):
@@ -97,6 +97,21 @@ def _check_records(data, dom: tuple[int, ...], name: str = "data") -> np.ndarray
         raise ValueError(f"{name} must hold whole-number codes (no NaN, inf or fractions): recode or impute "
                          f"the column before the call")
     return np.clip(arr, 0, hi).astype(np.int64)
+
+
+def _ragged_safe_array(data, name: str) -> np.ndarray:
+    """``np.asarray(data)``, but rows of unequal length raise a named ValueError quoting nothing about the data.
+
+    numpy's own error for a ragged list prints the detected shape, that is the number of records (protected
+    under add/remove one); it is suppressed here (raised outside the ``except`` block, so no context is kept).
+    """
+    try:
+        return np.asarray(data)
+    except ValueError:
+        pass
+    raise ValueError(f"{name} must be a two-dimensional array of integer codes whose rows all have one entry per "
+                     f"domain attribute (some rows have a different length or are not sequences): fix the records "
+                     f"before the call")
 
 
 def _object_code(v, h: int, name: str) -> int:
@@ -139,7 +154,13 @@ class MSTBudget:
     rho_parts: tuple = field(default=())   # rho spent by each step, after the rounding of sigma (sum <= rho)
 
 
-def _sigma_for(l2: float, rho: float) -> Fraction:
+def _sigma_for(l2: float, rho: float, l2_sq: int | None = None, share: Fraction | None = None) -> Fraction:
+    """Dyadic noise scale for l2 sensitivity ``l2`` at zCDP budget ``rho`` (float, used for the scale and the cap).
+
+    When ``l2_sq`` (the exact squared sensitivity, an int) and ``share`` (the exact rational budget of the step)
+    are given, the scale is raised, if needed, to the smallest grid point with ``l2_sq / (2 sigma^2) <= share``
+    decided in exact rational arithmetic: the float formula alone can round below that once sigma >~ 2**33.
+    """
     root = math.sqrt(2.0 * rho)   # 0.0 when a share of rho = 5e-324 underflows: the scale is then unbounded
     sigma = l2 / root if root > 0.0 else math.inf
     if not sigma <= MAX_SIGMA:
@@ -147,7 +168,26 @@ def _sigma_for(l2: float, rho: float) -> Fraction:
                          f"above MAX_SIGMA = 2**40; "
                          f"use a larger rho")
     # round up on a dyadic grid: strictly above the float sigma, so the rho spent never exceeds the share
-    return Fraction(math.floor(sigma * SIGMA_GRID) + 1, SIGMA_GRID)
+    k = math.floor(sigma * SIGMA_GRID) + 1
+    if l2_sq is not None:
+        # smallest integer k with l2_sq / (2 (k / G)^2) <= share, i.e. k^2 >= l2_sq G^2 / (2 share), exactly
+        need = math.ceil(Fraction(l2_sq * SIGMA_GRID**2) / (2 * share))
+        k = max(k, math.isqrt(need - 1) + 1)
+    return Fraction(k, SIGMA_GRID)
+
+
+def _exact_spend_gauss(l2_sq: int, sigma: Fraction) -> Fraction:
+    return Fraction(l2_sq) / (2 * sigma**2)
+
+
+def _epsilon_for(rho_share: float, rounds: int, share: Fraction) -> float:
+    """Epsilon of each of ``rounds`` exponential-mechanism rounds, with ``rounds eps^2 / 8 <= share`` exactly."""
+    eps = math.sqrt(8.0 * rho_share / rounds)
+    for _ in range(16):                     # the float formula is within a few ulp: step down until it holds
+        if rounds * Fraction(eps) ** 2 / 8 <= share:
+            return eps
+        eps = math.nextafter(eps, 0.0)
+    raise RuntimeError("internal error: the selection epsilon could not be made to fit its share of rho")
 
 
 def mst_budget(rho, d, *, relation="add_remove", independent=False) -> MSTBudget:
@@ -190,15 +230,20 @@ def mst_budget(rho, d, *, relation="add_remove", independent=False) -> MSTBudget
         raise TypeError(f"independent must be a bool, got {independent!r}")
     factor = 2.0 if rel == "replace_one" else 1.0          # cells changed by one record in a marginal
     l2_one, l2_two = math.sqrt(factor * d), math.sqrt(factor * (d - 1))
+    sq_one, sq_two = int(factor) * d, int(factor) * (d - 1)       # exact squared sensitivities
     u_sens = factor                                    # l1 change of one marginal
     if independent:
-        s1 = _sigma_for(l2_one, r)
-        parts = (l2_one**2 / (2 * float(s1) ** 2),)
+        s1 = _sigma_for(l2_one, r, sq_one, Fraction(r))
+        parts = (float(_exact_spend_gauss(sq_one, s1)),)
         return MSTBudget(r, rel, s1, Fraction(0), 0.0, l2_one, l2_two, u_sens, parts)
-    r1, r_sel, r2 = (share * r for share in MST_SPLIT)
-    s1, s2 = _sigma_for(l2_one, r1), _sigma_for(l2_two, r2)
-    eps_sel = math.sqrt(8.0 * r_sel / (d - 1))
-    parts = (l2_one**2 / (2 * float(s1) ** 2), (d - 1) * eps_sel**2 / 8.0, l2_two**2 / (2 * float(s2) ** 2))
+    # exact shares Fraction(MST_SPLIT[i]) * rho: they sum to at most rho (float(1/3) < 1/3), and every step's
+    # spend, computed exactly from the released sigma / epsilon, is at most its share
+    shares = tuple(Fraction(share) * Fraction(r) for share in MST_SPLIT)
+    r1, r_sel, r2 = (float(share) for share in shares)      # = share * r in floats (one correct rounding)
+    s1, s2 = _sigma_for(l2_one, r1, sq_one, shares[0]), _sigma_for(l2_two, r2, sq_two, shares[2])
+    eps_sel = _epsilon_for(r_sel, d - 1, shares[1])
+    parts = (float(_exact_spend_gauss(sq_one, s1)), float((d - 1) * Fraction(eps_sel) ** 2 / 8),
+             float(_exact_spend_gauss(sq_two, s2)))
     return MSTBudget(r, rel, s1, s2, eps_sel, l2_one, l2_two, u_sens, parts)
 
 

@@ -43,6 +43,8 @@ from dpcourse import discrete as dm
 from dpcourse import exact_uniform as xu
 from dpcourse import selection as sel
 
+from exact_references import lemma_uniforms, selection_lattice
+
 ALPHA = 1e-6
 REF = decimal.Context(prec=150, Emin=decimal.MIN_EMIN, Emax=decimal.MAX_EMAX)   # about 498 bits
 TOL = Decimal(10) ** -140      # relative error allowed to the reference values (far below anything tested)
@@ -382,13 +384,7 @@ def _inject(monkeypatch, noise):
 
 
 def _lattice(scores, sens):
-    e = 0
-    while Fraction(2) ** e > Fraction(sens):
-        e -= 1
-    while Fraction(2) ** (e + 1) <= Fraction(sens):
-        e += 1
-    g = Fraction(2) ** (e - 5)
-    return [math.floor(Fraction(float(s)) / g + Fraction(1, 2)) for s in scores], math.ceil(Fraction(sens) / g)
+    return selection_lattice([float(s) for s in scores], sens)
 
 
 def test_secure_noisy_max_is_the_argmax_of_lattice_plus_noise_ties_to_the_first(monkeypatch):
@@ -797,17 +793,7 @@ class _Words:
 
 
 def _expected_uniforms(words, width, ks):
-    bits = "".join(format(w, f"0{width}b")[::-1] for w in words)     # each word's bits, lowest first
-    out, pos = [], 0
-    for k in ks:
-        b = (k - 1).bit_length()
-        while True:
-            v = int(bits[pos:pos + b][::-1] or "0", 2)
-            pos += b
-            if v < k:
-                out.append(v)
-                break
-    return out
+    return lemma_uniforms(words, width, ks)[0]
 
 
 @pytest.mark.parametrize("width", [32, 64])

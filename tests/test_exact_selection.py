@@ -13,6 +13,8 @@ import dpcourse as dp
 from dpcourse import exact_uniform as xu
 from dpcourse import selection as sel
 
+from exact_references import selection_lattice
+
 ALPHA = 1e-6
 BIT_GENERATORS = [np.random.PCG64, np.random.PCG64DXSM, np.random.MT19937, np.random.Philox, np.random.SFC64]
 U = np.array([0.0, 1.0, 3.0, 2.5, -4.0])
@@ -163,14 +165,8 @@ def test_float_table_bounds_bracket_exp():
 def _independent_two_candidate_law(scores, sens, eps, monotone):
     """P(candidate 0 wins) of the secure report noisy max with two candidates, computed from the scores alone:
     lattice 2**(floor(log2 sens) - 5), D = ceil(sens / g) steps, discrete Laplace of scale k D / eps, ties to 0."""
-    e = 0
-    while Fraction(2) ** e > Fraction(sens):
-        e -= 1
-    while Fraction(2) ** (e + 1) <= Fraction(sens):
-        e += 1
-    g = Fraction(2) ** (e - 5)
-    n = [math.floor(Fraction(s) / g + Fraction(1, 2)) for s in scores]
-    t = (1 if monotone else 2) * math.ceil(Fraction(sens) / g) / eps
+    n, steps = selection_lattice(scores, sens)
+    t = (1 if monotone else 2) * steps / eps
     half = int(40 * t) + 2
     z = np.arange(-half, half + 1)
     pmf = np.exp(-np.abs(z) / t)

@@ -27,6 +27,8 @@ import dpcourse
 from dpcourse import discrete
 from dpcourse.laplace import _clamped_sum
 
+from exact_references import lemma_uniforms
+
 BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 WORD_BITS = {"MT19937": 32}          # bits per random_raw() word; 64 for the other four
 ALPHA = 1e-6
@@ -42,17 +44,7 @@ def _same_state(g, h):
 
 def _lemma_uniforms(words, width, ks):
     """The uniforms of lemma noise-lem-word-uniform, computed from the words' binary digits as strings."""
-    bits = "".join(format(w, f"0{width}b")[::-1] for w in words)      # every word's bits, lowest first
-    out, pos = [], 0
-    for k in ks:
-        b = (k - 1).bit_length()
-        while True:
-            u = int(bits[pos:pos + b][::-1] or "0", 2)
-            pos += b
-            if u < k:
-                break
-        out.append(u)
-    return out, -(-pos // width)                                      # the uniforms, the words they used
+    return lemma_uniforms(words, width, ks)
 
 
 # ranges: powers of two (no rejection), 1 (no bits), just above a power of two (most rejections), wide ones

@@ -493,3 +493,50 @@ def test_packing_exact_decision_branches(monkeypatch):
     t = lb.packing_error_bound(1000, 0.5, relation="add_remove")            # ln 1000 / 0.5 = 13.8: m = 13 exactly
     assert calls[-1] == lb.PACKING_MAX_DIGITS and calls == sorted(calls) and len(calls) > 5
     assert Fraction(t) <= Fraction(13, 2) and t == 5.5                         # floor((ln 1000 - 1) / 0.5) = 11
+
+
+# --- Trust II: subset sums without cancellation, subnormal packing bound, cap on K -----------------------------
+
+def _mp_subset_sum(n, eps, delta, beta):
+    import mpmath
+    with mpmath.workdps(80):
+        return mpmath.mpf(n) / 4 * ((1 - mpmath.mpf(delta)) / (1 + mpmath.e ** mpmath.mpf(eps)) - mpmath.mpf(beta))
+
+
+def test_subset_sum_error_bound_matches_mpmath_and_never_overstates():
+    import mpmath
+    named = [(10**30, 13.0, 0.0, 2.260324297928553e-06), (10**30, 35.0, 0.0, 0.0), (1000, 1.0, 1e-6, 0.05)]
+    rng = np.random.default_rng(4)
+    pts = named + [(int(10 ** rng.uniform(1, 40)), float(10 ** rng.uniform(-3, 2.5)),
+                    float(rng.choice([0.0, 10 ** rng.uniform(-12, -1)])), 0.0) for _ in range(200)]
+    for i in range(100):                         # beta just below / above the exact wrong-guess rate: cancellation
+        n, eps, delta, _ = pts[3 + i]
+        w = float((1 - mpmath.mpf(delta)) / (1 + mpmath.e ** mpmath.mpf(eps)))
+        pts.append((n, eps, delta, w * (1 - 10.0 ** -rng.uniform(3, 15))))
+        pts.append((n, eps, delta, w * (1 + 10.0 ** -rng.uniform(3, 15))))
+    for n, eps, delta, beta in pts:
+        got, true = lb.subset_sum_error_bound(n, eps, delta, beta), _mp_subset_sum(n, eps, delta, beta)
+        if true <= 0:
+            assert got == 0.0, (n, eps, delta, beta, got, float(true))
+        else:
+            assert got <= true, (n, eps, delta, beta, got, float(true))
+            assert got >= float(true) * (1 - 1e-12) or true * 4 / n < 1e-40, (n, eps, delta, beta, got, float(true))
+    assert lb.subset_sum_error_bound(10**30, 13.0, 0.0, 2.260324297928553e-06) == 0.0
+    assert lb.subset_sum_error_bound(10**30, 35.0, 0.0, 0.0) == pytest.approx(
+        float(_mp_subset_sum(10**30, 35.0, 0.0, 0.0)), rel=1e-14)
+
+
+def test_packing_failure_probability_subnormal_rounds_down():
+    import mpmath
+    for em in (700.0, 708.0, 720.0, 744.0, 745.0):
+        got = lb.packing_failure_probability(1, em, 1, relation="add_remove")
+        with mpmath.workdps(50):
+            true = 1 / (1 + mpmath.e ** mpmath.mpf(em))
+        assert got <= true, (em, got, float(true))
+        assert got == 0.0 or got >= float(true) * (1 - 1e-12)
+
+
+def test_packing_error_bound_refuses_huge_k_quickly():
+    assert lb.packing_error_bound(2**lb.PACKING_MAX_K_BITS - 1, 1.0, relation="add_remove") > 0
+    with pytest.raises(ValueError, match="PACKING_MAX_K_BITS"):
+        lb.packing_error_bound(7**10**6, 1.0, relation="add_remove")

@@ -308,3 +308,48 @@ def test_the_gdp_curve_survives_an_audit_of_correct_dpsgd_and_fails_on_the_misca
     assert ok.p_lower <= mia.gdp_tpr_bound(ok.q_upper, mu)
     bad = mia.canary_audit(_dpsgd(16.0), X, y, canary, 1, 100, delta=1e-5, confidence=0.95, rng=3)
     assert bad.p_lower > mia.gdp_tpr_bound(bad.q_upper, mu)
+
+
+# --- Trust II: TPR caps computed without cancellation and never below the true value --------------------------
+
+def _mp_dp_cap(a, eps, delta):
+    import mpmath
+    with mpmath.workdps(60):
+        a, eps, delta = mpmath.mpf(a), mpmath.mpf(eps), mpmath.mpf(delta)
+        return min(mpmath.mpf(1), mpmath.e**eps * a + delta, 1 - mpmath.e**(-eps) * (1 - delta - a))
+
+
+def _mp_gdp_cap(a, mu):
+    import mpmath
+    with mpmath.workdps(60):
+        a = mpmath.mpf(a)
+        x = -mpmath.sqrt(2 * mpmath.log(1 / a)) if a < 0.5 else mpmath.mpf(0)
+        for _ in range(200):                    # Newton on log Phi(x) = log a: Phi^{-1}(a) to 50 digits
+            step = (mpmath.log(mpmath.ncdf(x)) - mpmath.log(a)) * mpmath.ncdf(x) / mpmath.npdf(x)
+            x -= step
+            if abs(step) < mpmath.mpf(10) ** -50:
+                break
+        return mpmath.ncdf(x + mpmath.mpf(mu))
+
+
+def test_dp_tpr_bound_no_cancellation_and_never_below_truth():
+    from dpcourse.membership import dp_tpr_bound
+    named = [(1e-20, 1.0, 0.0), (0.0, 1.0, 1e-17), (0.0, 800.0, 1e-5), (0.01, 1.0, 1e-5), (1e-300, 0.5, 0.0)]
+    rng = np.random.default_rng(35)
+    pts = named + [(float(10 ** rng.uniform(-30, 0)), float(10 ** rng.uniform(-6, 2.5)),
+                    float(rng.choice([0.0, 10 ** rng.uniform(-20, -1)]))) for _ in range(400)]
+    for a, eps, delta in pts:
+        got, true = dp_tpr_bound(a, eps, delta), _mp_dp_cap(a, eps, delta)
+        assert got >= true, (a, eps, delta, got, float(true))
+        assert got <= true * (1 + 1e-12) + 1e-300, (a, eps, delta, got, float(true))
+        assert got >= min(1.0, a + delta)
+
+
+def test_gdp_tpr_bound_never_below_truth():
+    from dpcourse.membership import gdp_tpr_bound
+    rng = np.random.default_rng(36)
+    for _ in range(600):
+        a, mu = float(10 ** rng.uniform(-200, -0.001)), float(10 ** rng.uniform(-3, 1.3))
+        got, true = gdp_tpr_bound(a, mu), _mp_gdp_cap(a, mu)
+        assert got >= true, (a, mu, got, float(true))
+        assert got <= true * (1 + 1e-9) or got == 1.0, (a, mu, got, float(true))

@@ -597,3 +597,56 @@ def test_rare_code_paths_unsigned_and_huge_fractions():
     with pytest.raises(ValueError, match="whole-number codes") as info:
         dpcourse.mst_synthesize(np.array([[Fraction(10**400 + 1, 2), 0]], dtype=object), dom, 1.0, rng=6)
     assert "10000" not in str(info.value)
+
+
+# --- Trust II: ragged records must not leak n; exact rho accounting at tiny budgets -----------------------------
+
+@pytest.mark.parametrize("fn", ["mst", "independent", "errors"])
+def test_ragged_records_refused_without_quoting_n(fn):
+    from dpcourse.synthetic import independent_synthesize, marginal_errors, mst_synthesize
+    for n_rows in (7, 4093, 28657):                   # distinctive sizes: no digit of 3 n may appear
+        data = [[0, 1], [1, 1], [0]] * n_rows
+        with pytest.raises(ValueError) as info:
+            if fn == "mst":
+                mst_synthesize(data, [2, 2], 1.0, rng=0)
+            elif fn == "independent":
+                independent_synthesize(data, [2, 2], 1.0, rng=0)
+            else:
+                marginal_errors(data, [[0, 1]], [2, 2], 1)
+        msg = str(info.value)
+        assert "inhomogeneous" not in msg and "shape" not in msg
+        assert not any(ch.isdigit() for ch in msg), msg
+        assert info.value.__context__ is None and info.value.__cause__ is None
+
+
+def _exact_parts(b, d):
+    from fractions import Fraction
+    factor = 2 if b.relation == "replace_one" else 1
+    parts = [Fraction(factor * d) / (2 * b.sigma_one_way**2)]
+    if b.sigma_two_way:
+        parts += [(d - 1) * Fraction(b.epsilon_select) ** 2 / 8,
+                  Fraction(factor * (d - 1)) / (2 * b.sigma_two_way**2)]
+    return parts
+
+
+def test_mst_budget_exact_spend_never_exceeds_rho():
+    from fractions import Fraction
+    from dpcourse.synthetic import MST_SPLIT
+    cases = [(1.4493870337542714e-22, 19, "replace_one", False), (3.72961910094874e-23, 6, "add_remove", True)]
+    rng = np.random.default_rng(20261128)
+    for _ in range(1500):
+        cases.append((float(10 ** rng.uniform(-24, 3)), int(rng.integers(2, 65)),
+                      ["add_remove", "replace_one"][int(rng.integers(2))], bool(rng.integers(2))))
+    checked = 0
+    for rho, d, rel, ind in cases:
+        try:
+            b = dpcourse.mst_budget(rho, d, relation=rel, independent=ind)
+        except ValueError:
+            continue                                   # refused: sigma above MAX_SIGMA
+        checked += 1
+        parts = _exact_parts(b, d)
+        shares = [Fraction(rho)] if ind else [Fraction(s) * Fraction(rho) for s in MST_SPLIT]
+        for p, s in zip(parts, shares):
+            assert p <= s, (rho, d, rel, ind)
+        assert sum(parts) <= Fraction(rho), (rho, d, rel, ind)
+    assert checked > 1000
