@@ -244,7 +244,7 @@ def check_real_array(x, name: str = "x", *, allow_empty: bool = False, ndim=None
     computed from the entries (no index, no value): it names the argument and the rule (CONTRIBUTING.md).
     """
     if isinstance(x, (str, bytes)):
-        raise TypeError(f"{name} must be numeric, got {type(x).__name__} {x!r}")
+        raise TypeError(f"{name} must be numeric, got {type(x).__name__}")   # not its text: it may be the data
     arr = _as_array(x, name)
     if arr.dtype == bool:
         raise TypeError(f"{name} must hold real numbers, got booleans (convert them with .astype(int) if meant)")

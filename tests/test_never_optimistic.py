@@ -218,3 +218,23 @@ def exact_shuffle_delta(eps, eps0, n):
 def test_shuffle_amplification_is_never_optimistic(eps0, n, delta):
     got = dp.local_dp.shuffle_amplification_epsilon(eps0, n, delta, tol=1e-9)
     assert at_most(exact_shuffle_delta(got, eps0, n), delta), (eps0, n, delta, got)
+
+
+def test_a_failed_profile_evaluation_is_never_a_certificate():
+    # at eps near 1e17 and beyond, eps + log Phi(b) cancels to rounding noise, and an inf * 0 gave NaN: both
+    # were turned into delta = 0 with no error bound, and the inverses certified answers whose exact delta is
+    # 0.5 to 1 (a fresh hostile read). A failed evaluation must read as delta = 1.
+    import mpmath as mp
+
+    from dpcourse import gaussian as g
+
+    assert g.gaussian_delta(5e17, 1e9) >= 0.5
+    with mp.workdps(400):
+        def exact(eps, mu):
+            eps, mu = mp.mpf(eps), mp.mpf(mu)
+            return mp.ncdf(mu / 2 - eps / mu) - mp.exp(eps) * mp.ncdf(-mu / 2 - eps / mu)
+
+        for target, mu in [(1e-5, 1e12), (0.5, 1e9), (1e-5, 3.16e9), (1e-5, 1e16)]:
+            assert exact(g.gaussian_epsilon(target, mu), mu) <= target, (target, mu)
+        for eps, target in [(1e30, 1e-5), (1e18, 0.5)]:
+            assert exact(eps, 1 / mp.mpf(g.analytic_gaussian_sigma(eps, target))) <= target, (eps, target)
