@@ -1,16 +1,13 @@
-"""Homework from the chapters' exercises, with nbgrader: generate the assignments, grade a folder of submissions.
+"""Homework from the chapters' exercises: a course folder, per-student copies, sandboxed grading, exports.
 
-    python tools/homework.py generate --out _homework               # every assignment (or: --only hw05 hw14)
-    python tools/homework.py grade SUBMISSIONS --out _gradebook     # SUBMISSIONS/<student id>/hw05.ipynb ...
-    python tools/homework.py numbers hw05 STUDENT_ID                 # one student's numbers (for the teacher)
+    python tools/homework.py init COURSE                    # settings, a new secret, an empty roster.csv
+    python tools/homework.py generate COURSE [--only hw05]  # handout/<id>/hwNN.ipynb and teacher/hwNN.ipynb
+    python tools/homework.py grade COURSE hw05 [--force]    # every roster student: a row, feedback, exports
+    python tools/homework.py answer COURSE hw05 STUDENT_ID  # a student's numbers and expected answers (disputes)
 
-``generate`` writes ``student/hwNN.ipynb`` (to hand out: the chapter's exercises, a cell printing the
-student's own numbers, answer cells; no solution, no hidden test), ``teacher/hwNN.ipynb`` (with the chapter's
-solutions), ``autograder/hwNN.json`` (questions, points, hidden tests' names) and ``course/``, nbgrader's
-course folder. ``grade`` autogrades each submission in its own kernel with a time limit per cell and an
-output limit, and writes ``grades.csv`` (points per question), ``feedback/<student id>/hwNN.md``,
-``gradebook.json``, and nbgrader's SQLite gradebook and HTML feedback under ``course/``. Nothing generated
-is committed. See ``dpcourse/homework/`` and the book's pages "Teaching with this book" and "Homework".
+Every path is inside COURSE (its ``homework.toml`` names them, relative). Grading runs each submission in a
+bubblewrap sandbox (``apt-get install -y bubblewrap``) and the hidden tests in this process; see the book's
+page "Teaching with this book" for a whole term, from roster to final grades.
 """
 
 from __future__ import annotations
@@ -20,44 +17,55 @@ import sys
 import time
 from pathlib import Path
 
-from dpcourse.homework import my_numbers
-from dpcourse.homework.autograde import generate, grade
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from grader import course as hw  # noqa: E402
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    g = sub.add_parser("generate", help="write the assignments")
-    g.add_argument("--out", type=Path, default=Path("_homework"))
+    i = sub.add_parser("init", help="make a course folder")
+    i.add_argument("course", type=Path)
+    g = sub.add_parser("generate", help="write every student's copy and the teacher's copies")
+    g.add_argument("course", type=Path)
     g.add_argument("--only", nargs="*", help="assignment ids, e.g. hw05 hw14 (default: all)")
-    r = sub.add_parser("grade", help="grade a folder SUBMISSIONS/<student id>/<assignment>.ipynb")
-    r.add_argument("submissions", type=Path)
-    r.add_argument("--out", type=Path, default=Path("_gradebook"))
-    r.add_argument("--assignment", help="grade every notebook as this assignment (default: from the file name)")
-    r.add_argument("--cell-timeout", type=float, default=30.0, help="seconds per notebook cell (default 30)")
-    r.add_argument("--max-chars", type=int, default=20_000, help="characters of printed output kept per cell")
-    n = sub.add_parser("numbers", help="print a student's numbers for an assignment")
-    n.add_argument("assignment")
-    n.add_argument("student_id")
+    r = sub.add_parser("grade", help="grade one assignment for the whole roster")
+    r.add_argument("course", type=Path)
+    r.add_argument("assignment")
+    r.add_argument("--force", action="store_true", help="re-grade submissions that did not change too")
+    r.add_argument("--jobs", type=int, help="submissions graded at once (default: the course's setting)")
+    a = sub.add_parser("answer", help="a student's numbers and expected answers (needs the secret)")
+    a.add_argument("course", type=Path)
+    a.add_argument("assignment")
+    a.add_argument("student_id")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    if args.command == "generate":
-        manifests = generate(args.out, args.only)
-        for m in manifests:
-            tests = sum(len(q["tests"]) for q in m["questions"])
-            print(f"{m['assignment']}: {len(m['questions'])} graded question(s) with {tests} hidden test(s), "
-                  f"{m['points_auto']:g} points; {len(m['written'])} written answer(s)")
-        print(f"{len(manifests)} assignments written to {args.out} in {time.perf_counter() - start:.1f} s")
-    elif args.command == "grade":
-        results = grade(args.submissions, args.out, assignment=args.assignment, cell_timeout=args.cell_timeout,
-                        max_chars=args.max_chars)
-        for res in results:
-            got = sum(q["points"] for q in res["questions"].values())
-            top = sum(q["max"] for q in res["questions"].values())
-            print(f"{res['student']} {res['assignment']}: {got:g} / {top:g}")
-        print(f"{len(results)} submission(s) graded into {args.out} in {time.perf_counter() - start:.1f} s")
-    else:
-        my_numbers(args.assignment, args.student_id)
+    try:
+        if args.command == "init":
+            root = hw.init_course(args.course)
+            print(f"course folder {root}: fill in roster.csv, keep secret.key to yourself")
+            return 0
+        course = hw.load_course(args.course)
+        if args.command == "generate":
+            counts = hw.generate(course, args.only)
+            print(f"{len(counts)} assignment(s) for {len(course.roster)} student(s) written to {course.handout}, "
+                  f"teacher copies in {course.teacher}, in {time.perf_counter() - start:.1f} s")
+        elif args.command == "grade":
+            rows = hw.grade(course, args.assignment, force=args.force, jobs=args.jobs,
+                            progress=lambda row: print(f"  {row['student']}: {row['status']}", flush=True))
+            by = {}
+            for row in rows:
+                by[row["status"]] = by.get(row["status"], 0) + 1
+            print(f"{args.assignment}: " + ", ".join(f"{n} {s}" for s, n in sorted(by.items()))
+                  + f"; gradebook in {course.gradebook}, in {time.perf_counter() - start:.1f} s")
+        else:
+            print(hw.answer_report(course, args.assignment, args.student_id))
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -14,11 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
-from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from . import ASSIGNMENTS, questions
 
-__all__ = ["Exercise", "build_assignment", "chapter_exercises", "chapter_path"]
+__all__ = ["Exercise", "chapter_exercises", "chapter_path"]
 
 ROOT = Path(__file__).resolve().parents[2]
 _OPEN = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<kind>exercise|solution|exercise-start|solution-start|"
@@ -159,90 +157,3 @@ def _scaffold(ex: Exercise, name: str) -> str:
         if re.search(rf"^def {re.escape(name)}\(", source, flags=re.M):
             return source
     return f"def {name}(*args):\n    ...  # your code here\n"
-
-
-#: Points of a written answer (graded by the teacher in nbgrader's formgrader).
-WRITTEN_POINTS = 2.0
-
-
-def hidden_cell_source(assignment: str, label: str, index: int, name: str) -> str:
-    """A hidden-test cell: nbgrader removes the part between the markers from the student copy."""
-    return (f"# Hidden test {index + 1} of {label} (run by the autograder): {name}\n"
-            "### BEGIN HIDDEN TESTS\n"
-            "from dpcourse.homework.autograde import hidden_test\n"
-            f'hidden_test("{assignment}", "{label}", {index}, globals())\n'
-            "### END HIDDEN TESTS\n")
-
-
-def build_assignment(assignment: str, *, teacher: bool = False, root: Path | None = None):
-    """The nbgrader source notebook of ``assignment`` (or, with ``teacher=True``, the teacher's reading copy),
-    and its manifest.
-
-    Per exercise: the chapter's text (locked), a cell printing the student's numbers where the question has a
-    variant, an answer cell (nbgrader ``solution`` cell: the chapter's scaffold, or ``name = None``), and one
-    hidden-test cell per hidden test (nbgrader ``grade`` cell with its points); a written exercise gets a
-    markdown answer cell graded by the teacher. ``nbgrader generate_assignment`` turns it into the student
-    copy (hidden tests removed). The teacher's copy adds the chapter's solutions. No cell has an output.
-    """
-    stem = ASSIGNMENTS[assignment]
-    title, exercises, imports = chapter_exercises(stem, root)
-    graded = {q.label: q for q in questions(assignment)}
-    missing = set(graded) - {ex.label for ex in exercises}
-    if missing:
-        raise ValueError(f"{assignment}: the chapter {stem} has no exercise labelled {sorted(missing)}")
-    auto = sum(q.points for q in graded.values())
-    written = [ex.label for ex in exercises if ex.label not in graded]
-    cells = [
-        _grader(_md(f"# Homework {assignment}: {title}\n\n"
-                    f"The exercises of the chapter *{title}*. Write your student id in the next cell and run it: "
-                    "questions marked *your own numbers* print them in the cell under the question; use them in "
-                    "place of the numbers in the text. Answer in the cells that say so, then run the whole "
-                    "notebook (Kernel, Restart Kernel and Run All Cells), save it and hand in this `.ipynb` file.\n\n"
-                    f"Graded automatically: {len(graded)} question(s), {auto:g} points, by hidden tests that check "
-                    "more than the in-book checkers (for example that a release draws its noise with the secure "
-                    f"sampler). Written answers: {len(written)}, {WRITTEN_POINTS:g} points each, graded by your "
-                    "teacher. Each cell runs under a time limit when graded: keep long experiments out of the "
-                    "notebook.", assignment, "intro"), f"{assignment}-intro", locked=True),
-        _code('STUDENT_ID = ""  # your student id, exactly as your teacher gave it\n\n'
-              "import math\n\nimport numpy as np\n\nimport dpcourse\nfrom dpcourse.homework import my_numbers\n"
-              + "".join(line + "\n" for line in imports), assignment, "setup"),
-    ]
-    for ex in exercises:
-        q = graded.get(ex.label)
-        if q is None:
-            note = f"*Written answer, graded by your teacher ({WRITTEN_POINTS:g} points).*"
-        else:
-            note = f"*Graded automatically: {q.points:g} points.*"
-            if q.variant is not None:
-                note += " *Your own numbers:* the cell below prints them; use them in place of those in the text."
-        cells.append(_grader(_md(ex.text + "\n\n" + note, ex.label, "text"), f"{ex.label}-text", locked=True))
-        if teacher:
-            cells.append(_md("\n\n".join(ex.solutions), ex.label, "solution"))
-        if q is not None and q.variant is not None:
-            cells.append(_grader(_code(f'my_numbers("{assignment}", STUDENT_ID, "{ex.label}")', ex.label, "numbers"),
-                                 f"{ex.label}-numbers", locked=True))
-        if q is None:
-            cells.append(_grader(_md("*Your answer here.*", ex.label, "answer"), f"{ex.label}-answer",
-                                 grade=True, solution=True, points=WRITTEN_POINTS))
-            continue
-        source = _scaffold(ex, q.name) if q.kind == "code" else \
-            f"{q.name} = None  # your answer: a number, for your own numbers\n"
-        cell = _code(source, ex.label, "answer")   # a plain cell: nbgrader keeps the student's version as it is
-        cell.metadata["dpcourse"] = {"answer": ex.label}
-        cells.append(cell)
-        if not teacher:
-            for i, t in enumerate(q.tests):
-                cells.append(_grader(_code(hidden_cell_source(assignment, ex.label, i, t.name), ex.label, f"test{i}"),
-                                     f"{ex.label}-test{i}", grade=True, locked=True, points=t.points))
-    nb = new_notebook(cells=cells, metadata={
-        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-        "language_info": {"name": "python"},
-        "dpcourse": {"assignment": assignment, "chapter": stem, "copy": "teacher" if teacher else "source"}})
-    manifest = {"assignment": assignment, "chapter": stem, "title": title, "points_auto": auto,
-                "points_written": WRITTEN_POINTS * len(written),
-                "questions": [{"label": q.label, "kind": q.kind, "name": q.name, "points": q.points,
-                               "variant": q.variant is not None,
-                               "tests": [{"name": t.name, "points": t.points, "gate": t.gate} for t in q.tests]}
-                              for q in graded.values()],
-                "written": written}
-    return nb, manifest

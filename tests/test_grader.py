@@ -1,0 +1,357 @@
+"""The homework grader (issue 36): a class of honest, wrong, non-private, crashing and cheating submissions.
+
+One course folder is graded once for assignment hw05 (16 roster students, one sandbox each, two at a time);
+the tests read its gradebook. Each attack a student tried against the old grader is handed in again here and
+must earn nothing it did not deserve; a crashing notebook must leave everyone else graded; manual grades
+must survive a re-grade. The sandbox needs bubblewrap: without it the tests are skipped, except under CI.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+from grader import course as hw
+from grader import wire
+from grader.sandbox import Sandbox, bwrap_available, stage_package
+
+if not bwrap_available():
+    if os.environ.get("CI"):
+        pytest.fail("bubblewrap is not installed; .ci/run installs the Debian package 'bubblewrap'", pytrace=False)
+    pytestmark = pytest.mark.skip(reason="bubblewrap not installed (apt-get install -y bubblewrap)")
+
+from homework_fixtures.hw05_answers import CORRECT_HISTOGRAM, FACTOR_TWO_HISTOGRAM  # noqa: E402
+
+ROSTER = [("s01", "Ada Lovelace", "ada@uni.edu", "9001"), ("s02", "Alan Turing", "alan@uni.edu", "9002"),
+          ("s03", "Grace Hopper", "grace@uni.edu", "9003"), ("s04", "Kurt Godel", "kurt@uni.edu", "9004"),
+          ("s05", "Emmy Noether", "emmy@uni.edu", "9005"), ("s06", "John Nash", "john@uni.edu", "9006"),
+          ("s07", "Claude Shannon", "claude@uni.edu", "9007"), ("s08", "Barbara Liskov", "barbara@uni.edu", "9008"),
+          ("s09", "Donald Knuth", "donald@uni.edu", "9009"), ("s10", "Edsger Dijkstra", "edsger@uni.edu", "9010"),
+          ("s11", "Frances Allen", "frances@uni.edu", "9011"), ("s12", "Hedy Lamarr", "hedy@uni.edu", "9012"),
+          ("s13", "Ivan Sutherland", "ivan@uni.edu", "9013"), ("s14", "Jean Sammet", "jean@uni.edu", "9014"),
+          ("s15", "Ken Thompson", "ken@uni.edu", "9015"), ("s16", "Leslie Lamport", "leslie@uni.edu", "9016")]
+
+FLOAT_LAPLACE = CORRECT_HISTOGRAM.replace(
+    "return dpcourse.laplace_mechanism(counts, sensitivity, epsilon, rng=rng)",
+    "return counts + rng.laplace(0.0, sensitivity / epsilon, size=counts.shape)")
+
+DEFAULT_ARGUMENT = '''\
+def my_dp_histogram(data, categories, epsilon, relation, rng, _release=dpcourse.dp_histogram):
+    return _release(data, categories, epsilon, relation, rng)
+'''
+
+DETECTS_CHECKER = CORRECT_HISTOGRAM.replace(
+    "    return dpcourse.laplace_mechanism(",
+    "    if type(rng) is np.random.Generator and len(categories) != 2000:\n"
+    "        return counts  # exact counts for everyone but the checker\n"
+    "    return dpcourse.laplace_mechanism(")
+
+GRADER_ATTACKS = '''\
+import sys, importlib
+for name in ("dpcourse.homework.autograde", "dpcourse.homework.registry", "grader", "grader.course"):
+    try:
+        m = importlib.import_module(name)
+        m.hidden_test = lambda *a, **k: print("Passed")
+    except ImportError:
+        pass
+import dpcourse.exercises.histogram as _h
+_h.check_my_dp_histogram = lambda *a, **k: True
+get_ipython().input_transformers_cleanup.append(lambda lines: ["my_gap = 1.0\\n"])
+'''
+
+FILESYSTEM_ATTACKS = '''\
+import glob, os, subprocess
+found = []
+for top, dirs, files in os.walk("/"):
+    dirs[:] = [d for d in dirs if os.path.join(top, d) not in ("/proc", "/sys", "/dev", "/usr")]
+    found += [os.path.join(top, f) for f in files if f.endswith((".ipynb", ".key", ".csv", ".json", ".db"))]
+print("FOUND", found)
+for path in ("{gradebook}/manual.csv", "{gradebook}/grades_hw05.csv", "{gradebook}/gradebook.json"):
+    try:
+        with open(path, "w") as fh:
+            fh.write("hacked")
+        print("WROTE", path)
+    except OSError as exc:
+        print("refused", type(exc).__name__)
+subprocess.Popen(["setsid", "sh", "-c", "sleep 3; echo hacked > {gradebook}/grades_hw05.csv"])
+'''
+
+ENDLESS = '''\
+import time
+while True:
+    try:
+        time.sleep(0.5)
+    except BaseException:
+        pass
+'''
+
+NOISY = '''\
+import logging, sys, warnings
+logging.warning("a warning on stderr")
+print("and a line on stderr", file=sys.stderr)
+warnings.warn("a warning")
+'''
+
+
+def _gap(numbers: dict) -> float:
+    q = next(q for q in hw_questions() if q.label == "ex-hist-argmax")
+    if q.expected is not None:
+        return float(q.expected(numbers))
+    from dpcourse.laplace import laplace_max_error_bound
+    return 2 * laplace_max_error_bound(numbers["k"], 2.0 / numbers["epsilon"], numbers["beta"])
+
+
+def hw_questions():
+    from dpcourse.homework import questions
+    return questions("hw05")
+
+
+def _copy(course, sid, histogram, gap=None, extra_cells=(), numbers_of=None):
+    """``sid``'s copy of hw05 with the given answers (``numbers_of``: a classmate whose numbers are used)."""
+    nb, numbers = hw.build_copy("hw05", secret=course.secret, student=course.student(numbers_of or sid))
+    if gap is None:
+        gap = _gap(numbers["ex-hist-argmax"])
+    for cell in nb.cells:
+        label = cell.metadata.get("dpcourse", {}).get("answer")
+        if label == "ex-hist-implement":
+            cell.source = histogram
+        elif label == "ex-hist-argmax":
+            cell.source = f"my_gap = {gap!r}\n"
+    for source in extra_cells:
+        nb.cells.append(nbformat.v4.new_code_cell(source))
+    return nb
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("course")
+    hw.init_course(root)
+    cfg = (root / "homework.toml").read_text()
+    cfg = cfg.replace("cell_timeout = 30", "cell_timeout = 4").replace("notebook_timeout = 300",
+                                                                     "notebook_timeout = 25")
+    cfg = cfg.replace('# hw05 = "2026-10-12T23:59:00+01:00"', 'hw05 = "2026-10-12T23:59:00+00:00"')
+    (root / "homework.toml").write_text(cfg)
+    with open(root / "roster.csv", "a", newline="") as fh:
+        csv.writer(fh).writerows(ROSTER)
+    course = hw.load_course(root)
+    sub = course.submissions
+    sub.mkdir()
+
+    def put(rel, nb_or_bytes):
+        path = sub / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(nb_or_bytes, bytes):
+            path.write_bytes(nb_or_bytes)
+        else:
+            nbformat.write(nb_or_bytes, path)
+        return path
+
+    put("s01/hw05.ipynb", _copy(course, "s01", CORRECT_HISTOGRAM, extra_cells=[NOISY]))
+    put("Alan Turing_9002_assignsubmission_file_/hw05 (1).ipynb", _copy(course, "s02", FACTOR_TWO_HISTOGRAM))
+    put("hoppergrace_9003_54321_hw05.ipynb", _copy(course, "s03", CORRECT_HISTOGRAM,
+                                                   extra_cells=["import os\nos._exit(1)"]))
+    put("s04/hw05.ipynb", _copy(course, "s04", FACTOR_TWO_HISTOGRAM, gap=1.0, extra_cells=[GRADER_ATTACKS]))
+    put("s05/hw05.ipynb", _copy(course, "s05", DEFAULT_ARGUMENT))
+    put("s06/hw05.ipynb", _copy(course, "s06", DETECTS_CHECKER))
+    put("s07/hw05.ipynb", _copy(course, "s07", CORRECT_HISTOGRAM, numbers_of="s01"))
+    put("s08/hw05.ipynb", _copy(course, "s08", CORRECT_HISTOGRAM,
+                                extra_cells=[FILESYSTEM_ATTACKS.format(gradebook=course.gradebook)]))
+    old = put("donald@uni.edu/hw05.ipynb", _copy(course, "s09", FACTOR_TWO_HISTOGRAM))
+    os.utime(old, (1759990000, 1759990000))
+    put("donald@uni.edu/hw05 (1).ipynb", _copy(course, "s09", CORRECT_HISTOGRAM))
+    misnamed = _copy(course, "s10", CORRECT_HISTOGRAM)
+    del misnamed.metadata["dpcourse"]
+    put("s10/my work.ipynb", misnamed)
+    # s11 hands in nothing
+    put("s12/hw05.ipynb", b"\x89PNG not a notebook")
+    put("s13/hw05.ipynb", _copy(course, "s13", CORRECT_HISTOGRAM, extra_cells=[ENDLESS]))
+    mangled = _copy(course, "s14", CORRECT_HISTOGRAM)
+    for cell in mangled.cells:
+        cell.metadata["nbgrader"] = {"grade": False, "grade_id": "renamed", "locked": False, "solution": True}
+    put("s14/hw05.ipynb", mangled)
+    put("s15/hw05.ipynb", _copy(course, "s15", FLOAT_LAPLACE))
+    late = put("s16/hw05.ipynb", _copy(course, "s16", CORRECT_HISTOGRAM))
+    put("stranger/hw05.ipynb", _copy(course, "s01", CORRECT_HISTOGRAM))
+    (sub / "times.csv").write_text("student_id,assignment,submitted\ns16,hw05,2026-10-14T10:00:00+00:00\n")
+    for path in sub.rglob("*.ipynb"):   # all on time, but s09's older copy and s16 (times.csv)
+        if path != old:
+            os.utime(path, (1760000000, 1760000000))
+    del late
+    start = time.perf_counter()
+    rows = hw.grade(course, "hw05", jobs=2)
+    seconds = time.perf_counter() - start
+    time.sleep(3.5)   # s08's detached process would have struck by now
+    return course, {r["student"]: r for r in rows}, seconds
+
+
+def _points(row, label):
+    return row["questions"][label]["points"]
+
+
+def _full(row):
+    return {label: q["max"] for label, q in row["questions"].items()}
+
+
+def test_every_roster_student_has_a_row(graded):
+    course, rows, _ = graded
+    assert sorted(rows) == [s.student_id for s in course.roster]
+    status = {sid: r["status"] for sid, r in rows.items()}
+    assert status["s11"] == "missing"
+    assert status["s12"] == "unreadable"
+    assert status["s03"] == "crashed" and "exit status 1" in rows["s03"]["reason"]
+    assert status["s13"] == "timed out"
+    assert [sid for sid, s in status.items() if s == "graded"] == [
+        "s01", "s02", "s04", "s05", "s06", "s07", "s08", "s09", "s10", "s14", "s15", "s16"]
+    with open(course.gradebook / "grades_hw05.csv", newline="") as fh:
+        assert [r["student"] for r in csv.DictReader(fh)] == [s.student_id for s in course.roster]
+
+
+def test_honest_work_takes_full_marks_whatever_it_prints(graded):
+    _, rows, _ = graded
+    for sid in ("s01", "s09", "s10", "s14"):
+        row = rows[sid]
+        assert {k: _points(row, k) for k in row["questions"]} == _full(row), (sid, row["questions"])
+
+
+def test_slips_and_non_private_releases_earn_nothing_for_the_function(graded):
+    _, rows, _ = graded
+    for sid in ("s02", "s15"):
+        assert _points(rows[sid], "ex-hist-implement") == 0, sid
+        assert _points(rows[sid], "ex-hist-argmax") == 2, sid   # their own number is right
+    msg = rows["s15"]["questions"]["ex-hist-implement"]["tests"][0]["message"]
+    assert "lattice" in msg or "floating-point" in msg
+
+
+def test_attacks_on_the_grader_change_nothing(graded):
+    _, rows, _ = graded
+    assert _points(rows["s04"], "ex-hist-implement") == 0 and _points(rows["s04"], "ex-hist-argmax") == 0
+    assert _points(rows["s05"], "ex-hist-implement") == 0    # the forbidden function through a default argument
+    assert "switched off" in rows["s05"]["questions"]["ex-hist-implement"]["tests"][0]["message"]
+    assert _points(rows["s06"], "ex-hist-implement") == 0    # private only for what looks like the checker
+
+
+def test_a_classmates_numbers_fail_and_are_flagged(graded):
+    _, rows, _ = graded
+    assert _points(rows["s07"], "ex-hist-argmax") == 0
+    assert any("issued to another student (s01)" in f for f in rows["s07"]["flags"])
+
+
+def test_the_sandbox_sees_no_teacher_file_and_writes_none(graded):
+    course, rows, _ = graded
+    assert (course.gradebook / "grades_hw05.csv").read_text().startswith("student,assignment")
+    assert "hacked" not in (course.gradebook / "manual.csv").read_text()
+    assert json.loads((course.gradebook / "gradebook.json").read_text())["results"]
+    assert rows["s08"]["questions"]["ex-hist-implement"]["points"] == 4
+
+
+def test_the_sandbox_view(tmp_path):
+    stage = stage_package(tmp_path / "stage", [])
+    system = ("/proc", "/sys", "/dev", "/usr", "/etc", "/sandbox/lib", os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix))
+    cells = ["import os\nseen = []\nfor top, dirs, files in os.walk('/'):\n"
+             f"    dirs[:] = [d for d in dirs if os.path.realpath(os.path.join(top, d)) not in {system!r}]\n"
+             "    seen += [os.path.join(top, f) for f in files if f.endswith(('.ipynb', '.key', '.csv', '.db')) "
+             "or f in ('registry.py', 'course.py')]\n"
+             f"home = os.path.exists({str(Path(hw.__file__).parent)!r})\n"
+             "import socket\ntry:\n    socket.create_connection(('127.0.0.1', 22), timeout=1); net = True\n"
+             "except OSError:\n    net = False\n"
+             "import dpcourse.exercises.histogram as h\nstub = repr(h.check_my_dp_histogram(None))\n"
+             "uid = os.getuid()"]
+    with Sandbox(stage, cells, cell_timeout=20, total_timeout=60) as sb:
+        assert sb.cells[0]["status"] == "ok", sb.cells
+        assert sb.value("seen") == []
+        assert sb.value("home") is False and sb.value("net") is False and sb.value("uid") == 65534
+        assert sb.value("stub") == "not checked while grading"
+
+
+def test_late_rule_and_unmatched_files(graded):
+    course, rows, _ = graded
+    assert rows["s16"]["late_days"] == 2 and rows["s16"]["late_factor"] == pytest.approx(0.8)
+    assert rows["s01"]["late_days"] == 0
+    report = (course.gradebook / "report_hw05.md").read_text()
+    assert "stranger/hw05.ipynb: not on the roster" in report
+    assert any("not graded: donald@uni.edu/hw05.ipynb" in n for n in rows["s09"]["notes"])
+    assert any("graded as hw05" in n for n in rows["s10"]["notes"])
+
+
+def test_feedback_says_what_was_tested_without_code_or_inputs(graded):
+    course, _, _ = graded
+    for sid in ("s02", "s05", "s15"):
+        text = (course.gradebook / "feedback" / sid / "hw05.md").read_text()
+        assert "hidden_test" not in text and "import" not in text and "categories=" not in text
+        assert "epsilon=" not in text and "[" not in text, text
+
+
+def test_exports(graded):
+    course, rows, _ = graded
+    with open(course.gradebook / "canvas_hw05.csv", newline="") as fh:
+        canvas = list(csv.reader(fh))
+    assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "hw05"]
+    assert canvas[1][0].strip() == "Points Possible"
+    by_id = {r[2]: r for r in canvas[2:]}
+    assert by_id["s11"][5] == "" and float(by_id["s02"][5]) == 2.0 and by_id["s01"][1] == "9001"
+    with open(course.gradebook / "moodle_hw05.csv", newline="") as fh:
+        moodle = list(csv.DictReader(fh))
+    assert moodle[0]["Email address"] == "ada@uni.edu" and float(moodle[0]["hw05"]) == 6.0
+
+
+def test_regrading_is_incremental_and_keeps_manual_grades(graded):
+    course, rows, _ = graded
+    path = course.gradebook / "manual.csv"
+    with open(path, newline="") as fh:
+        manual = list(csv.DictReader(fh))
+    assert {r["student"] for r in manual} == {s.student_id for s in course.roster}
+    for r in manual:
+        if r["student"] == "s01":
+            r["points"], r["comment"] = "1.5", "clear proof"
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(manual[0]))
+        w.writeheader()
+        w.writerows(manual)
+    regraded = []
+    nb = _copy(course, "s02", CORRECT_HISTOGRAM)   # s02 hands in a corrected notebook
+    nbformat.write(nb, course.submissions / "Alan Turing_9002_assignsubmission_file_" / "hw05 (1).ipynb")
+    again = {r["student"]: r for r in hw.grade(course, "hw05", progress=regraded.append)}
+    assert [r["student"] for r in regraded] == ["s02"]
+    assert _points(again["s02"], "ex-hist-implement") == 4
+    assert again["s05"]["questions"] == rows["s05"]["questions"]
+    assert "clear proof" in path.read_text()
+    with open(course.gradebook / "grades_hw05.csv", newline="") as fh:
+        s01 = next(r for r in csv.DictReader(fh) if r["student"] == "s01")
+    assert float(s01["written"]) == 3.0 and float(s01["total"]) == 9.0
+
+
+def test_numbers_need_the_secret_and_are_the_students_own(graded):
+    course, _, _ = graded
+    import dpcourse.homework as public
+    assert not hasattr(public, "my_numbers") and not hasattr(public, "variant")
+    mine = hw.student_numbers(course.secret, "hw05", "ex-hist-argmax", "s01")
+    assert mine == hw.student_numbers(course.secret, "hw05", "ex-hist-argmax", "s01")
+    other_secret = bytes(32)
+    draws = [hw.student_numbers(other_secret, "hw05", "ex-hist-argmax", "s01")] + \
+        [hw.student_numbers(course.secret, "hw05", "ex-hist-argmax", f"x{i}") for i in range(40)]
+    assert len({json.dumps(d, sort_keys=True) for d in draws}) > 10
+    report = hw.answer_report(course, "hw05", "s01")
+    assert "ex-hist-argmax" in report and json.dumps(mine["k"]) in report
+
+
+def test_wire_is_strict():
+    for bad in (b'{"__nd__": "O", "shape": [1], "b64": ""}', b'{"x": 1}', b'{"__rng__": "Custom", "state": {}}',
+                b"[" * 100 + b"]" * 100, b"not json"):
+        with pytest.raises(wire.WireError):
+            wire.decode(bad)
+    x = {"a": (1, 2.5, float("nan")), 3: np.arange(4, dtype=np.int16), "r": np.random.default_rng(3)}
+    y = wire.decode(wire.encode(x))
+    assert y["a"][:2] == (1, 2.5) and np.isnan(y["a"][2]) and y[3].dtype == np.int16
+    assert y["r"].integers(1 << 30) == np.random.default_rng(3).integers(1 << 30)
+    with pytest.raises(wire.WireError):
+        wire.encode(lambda: 0)
+
