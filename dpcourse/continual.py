@@ -232,12 +232,14 @@ _EVENT_TYPES = (int, float, np.integer, np.floating)
 def _event(x) -> int:
     """One stream event as the int 0 or 1: an int or a float (numpy scalars too) equal to 0 or 1, as :meth:`feed`
     takes them; a bool, an array, a complex number or anything else is refused by type (TypeError), another number
-    by value (ValueError). The messages hold nothing of the event."""
+    by value (ValueError). The messages hold nothing of the event.
+
+    The same operations for the event 0 and the event 1 (both comparisons, a non-short-circuit ``|``, no early
+    return): which one it is decides no branch of a step (Python gives no stronger timing guarantee)."""
     if type(x) is int or (isinstance(x, _EVENT_TYPES) and not isinstance(x, bool)):
-        if x == 1:
-            return 1
-        if x == 0:
-            return 0
+        zero, one = bool(x == 0), bool(x == 1)
+        if zero | one:
+            return int(one)
         raise ValueError("x, a stream event, must be 0 or 1 (another value was given): recode the stream")
     raise TypeError(f"x, a stream event, must be the number 0 or 1 (an int or a float), not a bool, an array or any "
                     f"other type (got {type(x).__name__}); use feed for an array of events")
