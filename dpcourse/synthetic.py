@@ -40,6 +40,9 @@ MST_SPLIT = (1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0)
 MAX_ATTRIBUTES = 64
 MAX_VALUES = 1000
 MAX_JOINT_CELLS = 2**22
+#: Cap on the cells of all two-way marginals together, sum over pairs of dom[i] * dom[j]: MST scores every pair
+#: (and measures d - 1 of them), so this bounds its time and memory (about 8 CPU-s and 0.45 GB at the cap).
+MAX_PAIR_CELLS = 2**24
 #: Largest number of synthetic records drawn in one call.
 MAX_RECORDS = 10**7
 #: Weight of the independent table mixed into each projected two-way marginal before Sinkhorn scaling.
@@ -120,6 +123,11 @@ def _object_code(v, h: int, name: str) -> int:
         raise TypeError(f"{name} must hold whole-number codes; clean or recode the column before the call")
     if isinstance(v, numbers.Integral) or (isinstance(v, numbers.Rational) and v.denominator == 1):
         return min(max(int(v), 0), h)      # a whole number of any size (Fraction(10**400) too) is clamped
+    if isinstance(v, np.floating):         # float16 to longdouble, decided in the value's own precision:
+        if not np.isfinite(v) or v != np.floor(v):     # float(np.longdouble("1e4000")) would be inf
+            raise ValueError(f"{name} must hold whole-number codes (no NaN, inf or fractions): recode or impute "
+                             f"the column before the call")
+        return h if v > h else (0 if v < 0 else int(v))
     try:
         f = float(v)
     except OverflowError:                  # a non-whole rational beyond the float range: refused below
@@ -484,6 +492,11 @@ class SyntheticRelease:
 
 def _synthesize(data, domain, rho, n_records, relation, rng, independent):
     dom = _check_domain(domain)
+    if not independent:
+        cells = (sum(dom) ** 2 - sum(k * k for k in dom)) // 2
+        if cells > MAX_PAIR_CELLS:
+            raise ValueError(f"domain has {cells} cells in its two-way marginals together, above MAX_PAIR_CELLS = "
+                             f"2**24 (MST scores every pair): use fewer attributes or values")
     budget = mst_budget(rho, len(dom), relation=relation, independent=independent)
     x = _check_records(data, dom)
     if n_records is not None:
@@ -532,7 +545,8 @@ def mst_synthesize(data, domain, rho, *, n_records=None, relation="add_remove", 
     programming error that the caller rules out before the call (CONTRIBUTING, "Private data"), as for every
     release of the course that takes labels (``dp_histogram``'s categories, ``krr``'s values).
 
-    Input contract: every code is a finite whole number (an int of any size, or a float such as 3.0). NaN, +-inf
+    Input contract: every code is a finite whole number (an int of any size, or a float of any width such as 3.0
+    or ``np.longdouble('1e4000')``, alone or in an object array). NaN, +-inf
     and fractions such as 0.5 are not codes of any category, and no documented map turns them into one
     (rounding 0.5 would pick a category the data never named): they are refused, see Raises.
 
@@ -541,7 +555,8 @@ def mst_synthesize(data, domain, rho, *, n_records=None, relation="add_remove", 
     data : array_like of int, shape (n, d)
         The private records as whole-number codes (the input contract above); n may be 0.
     domain : sequence of int
-        Public number of values of each attribute (2 <= d <= 64 attributes, each at most 1000 values).
+        Public number of values of each attribute (2 <= d <= 64 attributes, each at most 1000 values, and at most
+        ``MAX_PAIR_CELLS`` = 2**24 cells in all two-way marginals together).
     rho : float
         zCDP budget, > 0.
     n_records : None or int

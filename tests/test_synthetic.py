@@ -650,3 +650,150 @@ def test_mst_budget_exact_spend_never_exceeds_rho():
             assert p <= s, (rho, d, rel, ind)
         assert sum(parts) <= Fraction(rho), (rho, d, rel, ind)
     assert checked > 1000
+
+
+# --- Fresh hostile read (issue 35 closure): codes of any float width, the selection's law as run, the fit's
+# weights, a cap on the pairs MST scores ---------------------------------------------------------------------
+
+class _Uniform(np.random.Generator):
+    """``random()`` returns ``k / 2**53``; fresh bits (``integers(0, 2**b)``) are all ones or all zeros."""
+
+    def __init__(self, k, ones):
+        super().__init__(np.random.PCG64(0))
+        self.k, self.ones = k, ones
+
+    def random(self, size=None, dtype=np.float64, out=None):
+        shape = () if size is None else (tuple(size) if np.iterable(size) else (size,))
+        return np.full(shape, self.k / 2.0**53)
+
+    def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
+        assert size is None and not endpoint
+        if high is None:
+            low, high = 0, low
+        return int(high) - 1 if self.ones else int(low)
+
+
+def test_whole_codes_of_any_float_width_in_an_object_array_are_clamped():
+    """np.longdouble("1e4000") is a finite whole code: in an object array it was refused as 'NaN, inf or
+    fractions' (float() of it is inf) while a neighbour with 2 in its place released. It is clamped as in a
+    longdouble array, and a longdouble with a fraction that float() would round away is refused as there."""
+    big = np.longdouble("1e4000")
+    if not np.isfinite(big):
+        pytest.skip("long double is double on this platform")
+    dom = (3, 4)
+    want = dpcourse.mst_synthesize([[2, 0], [0, 1]], dom, 1.0, rng=8).records
+    for row in ([big, -big], [np.float32(7.0), np.float16(-5.0)], [big, 10**400 * -1]):
+        got = dpcourse.mst_synthesize(np.array([row, [0, 1]], dtype=object), dom, 1.0, rng=8).records
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(
+        dpcourse.mst_synthesize(np.array([[big, -big], [0, 1]], dtype=np.longdouble), dom, 1.0, rng=8).records, want)
+    frac = np.longdouble(2**60) + np.longdouble(0.5)
+    if frac != np.floor(frac):                      # 64-bit significand: 2**60 + 0.5 is exact
+        for arr in (np.array([[frac, 0]], dtype=object), np.array([[frac, 0]], dtype=np.longdouble)):
+            with pytest.raises(ValueError, match="whole-number codes") as info:
+                dpcourse.mst_synthesize(arr, dom, 1.0, rng=8)
+            assert "1152921504606846976" not in str(info.value)
+
+
+def test_float_codes_outside_the_domain_are_clamped_not_refused():
+    """The float path clamps like the int path (without it a float code of 5.0 reached np.ravel_multi_index and
+    raised there, while its neighbour with 2.0 released)."""
+    dom = (3, 4)
+    want = dpcourse.mst_synthesize([[2, 0], [0, 3]], dom, 1.0, rng=9).records
+    for arr in (np.array([[5.0, -1.0], [0.0, 7.0]]), np.array([[1e300, -1e300], [-0.0, 3.0]]),
+                np.array([[2.0, -2.0], [0.0, 1e20]], dtype=np.float32)):
+        np.testing.assert_array_equal(dpcourse.mst_synthesize(arr, dom, 1.0, rng=9).records, want)
+        np.testing.assert_array_equal(dpcourse.independent_synthesize(arr, dom, 1.0, rng=9).records,
+                                      dpcourse.independent_synthesize([[2, 0], [0, 3]], dom, 1.0, rng=9).records)
+
+
+@pytest.mark.parametrize("relation, c", [("add_remove", 1), ("replace_one", 2)])
+def test_each_selection_round_draws_from_the_textbook_law(relation, c, monkeypatch):
+    """The law each round actually samples, with every argument the pipeline passes: a uniform at the middle of
+    candidate r's slot of the CDF of exp(eps u / (2 c)) (eps = sqrt(8 (rho/3) / (d - 1)) and c computed here)
+    draws r. Catches weights exp(eps u / c) (monotone=True, a round 2 eps-bounded-range: 4 times the rho
+    accounted) as well as a wrong epsilon or sensitivity."""
+    real = S.exponential_mechanism
+    d, rho = 4, 1.0
+    eps = math.sqrt(8 * (rho / 3) / (d - 1))
+    checked = []
+
+    def spy(utilities, *args, **kwargs):
+        u = np.asarray(utilities, dtype=float)
+        w = np.exp(eps * (u - u.max()) / (2 * c))
+        cdf = np.concatenate([[0.0], np.cumsum(w) / w.sum()])
+        for r in range(u.size):
+            if cdf[r + 1] - cdf[r] > 1e-6:
+                k = int(0.5 * (cdf[r] + cdf[r + 1]) * 2**53)
+                checked.append((real(utilities, *args, **{**kwargs, "rng": _Uniform(k, ones=False)}), r))
+        return real(utilities, *args, **kwargs)
+
+    monkeypatch.setattr(S, "exponential_mechanism", spy)
+    gen = np.random.default_rng(11)
+    dom = (3, 2, 4, 2)
+    x = np.column_stack([gen.integers(0, k, 30) for k in dom])
+    dpcourse.mst_synthesize(x, dom, rho, relation=relation, rng=12)
+    assert len(checked) >= 6
+    assert [got for got, _ in checked] == [r for _, r in checked]
+
+
+def test_every_candidate_of_a_selection_round_stays_possible(monkeypatch):
+    """However far its score, a candidate keeps a positive probability (a neighbour's outputs are never
+    impossible): with a uniform whose every bit is 1 each round draws its last candidate, whose textbook weight
+    e^-gap (gap > 746 here) is 0 in floating point. The float sampler (secure=False) picks the first."""
+    real = S.exponential_mechanism
+    gaps = []
+
+    def spy(utilities, sensitivity, epsilon, **kwargs):
+        u = np.asarray(utilities, dtype=float)
+        gaps.append(epsilon * (u.max() - u[-1]) / (2 * sensitivity))
+        return real(utilities, sensitivity, epsilon, **{**kwargs, "rng": _Uniform(2**53 - 1, ones=True)})
+
+    monkeypatch.setattr(S, "exponential_mechanism", spy)
+    gen = np.random.default_rng(41)
+    x = np.zeros((600, 3), dtype=np.int64)
+    x[:, 0] = gen.integers(0, 2, 600)
+    x[:, 1] = x[:, 0]                                  # the pair (0, 1) is far ahead of the others
+    x[:, 2] = gen.integers(0, 2, 600)
+    rel = dpcourse.mst_synthesize(x, (2, 2, 2), 100.0, rng=42)
+    assert len(gaps) == 2 and min(gaps) > 746
+    assert rel.edges == [(1, 2), (0, 2)]
+
+
+def test_fitted_one_way_is_the_inverse_variance_average_of_its_measurements():
+    """Lemma syn-lem-consistency (ii), recomputed: p_a is the projection of the average of the noisy one-way
+    counts (variance sigma_1^2 per cell) and of the row sums of the noisy two-way tables holding a (variance
+    k sigma_2^2 for a sum of k cells), weighted by inverse variances, divided by n_hat (the inverse-variance
+    weighted total of the one-way tables)."""
+    dom = (3, 4, 2)
+    s1, s2 = 3.0, 5.0
+    one = {0: np.array([40.0, 25.0, 35.0]), 1: np.array([20.0, 30.0, 28.0, 24.0]), 2: np.array([47.0, 50.0])}
+    two = {(0, 1): np.array([[12.0, 9.0, 6.0, 11.0], [3.0, 8.0, 10.0, 5.0], [4.0, 15.0, 9.0, 7.0]]),
+           (1, 2): np.array([[9.0, 14.0], [16.0, 12.0], [13.0, 11.0], [10.0, 12.0]])}
+    p, _, n_hat = S.fit_tree_marginals(one, two, dom, sigma_one=s1, sigma_two=s2)
+    n_ref = sum(y.sum() / (s1**2 * y.size) for y in one.values()) / sum(1 / (s1**2 * y.size) for y in one.values())
+    assert n_hat == pytest.approx(n_ref, rel=1e-13)
+    rows = {0: [(two[(0, 1)].sum(axis=1), 4)], 1: [(two[(0, 1)].sum(axis=0), 3), (two[(1, 2)].sum(axis=1), 2)],
+            2: [(two[(1, 2)].sum(axis=0), 4)]}
+    for a in range(3):
+        est = one[a] / s1**2 + sum(r / (k * s2**2) for r, k in rows[a])
+        w = 1 / s1**2 + sum(1 / (k * s2**2) for _, k in rows[a])
+        v = est / w / n_ref
+        v = v - (v.sum() - 1) / v.size                # the projection, when no entry is clipped
+        assert (v > 0).all()
+        np.testing.assert_allclose(p[a], v, rtol=1e-12)
+
+
+def test_mst_refuses_a_domain_with_too_many_pair_cells_by_name():
+    """MST scores every pair: 7 attributes of 1000 values are 21 million two-way cells (the old code took about
+    10 CPU-s and half a GB there, and minutes at 64 such attributes). Refused by the domain's name, at once, before
+    any draw; the independent baseline, which scores no pair, still runs."""
+    gen = np.random.default_rng(5)
+    state = gen.bit_generator.state
+    with pytest.raises(ValueError, match="domain.*MAX_PAIR_CELLS") as info:
+        dpcourse.mst_synthesize([[0] * 7], (1000,) * 7, 1.0, rng=gen)
+    assert gen.bit_generator.state == state
+    assert "21000000" in str(info.value)                   # public: computed from the domain only
+    dom = (1000,) * 5 + (2,) * 2                           # 10.0 million pair cells: allowed
+    assert (sum(dom) ** 2 - sum(k * k for k in dom)) // 2 <= S.MAX_PAIR_CELLS
+    assert dpcourse.independent_synthesize([[0] * 7], (1000,) * 7, 1.0, rng=0).records.shape[1] == 7
