@@ -459,6 +459,9 @@ def tracing_trial(n, d, *, release="exact", epsilon=None, delta=None, step=None,
     * ``"gaussian"``: :func:`dpcourse.gaussian_mechanism` (secure) with l2 sensitivity sqrt(d)/n, (ε, δ)-DP
       under replace-one.
 
+    ``epsilon``, ``delta`` and ``step`` are used only by the release that needs them, but are checked whenever
+    given (a NaN ε is refused, not ignored). ``(n + n_outsiders) * d`` is capped at ``FINGERPRINT_MAX_CELLS``.
+
     Returns
     -------
     dict with ``members`` (n scores), ``outsiders`` (n_outsiders scores), ``mean_abs_error`` and
@@ -474,16 +477,17 @@ def tracing_trial(n, d, *, release="exact", epsilon=None, delta=None, step=None,
     d = check_positive_int(d, "d")
     t = check_positive_int(n_outsiders, "n_outsiders")
     kind = check_choice(release, "release", _RELEASES)
+    # a parameter given is checked even where the release does not use it (a NaN epsilon is refused, not ignored)
+    eps = None if epsilon is None else check_epsilon(epsilon)
+    dlt = None if delta is None else check_delta(delta)
+    st = None if step is None else check_real(step, "step", low=0.0, high=1.0, low_open=True)
     if kind == "gaussian":
-        if epsilon is None or delta is None:
+        if eps is None or dlt is None:
             raise ValueError("release='gaussian' needs epsilon and delta")
-        eps, dlt = check_epsilon(epsilon), check_delta(delta)
         if dlt == 0:
             raise ValueError("delta must be in (0, 1) for the Gaussian release, got 0")
-    if kind == "rounded":
-        if step is None:
-            raise ValueError("release='rounded' needs step")
-        st = check_real(step, "step", low=0.0, high=1.0, low_open=True)
+    if kind == "rounded" and st is None:
+        raise ValueError("release='rounded' needs step")
     if (n + t) * d > FINGERPRINT_MAX_CELLS:
         raise ValueError(f"(n + n_outsiders) * d must be at most FINGERPRINT_MAX_CELLS = {FINGERPRINT_MAX_CELLS}, "
                          f"got n = {_int_text(n)}, n_outsiders = {_int_text(t)}, d = {_int_text(d)}")

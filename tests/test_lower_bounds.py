@@ -540,3 +540,94 @@ def test_packing_error_bound_refuses_huge_k_quickly():
     assert lb.packing_error_bound(2**lb.PACKING_MAX_K_BITS - 1, 1.0, relation="add_remove") > 0
     with pytest.raises(ValueError, match="PACKING_MAX_K_BITS"):
         lb.packing_error_bound(7**10**6, 1.0, relation="add_remove")
+
+
+# --- fresh hostile read (issue 35 closure): rounding guards driven at the inputs that need them -------------------
+
+@pytest.mark.parametrize("n_int, eps", [(139, 1.0), (400, 0.5), (1000, 0.1), (777, 0.3), (150, 0.7), (90, 1.3)])
+def test_packing_error_bound_exact_when_ln_k_is_within_1e_40_of_n_eps(n_int, eps):
+    """K = floor(e^(N eps)) and K + 1: ln(K) / eps is within 1e-40 of the integer N (below, resp. above), so a
+    40-digit logarithm taken as exact (no unit of slack) rounds it onto N and decides the floor wrongly. The
+    certified m is N - 1, resp. N (mpmath at enough digits to separate them)."""
+    import mpmath
+
+    with mpmath.workdps(400):
+        k_low = int(mpmath.floor(mpmath.exp(mpmath.mpf(eps) * n_int)))
+        for big_k, want in ((k_low, n_int - 1), (k_low + 1, n_int)):
+            q = mpmath.log(big_k) / mpmath.mpf(eps)
+            assert 0 < abs(q - n_int) < mpmath.mpf(10) ** -40 and int(mpmath.floor(q)) == want
+            assert lb.packing_error_bound(big_k, eps, relation="add_remove") == want / 2
+            assert lb.packing_error_bound(big_k + 1, eps, relation="replace_one") == want / 2
+
+
+def test_fingerprinting_range_exact_through_the_logarithmic_constant():
+    """d = 10**400 takes the logarithmic path for C = sqrt(3d/2) / sinh(eps) (rounded down by 1e-9 there). At
+    eps = 453, C = 4504.8, and this alpha puts the exact end of the range 3e-6 below the integer 12513: the range
+    is [1, 12512] (checked at 60 digits). C rounded up, or sinh(eps) taken as e^eps, moves the end."""
+    d, eps, alpha = 10**400, 453.0, 0.010000261274765568
+    assert lb.fingerprinting_sample_bound(d, eps, 0.0, alpha) == (1, 12512)
+    assert _fingerprint_excluded_60_digits(12512, d, eps, 0.0, alpha)
+    assert not _fingerprint_excluded_60_digits(12513, d, eps, 0.0, alpha)
+
+
+@pytest.mark.parametrize("eps, delta, beta, f", [(1.0, 0.0, 0.0, 1e70), (0.5, 1e-6, 0.01, 2.0**300),
+                                                 (3.0, 1e-9, 0.0, 1e100)])
+def test_subset_sum_error_bound_never_overstated_just_below_a_float(eps, delta, beta, f):
+    """n = floor(4 f / g), g = (1 - delta) / (1 + e^eps) - beta: the exact bound n g / 4 lies within 1e-70
+    relative below the float f, so only an upper bound on e^eps keeps the answer below f (e^eps rounded the
+    other way returns f itself, an overstatement)."""
+    import mpmath
+
+    with mpmath.workdps(300):
+        g = (1 - mpmath.mpf(delta)) / (1 + mpmath.exp(mpmath.mpf(eps))) - mpmath.mpf(beta)
+        n = int(mpmath.floor(4 * mpmath.mpf(f) / g))
+        exact = n * g / 4
+        assert 0 < (f - exact) / f < mpmath.mpf(10) ** -70
+        got = lb.subset_sum_error_bound(n, eps, delta, beta)
+        assert mpmath.mpf(got) <= exact
+    assert got == math.nextafter(f, 0.0)
+
+
+def test_tracing_trial_cap_counts_the_outsiders(monkeypatch):
+    """The cap is on (n + n_outsiders) * d, the cells drawn: many outsiders on few members are refused by name
+    (shown at a small cap, so that a missing check costs nothing to run)."""
+    monkeypatch.setattr(lb, "FINGERPRINT_MAX_CELLS", 10_000)
+    assert lb.tracing_trial(1, 100, n_outsiders=99, rng=0)["outsiders"].shape == (99,)   # 10,000 cells: allowed
+    with pytest.raises(ValueError, match="n_outsiders"):
+        lb.tracing_trial(1, 100, n_outsiders=100, rng=0)                                 # 10,100 cells
+
+
+@pytest.mark.parametrize("relation_call", [
+    lambda: lb.packing_failure_probability(1, 1.0, 1, relation="replace_one"),
+    lambda: lb.packing_error_bound(1, 1.0, relation="replace_one"),
+    lambda: lb.packing_error_bound(1, 1.0, relation="replace_one", beta=0.01),
+])
+def test_packing_replace_one_needs_two_bins_by_name(relation_call):
+    """Under replace-one the proof compares k - 1 datasets with the centre one: k = 1 is refused, naming k (not a
+    math domain error, and not a silent 0)."""
+    with pytest.raises(ValueError, match=r"^k must be an integer >= 2"):
+        relation_call()
+
+
+def test_tracing_trial_gaussian_noise_is_the_lattice_sigma_two_sided():
+    """The secure release of the d means (l2 sensitivity sqrt(d)/n) adds the lattice noise of
+    dpcourse.gaussian_lattice(sqrt(d)/n, eps, delta): its mean absolute error is sqrt(2/pi) sigma_L, on both sides
+    at 1e-6 (an l1 sensitivity d/n, or 2 sqrt(d)/n, is far above), and sigma_L is 3-28% above the analytic sigma."""
+    n, d, eps, delta = 50, 20_000, 1.0, 1e-5
+    out = lb.tracing_trial(n, d, release="gaussian", epsilon=eps, delta=delta, rng=8, n_outsiders=10)
+    sigma_l = dpcourse.gaussian_lattice(math.sqrt(d) / n, eps, delta).noise_sigma
+    analytic = _analytic_sigma_reference(eps, delta) * math.sqrt(d) / n
+    assert 1.03 <= sigma_l / analytic <= 1.28
+    mean_abs, sd_abs = sigma_l * math.sqrt(2 / math.pi), sigma_l * math.sqrt(1 - 2 / math.pi)
+    assert abs(out["mean_abs_error"] - mean_abs) <= stats.norm.isf(ALPHA / 2) * sd_abs / math.sqrt(d)
+
+
+@pytest.mark.parametrize("kwargs, name", [({"epsilon": float("nan")}, "epsilon"), ({"epsilon": 0.0}, "epsilon"),
+                                          ({"delta": 1.5}, "delta"), ({"step": -1.0}, "step"),
+                                          ({"release": "gaussian", "epsilon": 1.0, "delta": 1e-5, "step": 0.0}, "step"),
+                                          ({"release": "rounded", "step": 0.05, "epsilon": float("inf")}, "epsilon")])
+def test_tracing_trial_checks_every_parameter_given(kwargs, name):
+    """A parameter the chosen release does not use is still checked when given: tracing_trial(..., epsilon=nan)
+    returned the exact release's scores."""
+    with pytest.raises(ValueError, match=name):
+        lb.tracing_trial(10, 10, n_outsiders=3, rng=0, **kwargs)
