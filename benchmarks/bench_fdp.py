@@ -107,7 +107,7 @@ def envelope():
     ds = np.array(dpcourse.fdp.DEFAULT_PROFILE_DELTAS)
     lin = np.linspace(0.0, 1.0, 2001)
     print("envelope of DEFAULT_PROFILE_DELTAS below G_mu: supremum over alpha (exact, at the kinks) and linear grid:")
-    for mu in (0.05, 0.26, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0):
+    for mu in (0.05, 0.21, 0.26, 0.5, 0.591, 1.0, 2.0, 3.0, 3.598, 4.0, 5.0, 6.0, 8.0):  # 0.591, 3.598: the gap's peaks
         eps = [dpcourse.gaussian_epsilon(float(d), mu) for d in ds]
         lines = [(1.0 - d, -math.exp(e)) for e, d in zip(eps, ds)]
         lines += [(math.exp(-e) * (1.0 - d), -math.exp(-e)) for e, d in zip(eps, ds)] + [(0.0, 0.0)]

@@ -241,8 +241,8 @@ def envelope_kinks(eps, deltas):
     return np.array(sorted(points))
 
 
-@pytest.mark.parametrize("mu,bound", [(0.05, 0.0015), (0.26, 0.0075), (1.0, 0.011), (2.0, 0.0155), (4.0, 0.0225),
-                                      (6.0, 0.031)])
+@pytest.mark.parametrize("mu,bound", [(0.05, 0.0015), (0.26, 0.0075), (0.591, 0.0178), (1.0, 0.011), (2.0, 0.0155),
+                                      (3.598, 0.0258), (4.0, 0.0225), (6.0, 0.031)])
 def test_default_envelope_grid_is_below_gaussian_by_its_stated_supremum(mu, bound):
     # the default deltas reach 0.99: a grid stopping at 0.5 left the envelope 0.25 below G_4 near alpha = 4e-4.
     # The supremum over alpha is computed exactly at the envelope's kinks (a linear alpha grid said 0.019 at
@@ -314,13 +314,15 @@ def test_huge_epsilon_curves_are_the_exact_values_not_nan_or_zero():
         e, al = mpmath.mpf(eps), mpmath.mpf(a)
         knee = mpmath.exp(-e) / 2
         want = 1 - mpmath.exp(e) * al if al < knee else mpmath.exp(-e) / (4 * al)
-        assert F.tradeoff_laplace(a, eps) == pytest.approx(float(want), rel=1e-12)
+        # abs=0: pytest.approx's default absolute tolerance 1e-12 would accept any value near these tiny ones
+        assert F.tradeoff_laplace(a, eps) == pytest.approx(float(want), rel=1e-12, abs=0)
     for a, eps in [(1e-320, 720.0), (5e-324, 744.0), (1e-310, 709.9)]:
         want = 1 - mpmath.exp(mpmath.mpf(eps)) * mpmath.mpf(a)
         assert F.tradeoff_epsilon_delta(a, eps) == pytest.approx(float(want), rel=1e-12)
         assert F.tradeoff_randomized_response(a, eps) == pytest.approx(float(want), rel=1e-12)
     # e^720 * 1e-300 > 1: the first line is below 0, the second is e^-720 (1 - alpha)
-    assert F.tradeoff_epsilon_delta(1e-300, 720.0) == pytest.approx(float(mpmath.exp(-720)), rel=1e-12)
+    # (e^-720 = 2e-313 is subnormal: 35 significant bits; abs=0, or approx would accept 0 for it)
+    assert F.tradeoff_epsilon_delta(1e-300, 720.0) == pytest.approx(float(mpmath.exp(-720)), rel=1e-10, abs=0)
 
 
 def test_gaussian_curve_at_extreme_alpha_and_mu_against_mpmath():
@@ -497,3 +499,98 @@ def test_numbers_of_the_chapter_exercises():
     e_clt = dp.gaussian_epsilon(1e-5, F.clt_mu_poisson_gaussian(0.001, 0.5, 1000))
     ratio = e_clt / dp.dpsgd_epsilon(0.001, 0.5, 1000, 1e-5)
     assert 0.2 < ratio < 0.3
+
+
+def test_default_envelope_gap_over_ranges_of_mu_is_the_stated_supremum():
+    # DEFAULT_PROFILE_DELTAS states the supremum over alpha *and* mu: at most 0.018 below G_mu for mu <= 1, 0.026 up
+    # to mu = 4 and 0.031 up to mu = 6. Measured at six mu only, it said 0.011 for mu <= 1 and 0.0225 up to 4; the gap
+    # is not monotone in mu and peaks where 2 Phi(mu/2) - 1 falls between two grid deltas (0.0178 at mu = 0.591,
+    # 0.0257 at mu = 3.598). The supremum over alpha is exact at the envelope's kinks.
+    ds = np.array(F.DEFAULT_PROFILE_DELTAS)
+    mus = np.concatenate([np.arange(0.25, 6.0001, 0.25), [0.5907, 3.5977]])
+    gaps = []
+    for mu in mus:
+        eps = [dp.gaussian_epsilon(float(d), float(mu)) for d in ds]
+        kinks = envelope_kinks(eps, ds)
+        gaps.append(float(np.max(F.tradeoff_gaussian(kinks, mu) - F.tradeoff_from_profile(kinks, eps, ds))))
+    gaps = np.array(gaps)
+    for top, bound in ((1.0, 0.018), (4.0, 0.026), (6.0, 0.031)):
+        worst = gaps[mus <= top + 1e-9].max()
+        assert bound - 0.001 < worst <= bound, (top, worst)
+    assert gaps[mus == 0.5907][0] > 0.0175 > 0.011  # the old statement "0.011 for mu <= 1" is false here
+
+
+def test_composed_pure_and_laplace_events_are_not_read_as_one_run():
+    # The closed forms of tradeoff_curve hold for ONE run only. Independent upper bounds on the exact curves of two
+    # runs: (i) randomized response run twice, the exact curve through the Neyman-Pearson corners of the number of
+    # 1s; (ii) the Laplace mechanism run twice on (0, 0) vs (eps, eps), the threshold test on the sum, whose law is
+    # (1 + |z|) e^-|z| / 4 (P(S > z) = (2 + z) e^-z / 4 for z >= 0). A guarantee is never above either.
+    eps = 0.5
+    p = math.exp(eps) / (1 + math.exp(eps))
+    ones0 = [p * p, 2 * p * (1 - p), (1 - p) ** 2]  # P(k ones | bit 0), k = 0, 1, 2
+    ones1 = ones0[::-1]                                                  # P(k ones | bit 1)
+    corners_a = [sum(ones0[j:]) for j in (3, 2, 1, 0)]                   # reject when k >= j
+    corners_b = [sum(ones1[:j]) for j in (3, 2, 1, 0)]
+    a = np.linspace(0.0, 1.0, 401)
+    exact_rr2 = np.interp(a, corners_a, corners_b)
+    for events in (dp.ComposedEvent(dp.PureDPEvent(eps), 2), [dp.PureDPEvent(eps), dp.PureDPEvent(eps)]):
+        curve = F.tradeoff_curve(events, a)
+        assert np.all(curve <= exact_rr2 + 1e-12)
+    assert np.max(F.tradeoff_epsilon_delta(a, eps) - exact_rr2) > 0.05  # one run's curve is far above it
+    t = np.linspace(0.0, 2.0, 21)
+    a_sum, b_sum = (2 + t) * np.exp(-t) / 4, (4 - t) * np.exp(t - 2) / 4
+    for events in (dp.ComposedEvent(dp.LaplaceEvent(1.0), 2), [dp.LaplaceEvent(1.0)] * 2):
+        assert np.all(F.tradeoff_curve(events, a_sum) <= b_sum + 1e-12)
+    assert np.min(F.tradeoff_laplace(a_sum, 1.0) - b_sum) > 0.04
+
+
+def test_mixed_gaussian_and_laplace_events_get_the_envelope():
+    # not only Gaussian events: no closed form, the accountant's envelope; it is a lower bound on the joint curve,
+    # which is below each part's exact curve (each part's output is a post-processing of the joint output)
+    a = np.array([1e-3, 0.05, 0.3, 0.8])
+    events = [dp.GaussianEvent(1.0), dp.LaplaceEvent(0.5)]
+    acc = dp.PrivacyAccountant(events)
+    ds = [1e-6, 1e-3, 0.1]
+    got = F.tradeoff_curve(events, a, deltas=ds)
+    assert np.array_equal(got, F.tradeoff_from_profile(a, [acc.epsilon(d, "rdp") for d in ds], ds))
+    assert np.all(got <= np.minimum(F.tradeoff_gaussian(a, 1.0), F.tradeoff_laplace(a, 0.5)) + 1e-12)
+
+
+def test_laplace_curve_between_eps_700_and_745_against_mpmath():
+    # the log-space branch (eps > 700) at its knee e^-eps / 2 and beyond alpha = 1/2, where e^-eps is still a normal
+    # float: a knee at e^-eps, or log1p(+alpha), gave 1/4 for 1/3 and 1.7 e^-eps for 0.3 e^-eps
+    mpmath.mp.dps = 50
+    for eps in (701.0, 705.5):
+        e = mpmath.mpf(eps)
+        knee = mpmath.exp(-e) / 2
+        for a in (float(1.5 * knee), float(1.9 * knee), float(0.6 * knee), 0.3, 0.7, 0.999):
+            am = mpmath.mpf(a)
+            want = 1 - mpmath.exp(e) * am if am < knee else (mpmath.exp(-e) / (4 * am) if am <= 0.5
+                                                             else mpmath.exp(-e) * (1 - am))
+            assert F.tradeoff_laplace(a, eps) == pytest.approx(float(want), rel=1e-12, abs=0), (eps, a)
+    assert F.tradeoff_laplace(float(1.5 * mpmath.exp(-701) / 2), 701.0) == pytest.approx(1 / 3, rel=1e-12)
+
+
+def test_clt_overflow_is_refused_by_name_in_gdp_mu_too():
+    # gdp_mu(..., clt=True) on its own (not through clt_mu_poisson_gaussian): e^(mu^2) overflows for mu^2 > 709
+    for ev in (dp.PoissonSampledEvent(0.5, dp.GaussianEvent(0.03)), dp.PoissonSampledEvent(0.5, dp.GaussianEvent(1.0, 30.0))):
+        with pytest.raises(ValueError, match="noise_multiplier"):
+            F.gdp_mu(ev, clt=True)
+    # just inside the limit (mu^2 = 696): a finite mu, q sqrt(e^696 - 1)
+    sigma = 1.0 / math.sqrt(696.0)
+    got = F.gdp_mu(dp.PoissonSampledEvent(0.5, dp.GaussianEvent(sigma)), clt=True)
+    assert got == pytest.approx(0.5 * math.sqrt(math.expm1(1.0 / sigma ** 2)), rel=1e-12)
+
+
+def test_profile_deltas_above_one_and_a_misspelt_method_are_refused_by_name():
+    for bad in ([1.5], [1.0 + 1e-12]):
+        with pytest.raises(ValueError, match="deltas"):
+            F.tradeoff_from_profile(0.1, [1.0], bad)
+    assert F.tradeoff_from_profile(0.1, [1.0], [1.0]) == 0.0  # delta = 1: no guarantee, the curve 0
+    # method is a public parameter: refused by name even where a closed form answers (it was ignored there)
+    for events in (dp.GaussianEvent(1.0), dp.LaplaceEvent(1.0), dp.PureDPEvent(1.0), [dp.LaplaceEvent(1.0)] * 2):
+        with pytest.raises(ValueError, match="method"):
+            F.tradeoff_curve(events, 0.1, method="pdl")
+        with pytest.raises(TypeError, match="method"):
+            F.tradeoff_curve(events, 0.1, method=3)
+    assert F.tradeoff_curve(dp.GaussianEvent(1.0), 0.1, method="rdp") == F.tradeoff_gaussian(0.1, 1.0)
