@@ -89,6 +89,18 @@ def logistic_loss(w, X, y) -> float:
     return float(np.mean(np.logaddexp(0.0, -yv * (X @ w))))
 
 
+def _norm(v) -> float:
+    """Euclidean norm of a finite vector; where the plain one overflows (entries above ~1e154), scaled by the
+    largest entry first (np.linalg.norm(b) was inf for a huge noise b, which made Newton stop at once at w = 0)."""
+    with np.errstate(over="ignore"):
+        r = float(np.linalg.norm(v))
+    if math.isinf(r):
+        top = float(np.max(np.abs(v)))
+        with np.errstate(over="ignore", invalid="ignore"):
+            r = top * float(np.linalg.norm(v / top))
+    return r
+
+
 def _newton(X, yv, lam, linear=None, max_iter=100):
     """Minimise (1/n) sum log(1+exp(-y w.x)) + lam/2 ||w||^2 + linear.w by Newton's method with
     backtracking, until ||grad|| <= GRAD_TOL (1 + ||linear||); without a linear term (the case output
@@ -97,7 +109,7 @@ def _newton(X, yv, lam, linear=None, max_iter=100):
     n, d = X.shape
     b = np.zeros(d) if linear is None else linear
     w = np.zeros(d)
-    tol = GRAD_TOL * (1.0 + float(np.linalg.norm(b)))  # the linear term's size sets the float precision
+    tol = GRAD_TOL * (1.0 + _norm(b))  # the linear term's size sets the float precision
 
     def obj(w):
         return float(np.mean(np.logaddexp(0.0, -yv * (X @ w))) + 0.5 * lam * (w @ w) + b @ w)
@@ -107,7 +119,7 @@ def _newton(X, yv, lam, linear=None, max_iter=100):
         m = yv * (X @ w)
         s = special.expit(-m)  # -l'(m)
         grad = -(X.T @ (s * yv)) / n + lam * w + b
-        gnorm = float(np.linalg.norm(grad))
+        gnorm = _norm(grad)
         if gnorm <= tol:
             return w
         hdiag = s * (1.0 - s)
@@ -155,6 +167,8 @@ def logistic_regression(X, y, *, regularization=1e-6) -> np.ndarray:
 def _gamma_norm_noise(d, beta, gen):
     """Noise b with density proportional to exp(-beta ||b||) on R^d: ||b|| ~ Gamma(d, 1/beta), uniform
     direction (Chaudhuri, Monteleoni & Sarwate 2011). Float sampler: no exact sampler exists in dpcourse."""
+    if not (beta > 0 and math.isfinite(1.0 / beta)):  # beta underflowed: the noise is infinite (callers refuse)
+        return np.full(d, np.inf)
     direction = gen.standard_normal(d)
     direction /= np.linalg.norm(direction)
     return gen.gamma(shape=d, scale=1.0 / beta) * direction
@@ -165,11 +179,15 @@ def _output(X, yv, eps, delta, lam, gen):
     w = _newton(X, yv, lam)
     # theorem learn-thm-output: ||w*(D) - w*(D')|| <= 2/(n lam); Newton stops within GRAD_TOL/lam of w*
     sensitivity = 2.0 / (n * lam) + 2.0 * GRAD_TOL / lam
+    if not math.isfinite(sensitivity):
+        raise ValueError(f"regularization={lam!r} is too small for output perturbation: the sensitivity "
+                         f"2/(n regularization) overflows; use a larger regularization")
     if delta > 0:
         return gaussian_mechanism(w, sensitivity, eps, delta, rng=gen)  # exact lattice sampler
     out = w + _gamma_norm_noise(d, eps / sensitivity, gen)
     if not np.all(np.isfinite(out)):
-        raise ValueError(f"epsilon={eps!r} is too small for output perturbation here: the noise overflows")
+        raise ValueError(f"epsilon={eps!r} is too small for output perturbation at regularization={lam!r}: "
+                         f"the noise overflows")
     return out
 
 
@@ -177,13 +195,17 @@ def _objective(X, yv, eps, lam, gen):
     n, d = X.shape
     c = 0.25  # logistic loss: |l'| <= 1 and l'' <= 1/4
     # Chaudhuri, Monteleoni & Sarwate 2011, Algorithm 2 (theorem learn-thm-objective)
-    eps_p = eps - math.log(1.0 + 2.0 * c / (n * lam) + c * c / (n * n * lam * lam))
+    # n^2 lambda^2 underflows to 0 for lambda below ~1e-162 / n (a ZeroDivisionError was raised): the log term is
+    # then infinite, and the algorithm takes its second branch, as it does for any lambda that small
+    nl2 = n * n * lam * lam
+    eps_p = eps - math.log(1.0 + 2.0 * c / (n * lam) + c * c / nl2) if nl2 > 0 else -math.inf
     extra = 0.0
     if eps_p <= 0:
-        extra = c / (n * math.expm1(eps / 4.0)) - lam
+        denom = n * math.expm1(eps / 4.0)
+        extra = c / denom - lam if denom > 0 else math.inf
         eps_p = eps / 2.0
     b = _gamma_norm_noise(d, eps_p / 2.0, gen)
-    if not (np.all(np.isfinite(b)) and math.isfinite(extra)):
+    if not (np.all(np.isfinite(b)) and math.isfinite(_norm(b)) and math.isfinite(extra)):
         raise ValueError(f"epsilon={eps!r} is too small for objective perturbation here: the noise overflows")
     return _newton(X, yv, lam + extra, linear=b / n)
 

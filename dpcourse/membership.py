@@ -38,19 +38,19 @@ __all__ = ["fair_onehot_features", "inclusion_masks", "train_models", "logit_con
 MAX_MODELS = 100_000
 
 
-def _labels_pm(y, n):
+def _labels_pm(y, n, name="y"):
     raw = np.asarray(y)
     if raw.dtype == bool:
-        raise TypeError("y must hold labels 0/1 or -1/+1, got booleans (use .astype(int))")
-    yv = check_real_array(y, "y", ndim=1)
+        raise TypeError(f"{name} must hold labels 0/1 or -1/+1, got booleans (use .astype(int))")
+    yv = check_real_array(y, name, ndim=1)
     if yv.shape[0] != n:
-        raise ValueError("y must have one label per row of X (their lengths differ)")
+        raise ValueError(f"{name} must have one label per row of X (their lengths differ)")
     values = set(np.unique(yv).tolist())
     if values <= {0.0, 1.0}:
         return 2.0 * yv - 1.0
     if values <= {-1.0, 1.0}:
         return yv
-    raise ValueError("y must hold labels in {0, 1} or in {-1, +1}")
+    raise ValueError(f"{name} must hold labels in {{0, 1}} or in {{-1, +1}}")
 
 
 def fair_onehot_features():
@@ -116,6 +116,8 @@ def train_models(train, X, y, masks, *, rng=None) -> np.ndarray:
     if masks.shape[0] > MAX_MODELS:
         raise ValueError(f"at most {MAX_MODELS} models per call, got {masks.shape[0]}")
     yv = np.asarray(y)
+    if yv.ndim == 0 or yv.shape[0] != X.shape[0]:
+        raise ValueError("y must have one label per row of X (their lengths differ)")
     gens = as_rng(rng).spawn(masks.shape[0])
     W = np.empty((masks.shape[0], X.shape[1]))
     for j, (m, g) in enumerate(zip(masks, gens)):
@@ -230,6 +232,9 @@ def attack_tprs(member_scores, nonmember_scores, fprs=(1e-3, 1e-2)) -> dict:
 TPR_BOUND_MARGIN = 1e-14
 #: Relative amount :func:`gdp_tpr_bound` rounds its cap up by (measured error of ndtr(ndtri(a) + mu) below 1e-12).
 GDP_BOUND_MARGIN = 4e-12
+#: The smallest normal float. Below it a float is a multiple of 2**-1074 and a relative margin no longer moves it:
+#: a cap there is rounded up by an absolute amount instead.
+_TINY = float(np.finfo(float).tiny)
 
 
 def dp_tpr_bound(fpr, epsilon, delta=0.0):
@@ -258,6 +263,9 @@ def dp_tpr_bound(fpr, epsilon, delta=0.0):
         line = np.where(f > 0, np.exp(eps) * f, 0.0) + d
         tangent = -np.expm1(-eps) + np.exp(-eps) * (d + f)
         bound = np.minimum(line, tangent) * (1.0 + TPR_BOUND_MARGIN)
+    # a subnormal cap (fpr below 2.2e-308) is rounded to a multiple of 5e-324 that the relative margin cannot move:
+    # one more float up (e^0.4 * 5e-324 rounds to 5e-324, below its value 7.4e-324)
+    bound = np.where((bound > 0) & (bound < _TINY), np.nextafter(bound, np.inf), bound)
     bound = np.minimum(1.0, np.maximum(bound, f + d))
     return float(bound) if bound.ndim == 0 else bound
 
@@ -270,8 +278,9 @@ def gdp_tpr_bound(fpr, mu):
     under add/remove one. This is the training algorithm's own curve when it is a composition of Gaussian
     mechanisms: full-batch DP-SGD (sampling rate 1) for k steps with noise multiplier sigma adds N(0, (sigma C)^2)
     to a sum of gradients clipped to C, k times, so it is mu-GDP with ``mu = sqrt(k) / sigma`` (theorem
-    ``fdp-thm-gdp-composition``; ``dpcourse.gdp_mu(ComposedEvent(GaussianEvent(sigma), k))``), and exactly
-    G_mu on a record whose clipped gradient has norm C at every step. No (epsilon, delta) pair says as much:
+    ``fdp-thm-gdp-composition``; ``dpcourse.gdp_mu(ComposedEvent(GaussianEvent(sigma), k))``). Its
+    sequence of noisy steps is exactly G_mu on a record whose clipped gradient has norm C at every step (the final
+    weights alone, a post-processing of it, can be harder to test). No (epsilon, delta) pair says as much:
     :func:`dp_tpr_bound` at the (epsilon, delta) this mu implies is 1 - f_{epsilon, delta}, a tangent line
     above the curve. Vectorized over ``fpr``; mu > 0 and finite.
 
@@ -290,9 +299,16 @@ def gdp_tpr_bound(fpr, mu):
     # tiny a. Never below a itself (G_mu(a) <= 1 - a), which rounding could otherwise break for a tiny mu.
     with np.errstate(divide="ignore"):
         bound = np.maximum(special.ndtr(special.ndtri(f) + m), f)   # ndtri(0) = -inf -> 0, ndtri(1) = inf -> 1
+        # ndtr flushes to 0 below x = -37.9 and is inexact below the normal range (gdp_tpr_bound(5e-324, 0.3) was
+        # 5e-324 where the cap is 4.9e-319): there take exp(log_ndtr), within 3e-13 relative of Phi(x)
+        tail = (bound < _TINY) & (f > 0)
+        if np.any(tail):
+            bound = np.where(tail, np.maximum(np.exp(special.log_ndtr(special.ndtri(f) + m)), f), bound)
     # ndtr/ndtri are accurate to a few ulp but not rounded up; the error of ndtri is magnified by |x| in the tail
     # (up to ~4e-13 relative measured): round up by GDP_BOUND_MARGIN relative so the cap is never optimistic.
     bound = np.minimum(1.0, bound * (1.0 + GDP_BOUND_MARGIN))
+    # below the normal range the relative margin rounds away: add it as an absolute one, GDP_BOUND_MARGIN * _TINY
+    bound = np.where((bound > 0) & (bound < _TINY), bound + GDP_BOUND_MARGIN * _TINY, bound)
     return float(bound) if bound.ndim == 0 else bound
 
 
@@ -332,7 +348,7 @@ def canary_audit(train, X, y, canary_x, canary_y, runs, *, delta, confidence=0.9
     cx = check_real_array(canary_x, "canary_x", ndim=1)
     if cx.shape[0] != X.shape[1]:
         raise ValueError(f"canary_x must have {X.shape[1]} entries (one per column of X), got {cx.shape[0]}")
-    cy = float(_labels_pm(np.array([canary_y]), 1)[0])
+    cy = float(_labels_pm(np.array([canary_y]), 1, "canary_y")[0])
     r = check_positive_int(runs, "runs", minimum=100)
     if r > MAX_MODELS:
         raise ValueError(f"runs must be at most {MAX_MODELS}, got {r}")

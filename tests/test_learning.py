@@ -344,3 +344,51 @@ def test_max_steps_checker_refuses_settings_beyond_its_cap():
 
     with pytest.raises(ValueError, match=f"MAX_CHECKED_STEPS = {MAX_CHECKED_STEPS}"):
         check_max_steps(5, noise_multiplier=10.0)
+
+
+# --- fresh hostile read (issue 35 closure) -------------------------------------------------------------------------
+
+def test_dpsgd_noise_over_many_full_batch_steps_is_calibrated_to_all_of_them():
+    """Rows of zeros have zero gradients, so with q = 1 the release is pure noise:
+    w_K = -(lr / b) sum_t (1 - lr lambda)^(K-1-t) Z_t, Z_t ~ N(0, (sigma_K C)^2 I). K full-batch Gaussian steps with
+    noise multiplier sigma_K are one Gaussian mechanism with sigma_K / sqrt(K), so sigma_K = sqrt(K) sigma_1 with
+    sigma_1 the analytic Gaussian sigma of (epsilon, delta) (the accountant rounds it up by at most 0.1%, far below
+    what KS sees here). Calibrating for one step (sigma_1, 4x less noise) or a wrong sign of the weight decay fails."""
+    K, C, lr, lam, b, eps, delta = 16, 0.5, 1.0, 0.5, 10.0, 1.0, 1e-5
+    X, y = np.zeros((10, 3)), np.arange(10) % 2
+    sd = lr / b * math.sqrt(K) * analytic_gaussian_sigma(eps, delta, 1.0) * C * math.sqrt(
+        sum((1 - lr * lam) ** (2 * j) for j in range(K)))
+    w = np.concatenate([dp_logistic_regression(X, y, eps, delta, clip_norm=C, sampling_rate=1.0, steps=K,
+                                               expected_batch_size=b, learning_rate=lr, regularization=lam, rng=s)
+                        for s in range(1000)])
+    assert stats.kstest(w, stats.norm(scale=sd).cdf).pvalue > ALPHA
+
+
+def test_tiny_regularization_or_epsilon_is_answered_or_refused_by_name():
+    """lambda below ~1e-162 / n made objective perturbation divide by n^2 lambda^2 = 0 (ZeroDivisionError): the log
+    term is then infinite and the algorithm's second branch applies, whose total regularization c / (n (e^(eps/4) - 1))
+    does not depend on so small a lambda, so the release equals the one at lambda = 1e-170. Output perturbation's
+    sensitivity 2 / (n lambda) overflows at lambda = 5e-324 (it blamed an l2_sensitivity the caller never passed, or
+    raised ZeroDivisionError), and an epsilon whose noise scale underflows raised ZeroDivisionError."""
+    X, y = small_data(n=20)
+    a = dp_logistic_regression(X, y, 1.0, 0.0, method="objective", regularization=1e-300, rng=4)
+    np.testing.assert_array_equal(a, dp_logistic_regression(X, y, 1.0, 0.0, method="objective", regularization=1e-170,
+                                                            rng=4))
+    assert np.isfinite(a).all()
+    for delta in (0.0, 1e-5):
+        with pytest.raises(ValueError, match="regularization=5e-324 is too small"):
+            dp_logistic_regression(X, y, 1.0, delta, method="output", regularization=5e-324, rng=0)
+    for method in ("output", "objective"):
+        with pytest.raises(ValueError, match="epsilon=5e-324 is too small"):
+            dp_logistic_regression(X, y, 5e-324, 0.0, method=method, regularization=0.1, rng=0)
+
+
+def test_objective_perturbation_at_a_tiny_epsilon_is_not_the_zero_vector():
+    """At a tiny epsilon the noise b (norm ~ Gamma(d, 4/eps)) and the added regularization (~ 4c/(n eps)) grow
+    together, so the perturbed minimiser tends to -b / (n (lambda + Delta)), the same for every tiny epsilon with the
+    same draw. ||b|| above 1e154 overflowed np.linalg.norm, the stopping tolerance became inf, and Newton returned its
+    starting point 0 at epsilon = 1e-200."""
+    X, y = small_data(n=20)
+    w = [dp_logistic_regression(X, y, e, 0.0, method="objective", regularization=0.1, rng=7) for e in (1e-200, 1e-20)]
+    assert np.linalg.norm(w[1]) > 0.1
+    np.testing.assert_allclose(w[0], w[1], rtol=1e-9)

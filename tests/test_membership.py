@@ -353,3 +353,59 @@ def test_gdp_tpr_bound_never_below_truth():
         got, true = gdp_tpr_bound(a, mu), _mp_gdp_cap(a, mu)
         assert got >= true, (a, mu, got, float(true))
         assert got <= true * (1 + 1e-9) or got == 1.0, (a, mu, got, float(true))
+
+
+# --- fresh hostile read (issue 35 closure): subnormal caps, arguments named, the shadow design's boundaries ---------
+
+@pytest.mark.parametrize("a", [5e-324, 1e-323, 2.5e-323, 1e-320, 3.3e-315, 1e-310, 2.2e-308])
+def test_tpr_caps_never_below_truth_at_a_subnormal_fpr(a):
+    """Below the normal range a relative margin rounds away, and scipy's ndtr flushes to 0 below x = -37.9: the old
+    gdp_tpr_bound(5e-324, 0.3) was 5e-324 (the cap is 4.9e-319) and dp_tpr_bound(5e-324, 0.4) was 5e-324 (7.4e-324).
+    Checked against 60-digit arithmetic; exact zeros stay 0 (TPR 0 at FPR 0 for pure DP and for GDP)."""
+    for eps in (1e-3, 0.1, 0.4, 0.7, 3.0):
+        assert mia.dp_tpr_bound(a, eps, 0.0) >= _mp_dp_cap(a, eps, 0.0), (a, eps)
+    for mu in (1e-9, 1e-6, 1e-3, 0.05, 0.3, 1.0):
+        got = mia.gdp_tpr_bound(a, mu)
+        assert got >= _mp_gdp_cap(a, mu), (a, mu)
+        assert got <= _mp_gdp_cap(a, mu) * (1 + 1e-9) + 1e-318, (a, mu)   # pessimistic by at most 1e-318
+    assert mia.dp_tpr_bound(0.0, 1.0, 0.0) == 0.0 and mia.gdp_tpr_bound(0.0, 1.0) == 0.0
+
+
+@pytest.mark.parametrize("canary_y, err", [(True, TypeError), (2, ValueError), (float("nan"), ValueError)])
+def test_canary_audit_names_canary_y_when_it_is_the_bad_argument(canary_y, err):
+    with pytest.raises(err, match="canary_y"):
+        mia.canary_audit(lambda X, y, g: np.zeros(2), np.zeros((3, 2)), [0, 1, 0], [1.0, 0.0], canary_y, 100,
+                         delta=1e-5)
+
+
+def test_train_models_refuses_labels_of_another_length_by_name():
+    with pytest.raises(ValueError, match="y must have one label per row"):
+        mia.train_models(lambda X, y, g: np.zeros(2), np.zeros((3, 2)), [0, 1], np.ones((2, 3), dtype=bool))
+
+
+def test_lira_needs_three_models_on_each_side_of_every_record():
+    """With two "in" (or "out") models the leave-one-out fit of the target's own side has one sample, whose variance
+    is 0/0: refused, not NaN scores. Three on each side are answered, with finite scores."""
+    phi = np.random.default_rng(0).normal(size=(8, 2))
+    for n_in in (2, 6):                            # record 1 in 2 models (6 out), then in 6 (2 out)
+        masks = np.zeros((8, 2), dtype=bool)
+        masks[:4, 0] = True
+        masks[:n_in, 1] = True
+        with pytest.raises(ValueError, match="at least 3"):
+            mia.lira_scores(phi, masks)
+    masks[:, 1] = np.arange(8) < 3
+    for online in (True, False):
+        assert np.isfinite(mia.lira_scores(phi, masks, online=online)).all()
+
+
+def test_train_models_gives_every_model_its_own_generator():
+    """An int seed must not be handed to every model (identical noise in all shadow models or audit runs): the
+    models' draws differ pairwise, and the call is reproducible."""
+    masks = np.ones((6, 3), dtype=bool)
+
+    def noise(Xs, ys, g):
+        return g.normal(size=2)
+
+    W = mia.train_models(noise, np.zeros((3, 2)), [0, 1, 0], masks, rng=5)
+    assert len({tuple(w) for w in W}) == 6
+    np.testing.assert_array_equal(W, mia.train_models(noise, np.zeros((3, 2)), [0, 1, 0], masks, rng=5))
