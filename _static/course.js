@@ -80,3 +80,110 @@ window.addEventListener("load", () => {
   else courseFitMath();
 });
 window.addEventListener("resize", courseFitMath);
+
+// Deeper sections (a title "Deeper: ...") and the quiz answers are collapsed on screen behind a button that
+// works from the keyboard; printed, or without JavaScript, they are shown in full.
+function courseCollapsibles() {
+  const boxes = document.querySelectorAll("section.deeper, div.quiz-answers");
+  boxes.forEach((box, n) => {
+    if (box.dataset.collapsible) return;
+    box.dataset.collapsible = "1";
+    const heading = box.querySelector(":scope > h1, :scope > h2, :scope > h3, :scope > h4, :scope > p.rubric");
+    if (!heading) return;
+    const body = document.createElement("div");
+    body.className = "collapsible-body";
+    body.id = (box.id || "collapsible") + "-body-" + n;
+    while (heading.nextSibling) body.appendChild(heading.nextSibling);
+    box.appendChild(body);
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "collapsible-toggle";
+    button.setAttribute("aria-expanded", "false");
+    button.setAttribute("aria-controls", body.id);
+    const what = box.classList.contains("deeper") ? "this deeper section" : "the answers";
+    button.textContent = "Show " + what;
+    body.hidden = true;
+    button.addEventListener("click", () => {
+      const open = button.getAttribute("aria-expanded") === "true";
+      button.setAttribute("aria-expanded", String(!open));
+      button.textContent = (open ? "Show " : "Hide ") + what;
+      body.hidden = open;
+    });
+    heading.insertAdjacentElement("afterend", button);
+    // a link to something inside (a theorem cited from elsewhere) opens the section first
+    if (location.hash && body.querySelector(CSS.escape ? "#" + CSS.escape(location.hash.slice(1)) : location.hash)) {
+      button.click();
+    }
+  });
+}
+document.addEventListener("DOMContentLoaded", courseCollapsibles);
+window.addEventListener("hashchange", () => {
+  const target = location.hash && document.getElementById(location.hash.slice(1));
+  const body = target && target.closest(".collapsible-body");
+  if (body && body.hidden) {
+    const button = document.querySelector(`[aria-controls="${body.id}"]`);
+    if (button) button.click();
+    target.scrollIntoView();
+  }
+});
+window.addEventListener("beforeprint", () => {
+  document.querySelectorAll(".collapsible-body").forEach((b) => { b.hidden = false; });
+});
+
+// Self-check quizzes: pick an option, press the button; the verdict and the explanation of the chosen
+// option appear (announced by screen readers through the live region).
+function courseQuizzes() {
+  document.querySelectorAll("div.quiz").forEach((quiz) => {
+    const button = quiz.querySelector("button.quiz-check");
+    const verdict = quiz.querySelector(".quiz-verdict");
+    if (!button || button.dataset.bound) return;
+    button.dataset.bound = "1";
+    button.addEventListener("click", () => {
+      const chosen = quiz.querySelector("input[type=radio]:checked");
+      quiz.querySelectorAll(".quiz-why").forEach((w) => { w.hidden = true; });
+      if (!chosen) {
+        verdict.textContent = "Choose an option first.";
+        return;
+      }
+      const right = chosen.value === quiz.dataset.right;
+      const why = document.getElementById(chosen.id + "-why");
+      if (why) why.hidden = false;
+      verdict.textContent = (right ? "Right. " : "Not quite. ") + (why ? why.textContent : "");
+      verdict.className = "quiz-verdict " + (right ? "quiz-right" : "quiz-wrong");
+    });
+  });
+}
+document.addEventListener("DOMContentLoaded", courseQuizzes);
+
+// Keyboard access (WCAG 2.1 AA, checked by axe-core in the browser test): a box that scrolls sideways (a wide
+// formula, table or output) can be focused, so the keyboard can scroll it; re-checked when the width changes.
+function courseScrollableFocus() {
+  const boxes = document.querySelectorAll('mjx-container[jax="CHTML"], .dpcourse-explorer-scroll, ' +
+    '.dpcourse-figure-scroll, .bd-article table, .cell_output pre, .output pre, div.highlight pre');
+  boxes.forEach((box) => {
+    const style = getComputedStyle(box);
+    const scrolls = (style.overflowX === "auto" || style.overflowX === "scroll") && box.scrollWidth > box.clientWidth;
+    if (scrolls && !box.hasAttribute("tabindex")) {
+      box.setAttribute("tabindex", "0");
+      box.dataset.courseFocus = "1";
+    } else if (!scrolls && box.dataset.courseFocus) {
+      box.removeAttribute("tabindex");
+      delete box.dataset.courseFocus;
+    }
+  });
+}
+window.addEventListener("load", () => {
+  const startup = window.MathJax && window.MathJax.startup && window.MathJax.startup.promise;
+  if (startup) startup.then(() => requestAnimationFrame(courseScrollableFocus));
+  else courseScrollableFocus();
+});
+window.addEventListener("resize", () => requestAnimationFrame(courseScrollableFocus));
+
+// The theme's search buttons are named "Search" while they show "Search" and a shortcut: a speech-input user
+// says what they see, so the name holds the visible text (WCAG 2.5.3, label in name).
+document.addEventListener("DOMContentLoaded", () => {
+  document.querySelectorAll("button.search-button-field").forEach((button) => {
+    const visible = button.textContent.replace(/\s+/g, " ").trim();
+    if (visible) button.setAttribute("aria-label", visible);
+  });
+});
