@@ -491,6 +491,7 @@ def grade_submission(course_secret: bytes, run_key: str, assignment: str, sid: s
         row["flags"].append("the copy's mark does not match this student's copy")
     start = time.monotonic()
     sandbox = Sandbox(Path(stage), cells, cell_timeout=cell_timeout, total_timeout=notebook_timeout)
+    row["cgroups"] = list(sandbox.cgroups.active)
     try:
         row["cells_failed"] = [{"cell": c.get("cell"), "status": c.get("status"), "detail": str(c.get("detail"))[:300]}
                                for c in sandbox.cells if c.get("status") != "ok"]
@@ -765,6 +766,13 @@ def write_gradebook(course: Course, assignment: str, rows: list[dict], unmatched
     for status in ("graded", "missing", "unreadable", "timed out", "crashed"):
         who = [r["student"] for r in rows if r["status"] == status]
         lines.append(f"- {status}: {len(who)}" + (f" ({', '.join(who)})" if who and status != "graded" else ""))
+    groups = {tuple(r["cgroups"]) for r in rows if "cgroups" in r}
+    if groups:
+        lines += ["", "Sandbox limits: time, CPU, file size and address space per process (rlimits), and "
+                  + ("for the whole sandbox " + " and ".join(sorted({g for t in groups for g in t}))
+                     + " (control groups)." if all(groups) else
+                     "NO control group on this host for some submissions: the process count and total memory "
+                     "were not capped (see grader/sandbox.py).")]
     flagged = [(r["student"], f) for r in rows for f in r.get("flags", []) + r.get("notes", [])]
     if flagged:
         lines += ["", "## To look at", ""] + [f"- {sid}: {f}" for sid, f in flagged]

@@ -156,8 +156,10 @@ def stage_package(dest: Path, forbidden_sets=()) -> Path:
 
 # ------------------------------------------------------------------------------------------ the sandbox
 
-def _limits(cpu_seconds: int, memory_bytes: int):
+def _limits(cpu_seconds: int, memory_bytes: int, cgroups=None):
     def apply():
+        if cgroups is not None:
+            cgroups.join()
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
         resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 2**20, 64 * 2**20))
@@ -165,6 +167,88 @@ def _limits(cpu_seconds: int, memory_bytes: int):
         resource.setrlimit(resource.RLIMIT_NPROC, (256, 256))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     return apply
+
+
+class _Cgroups:
+    """A pids and a memory control group for one sandbox, when the host lets the grader make them.
+
+    ``pids.max`` stops a fork bomb (a process count rlimit does not bind root, which the sandbox's processes are
+    outside their user namespace), and the memory limit covers every process and the private ``/tmp`` together
+    (``RLIMIT_AS`` binds one process at a time). cgroup v1 (``/sys/fs/cgroup/pids``, ``/sys/fs/cgroup/memory``)
+    and v2 (``/sys/fs/cgroup`` with both controllers) are tried; where neither is writable :attr:`active` is
+    empty and the rlimits stand alone (the grading report says so).
+    """
+
+    def __init__(self, pids_max: int, memory_bytes: int):
+        self.dirs: list[Path] = []
+        self.active: list[str] = []
+        name = f"dpcourse-grader-{os.getpid()}-{id(self):x}-{time.monotonic_ns()}"
+        own = {}
+        try:
+            for line in Path("/proc/self/cgroup").read_text().splitlines():
+                _, controllers, path = line.split(":", 2)
+                for c in controllers.split(","):
+                    own[c] = path
+        except OSError:
+            return
+        v1 = [("pids", Path("/sys/fs/cgroup/pids"), {"pids.max": str(pids_max)}),
+              ("memory", Path("/sys/fs/cgroup/memory"), {"memory.limit_in_bytes": str(memory_bytes)})]
+        for controller, root, settings in v1:
+            if not (root / "cgroup.procs").exists():
+                continue
+            d = root / own.get(controller, "/").lstrip("/") / name
+            try:
+                d.mkdir()
+            except OSError:
+                continue
+            self.dirs.append(d)
+            try:
+                for key, value in settings.items():
+                    (d / key).write_text(value)
+                self.active.append(controller)
+            except OSError:
+                pass
+        if not self.active and (Path("/sys/fs/cgroup") / "cgroup.controllers").exists():
+            d = Path("/sys/fs/cgroup") / own.get("", "/").lstrip("/") / name
+            try:
+                d.mkdir()
+                self.dirs.append(d)
+                (d / "pids.max").write_text(str(pids_max))
+                (d / "memory.max").write_text(str(memory_bytes))
+                self.active += ["pids", "memory"]
+            except OSError:
+                pass
+
+    def join(self):
+        """Put the calling process (the sandbox, before it execs) in the groups."""
+        for d in self.dirs:
+            try:
+                (d / "cgroup.procs").write_text(str(os.getpid()))
+            except OSError:
+                pass
+
+    def kill_and_remove(self):
+        for _ in range(50):
+            left = False
+            for d in self.dirs:
+                try:
+                    pids = [int(p) for p in (d / "cgroup.procs").read_text().split()]
+                except OSError:
+                    continue
+                for pid in pids:
+                    left = True
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+            if not left:
+                break
+            time.sleep(0.05)
+        for d in self.dirs:
+            try:
+                d.rmdir()
+            except OSError:
+                pass
 
 
 def bwrap_command(stage: Path, argv: list[str]) -> list[str]:
@@ -199,12 +283,14 @@ class Sandbox:
 
     ``cells`` are the code cells' sources; each runs under ``cell_timeout`` seconds (the next one runs after a
     cell that raises or is stopped). The whole sandbox lives at most ``total_timeout`` seconds of wall time
-    and ``cpu_seconds`` of CPU; after that, or if it crashes or breaks the protocol, every request raises
+    and ``cpu_seconds`` of CPU, with at most ``memory_bytes`` of memory and ``pids_max`` processes in all
+    (control groups, see :class:`_Cgroups`; ``memory_bytes`` also caps each process's address space). After
+    that, or if it crashes or breaks the protocol, every request raises
     :class:`SandboxError` and :attr:`stopped` says why.
     """
 
     def __init__(self, stage: Path, cells: list[str], *, cell_timeout: float = 30.0, total_timeout: float = 300.0,
-                 cpu_seconds: int = 600, memory_bytes: int = 4 * 2**30):
+                 cpu_seconds: int = 600, memory_bytes: int = 2 * 2**30, pids_max: int = 128):
         if not bwrap_available():
             raise SandboxError("bubblewrap (bwrap) is not installed: on Debian, apt-get install -y bubblewrap. "
                                "Submissions are never graded outside the sandbox.")
@@ -212,9 +298,10 @@ class Sandbox:
         self.cells: list[dict] = []
         self._deadline = time.monotonic() + total_timeout
         argv = [sys.executable, "-I", "/sandbox/grader/runner.py"]
+        self.cgroups = _Cgroups(pids_max, memory_bytes)
         self._proc = subprocess.Popen(bwrap_command(Path(stage), argv), stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                                      preexec_fn=_limits(cpu_seconds, memory_bytes), bufsize=0)
+                                      preexec_fn=_limits(cpu_seconds, memory_bytes, self.cgroups), bufsize=0)
         self._stderr = bytearray()
         self._err_thread = threading.Thread(target=self._drain_stderr, daemon=True)
         self._err_thread.start()
@@ -328,6 +415,7 @@ class Sandbox:
             self._proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             pass
+        self.cgroups.kill_and_remove()
         for f in (self._proc.stdin, self._proc.stdout):
             try:
                 f.close()
