@@ -60,12 +60,14 @@ PLACEHOLDER = re.compile(r'<div class="dpcourse-explorer" data-spec="([^"]*)">.*
 
 
 def _render_spec(spec_json: str, cache_root: str) -> tuple[str, list[str], dict]:
-    from dpcourse.plots.explorer import page_sizes, render_states, spec_key
+    from dpcourse.plots.explorer import page_sizes, render_states, spec_key, state_descriptions
 
     spec = json.loads(spec_json)
     key = spec_key(spec)
     names = render_states(spec, os.path.join(cache_root, key))
-    return key, names, page_sizes(os.path.join(cache_root, key))
+    sizes = page_sizes(os.path.join(cache_root, key))
+    sizes["descriptions"] = state_descriptions(os.path.join(cache_root, key))
+    return key, names, sizes
 
 
 class _Renderer:
@@ -132,15 +134,21 @@ def _explorer_html(spec: dict, base: str, key: str, sizes: dict) -> str:
             f'data-labels="{html.escape(labels, quote=True)}" data-name="{html.escape(c["label"], quote=True)}" '
             f'aria-label="{html.escape(c["label"], quote=True)}">'
             f'<output>{html.escape(_format_value(c["value"]))}</output></label>')
+    descriptions = sizes.get("descriptions") or []
+    said = descriptions[flat] if flat < len(descriptions) else ""
+    alt = alt_base + " (" + setting + ")" + (": " + said if said else "")
     return (f'<div class="dpcourse-explorer-live" data-base="{base}{key}/" data-shape="{json.dumps(shape)}" '
-            f'data-alt="{html.escape(alt_base, quote=True)}">'
+            f'data-alt="{html.escape(alt_base, quote=True)}" '
+            f'data-descriptions="{html.escape(json.dumps(descriptions, ensure_ascii=False), quote=True)}">'
             f'<div class="dpcourse-explorer-controls">{"".join(rows)}</div>'
             # on a narrow screen the image keeps the width at which its smallest text is 9 px, and scrolls
             f'<div class="dpcourse-explorer-scroll" tabindex="0" style="--phone-min-width: {sizes["phone_min_width"]}px">'
             f'<img class="dpcourse-explorer-figure" src="{base}{key}/{flat}.png" width="{sizes["width"]}" '
             f'data-min-text-px="{sizes["min_text_px"]:g}" '
             f'data-states-with-legend-over-data="{sizes["states_with_legend_over_data"]}" '
-            f'alt="{html.escape(alt_base + " (" + setting + ")", quote=True)}"></div></div>')
+            f'alt="{html.escape(alt, quote=True)}"></div>'
+            # what the figure shows now, said again to a screen reader when a slider moves
+            f'<p class="dpcourse-explorer-said visually-hidden" aria-live="polite"></p></div>')
 
 
 def _live_figures(app, pagename, templatename, context, doctree):

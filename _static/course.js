@@ -41,6 +41,8 @@ function courseExplorers() {
     const shape = JSON.parse(box.dataset.shape);
     const inputs = [...box.querySelectorAll("input[type=range]")];
     const img = box.querySelector("img.dpcourse-explorer-figure");
+    const descriptions = JSON.parse(box.dataset.descriptions || "[]");
+    const live = box.querySelector(".dpcourse-explorer-said");
     const update = () => {
       let flat = 0;
       const parts = [];
@@ -51,7 +53,9 @@ function courseExplorers() {
         parts.push(`${input.dataset.name} = ${labels[Number(input.value)]}`);
       });
       img.src = `${box.dataset.base}${flat}.png`;
-      img.alt = `${box.dataset.alt} (${parts.join(", ")})`;
+      const said = descriptions[flat] || "";
+      img.alt = `${box.dataset.alt} (${parts.join(", ")})` + (said ? `: ${said}` : "");
+      if (live) live.textContent = `${parts.join(", ")}: ${said}`;
     };
     inputs.forEach((input) => input.addEventListener("input", update));
   });

@@ -664,3 +664,45 @@ def test_the_axe_check_has_power(browser, tmp_path):
     page.close()
     assert {"scrollable-region-focusable", "color-contrast", "label-content-name-mismatch"} <= set(ids), ids
 
+
+def test_live_figures_quizzes_and_deeper_sections_work_from_the_keyboard(browser, html_dir, book_server):
+    """On the first chapter: a live figure's slider moves with the arrow keys and the figure's text alternative
+    then says what the new figure shows; a quiz is answered with the keyboard alone and its verdict is
+    announced; a deeper section opens with Enter and closes again."""
+    page = watched_page(browser, 1280, book_server)
+    load(page, book_server + "chapters/03_laplace.html")
+    slider = page.locator(".dpcourse-explorer-live input[type=range]").first
+    img = page.locator(".dpcourse-explorer-live img.dpcourse-explorer-figure").first
+    before_alt, before_src = img.get_attribute("alt"), img.get_attribute("src")
+    slider.focus()
+    page.keyboard.press("ArrowRight" if slider.evaluate("e => +e.value < +e.max") else "ArrowLeft")
+    after_alt, after_src = img.get_attribute("alt"), img.get_attribute("src")
+    assert after_src != before_src and after_alt != before_alt
+    assert ": " in after_alt and len(after_alt) > 60, after_alt   # the setting, then what the figure shows
+    assert page.locator(".dpcourse-explorer-said").first.text_content().strip()
+    load(page, book_server + "chapters/01_promise.html")
+    quiz = page.locator("div.quiz").first
+    right = int(quiz.get_attribute("data-right"))
+    quiz.locator("input[type=radio]").nth(right).focus()
+    page.keyboard.press("Space")
+    quiz.locator("button.quiz-check").focus()
+    page.keyboard.press("Enter")
+    assert quiz.locator(".quiz-verdict").text_content().startswith("Right.")
+    wrong = (right + 1) % quiz.locator("input[type=radio]").count()
+    quiz.locator("input[type=radio]").nth(wrong).focus()
+    page.keyboard.press("Space")
+    quiz.locator("button.quiz-check").focus()
+    page.keyboard.press("Enter")
+    assert quiz.locator(".quiz-verdict").text_content().startswith("Not quite.")
+    toggle = page.locator("section.deeper button.collapsible-toggle").first
+    body = page.locator("section.deeper .collapsible-body").first
+    assert toggle.get_attribute("aria-expanded") == "false" and not body.is_visible()
+    toggle.focus()
+    page.keyboard.press("Enter")
+    assert toggle.get_attribute("aria-expanded") == "true" and body.is_visible()
+    page.keyboard.press("Enter")
+    assert not body.is_visible()
+    assert page.evaluate("() => document.querySelectorAll('mjx-assistive-mml').length") > 0   # screen readers
+    assert not page.errors, page.errors[:3]
+    page.close()
+

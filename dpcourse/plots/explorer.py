@@ -26,6 +26,7 @@ import inspect
 import itertools
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -638,12 +639,94 @@ def draw_state(ex: "Explorer", params: dict, out_file, *, dpi: int = 72, layout:
                                     if _fits(fig, drawn, renderer) else None)
             if report is not None:
                 report["legends_over_data"] = _state_legends_over_data(fig, drawn)
+                report["description"] = describe_figure(fig)
             _save_png(np.asarray(fig.canvas.buffer_rgba()), out_file)
             smallest = min((t.get_fontsize() for t in drawn), default=floor) * dpi / 72
     finally:
         Figure.tight_layout, Text.draw, Axes.legend = original, original_text_draw, original_legend
         plt.close("all")
     return smallest
+
+
+def _short(x: float) -> str:
+    """A number as a reader would say it: 3 significant digits (what the figure's ticks let one read)."""
+    if not np.isfinite(x):
+        return "∞" if x > 0 else ("−∞" if x < 0 else "undefined")
+    return f"{x:.3g}".replace("-", "−")
+
+
+_TEX_WORDS = {r"\varepsilon": "ε", r"\epsilon": "ε", r"\delta": "δ", r"\Delta": "Δ", r"\mu": "μ",
+              r"\sigma": "σ", r"\alpha": "α", r"\beta": "β", r"\rho": "ρ", r"\lambda": "λ", r"\pi": "π",
+              r"\theta": "θ", r"\pm": "±", r"\le": "≤", r"\ge": "≥", r"\leq": "≤", r"\geq": "≥",
+              r"\times": "×", r"\cdot": "·", r"\infty": "∞", r"\approx": "≈", r"\ln": "ln", r"\log": "log",
+              r"\exp": "exp", r"\Pr": "Pr", r"\ell": "ℓ", r"\sqrt": "√", r"\to": "→", r"\mid": "|"}
+
+
+def _plain(text: str) -> str:
+    """A figure's text as a screen reader should say it: mathtext to Unicode, one line."""
+    if "$" in text:
+        for tex, uni in sorted(_TEX_WORDS.items(), key=lambda kv: -len(kv[0])):
+            text = re.sub(re.escape(tex) + r"(?![A-Za-z])", uni, text)
+        text = re.sub(r"\\(?:mathrm|mathcal|mathbf|text|operatorname)\{([^}]*)\}", r"\1", text)
+        text = text.replace("$", "").replace("{", "").replace("}", "").replace("\\", "")
+    return " ".join(text.split())
+
+
+def describe_figure(fig) -> str:
+    """A text alternative of a drawn figure: per panel its title and axes, each labelled curve's range, the
+    bars' heights and the panel's own texts (where figures write their key numbers).
+
+    Written for a reader who cannot see the image (the live figures' ``alt`` text changes with each slider
+    setting); numbers are rounded to 3 significant digits, as one reads them off a plot.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> _ = ax.plot([0, 1, 2], [0.5, 0.25, 0.125], label="density")
+    >>> _ = ax.set(title="Noise", xlabel="x", ylabel="p")
+    >>> describe_figure(fig)
+    'Noise (x against p): density from 0.5 at x = 0 to 0.125 at x = 2.'
+    >>> plt.close(fig)
+    """
+    from matplotlib.container import BarContainer
+
+    panels = []
+    for ax in fig.get_axes():
+        if not ax.get_visible() or not (ax.lines or ax.patches or ax.collections or ax.texts or ax.images):
+            continue
+        parts = []
+        head = _plain(ax.get_title()) or "panel"
+        xl, yl = _plain(ax.get_xlabel()), _plain(ax.get_ylabel())
+        if xl or yl:
+            head += f" ({xl or 'x'} against {yl or 'y'})"
+        for line in ax.get_lines():
+            label = _plain(str(line.get_label()))
+            if label.startswith("_"):
+                continue
+            x, y = (np.asarray(v, dtype=float) for v in line.get_data())
+            ok = np.isfinite(x) & np.isfinite(y)
+            if not ok.any():
+                continue
+            x, y = x[ok], y[ok]
+            if np.ptp(y) == 0:
+                parts.append(f"{label} at {_short(y[0])}")
+            else:
+                parts.append(f"{label} from {_short(y[0])} at {xl or 'x'} = {_short(x[0])} to {_short(y[-1])} at "
+                             f"{xl or 'x'} = {_short(x[-1])}" + (f", largest {_short(y.max())}"
+                                                                if y.max() > max(y[0], y[-1]) else ""))
+        for container in ax.containers:
+            if isinstance(container, BarContainer) and len(container):
+                heights = np.array([b.get_height() for b in container], dtype=float)
+                label = str(container.get_label())
+                name = label if not label.startswith("_") else "bars"
+                parts.append(f"{name}: {len(heights)} bars, heights {_short(np.nanmin(heights))} to "
+                             f"{_short(np.nanmax(heights))}")
+        parts += [_plain(t.get_text()) for t in ax.texts if t.get_visible() and t.get_text().strip()]
+        panels.append(head + (": " + "; ".join(parts) if parts else "") + ".")
+    return " ".join(panels)
 
 
 def _state_legends_over_data(fig, drawn) -> int:
@@ -945,7 +1028,8 @@ def render_states(spec: dict, out_dir, *, dpi: int = 72) -> list[str]:
     The order is row-major over the controls in the spec's order (the last control varies fastest).
     Returns the file names. Files already present are kept (the caller keys ``out_dir`` by
     :func:`spec_key`, so a changed spec or plotting module gets a fresh folder). ``sizes.json`` in
-    ``out_dir`` records, per state, its image width, its smallest text (px) and how many legends cover data.
+    ``out_dir`` records, per state, its image width, its smallest text (px), how many legends cover data,
+    and its text alternative (:func:`describe_figure`).
     """
     import matplotlib
 
@@ -963,7 +1047,7 @@ def render_states(spec: dict, out_dir, *, dpi: int = 72) -> list[str]:
     for i, combo in enumerate(itertools.product(*grids)):
         name = f"{i}.png"
         names.append(name)
-        if (out / name).exists() and name in sizes:
+        if (out / name).exists() and name in sizes and len(sizes[name]) > 3:
             continue
         tmp = out / f".{name}.{os.getpid()}"  # two builds may share the cache: each writes its own file
         report: dict = {}
@@ -971,7 +1055,7 @@ def render_states(spec: dict, out_dir, *, dpi: int = 72) -> list[str]:
         with open(tmp, "rb") as f:
             f.seek(16)
             width = int.from_bytes(f.read(4), "big")  # the PNG header's width
-        sizes[name] = [width, smallest, report["legends_over_data"]]
+        sizes[name] = [width, smallest, report["legends_over_data"], report["description"]]
         tmp.replace(out / name)  # atomic: a reader sees the old file, the new one, or none
     tmp = out / f".sizes.json.{os.getpid()}"
     tmp.write_text(json.dumps(sizes, sort_keys=True))
@@ -988,3 +1072,9 @@ def page_sizes(out_dir) -> dict:
     return {"width": width, "min_text_px": text,
             "phone_min_width": min(width, int(-(-width * PHONE_MIN_TEXT_PX // text))),
             "states_with_legend_over_data": sum(1 for entry in sizes if len(entry) > 2 and entry[2])}
+
+
+def state_descriptions(out_dir) -> list[str]:
+    """The text alternative of each state in ``out_dir``, in the order of the states' files (0.png, 1.png, ...)."""
+    sizes = json.loads((Path(out_dir) / "sizes.json").read_text())
+    return [sizes[f"{i}.png"][3] if len(sizes[f"{i}.png"]) > 3 else "" for i in range(len(sizes))]
