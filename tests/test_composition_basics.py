@@ -198,5 +198,55 @@ def test_figures_draw():
     plt.close("all")
 
 
+def test_averaging_attack_draws():
+    """k fresh releases per analyst: averages centred on the two counts, spread sqrt(2)/(eps sqrt k), independent."""
+    n, k, eps = 20_000, 10, 0.5
+    on_x, on_x_prime = figs.averaging_attack(123, eps, k, n_analysts=n, rng=1)
+    assert on_x.shape == on_x_prime.shape == (n,)
+    sd = math.sqrt(2) / (eps * math.sqrt(k))
+    for avg, centre in ((on_x, 123.0), (on_x_prime, 124.0)):
+        assert abs(avg.mean() - centre) < 5 * sd / math.sqrt(n)  # 5 standard errors: about 1e-6
+        # the sample sd of averages of 10 Laplace draws (excess kurtosis 0.3) has relative s.e. sqrt(2.3 / n) / 2
+        assert abs(avg.std() / sd - 1) < 5 * math.sqrt(2.3 / n) / 2
+    assert abs(np.corrcoef(on_x, on_x_prime)[0, 1]) < 5 / math.sqrt(n)  # fresh noise on each dataset
+    with pytest.raises(ValueError, match="n_analysts"):
+        figs.averaging_attack(123, eps, 1000, n_analysts=10**5)
+    with pytest.raises(ValueError, match="epsilon"):
+        figs.averaging_attack(123, 0.0, 1)
+
+
+def test_averaging_attack_figure_states_the_guess_and_the_bound():
+    fig = figs.plot_averaging_attack(123, 0.5, (1, 100), n_analysts=20_000, rng=0)
+    one, hundred = (ax.get_title() for ax in fig.axes)
+    # one release: the threshold guess is right with probability 1 - e^(-eps/2)/2 = 0.6106, at most e^eps/(1+e^eps)
+    right = int(one.split("right ")[1].split("%")[0])
+    assert abs(right - 100 * (1 - 0.5 * math.exp(-0.25))) <= 2
+    assert "allows 62%" in one
+    # a hundred releases: the averages have sd 0.283 and the guess is right about 96% of the time
+    assert int(hundred.split("right ")[1].split("%")[0]) in (95, 96, 97) and "allows 100%" in hundred
+    plt.close(fig)
+    with pytest.raises(ValueError, match="ks"):
+        figs.plot_averaging_attack(123, 0.5, ())
+
+
+def test_partition_figure_states_the_costs():
+    fig = figs.plot_partition(["Adelie", "Chinstrap", "Gentoo"], [151, 68, 123], "Gentoo", epsilon=0.5)
+    left, right = fig.axes
+    assert left.get_title() == "public partition: max(0.5, 0.5, 0.5) = 0.5"
+    assert right.get_title() == "overlapping sets: 0.5 + 0.5 + 0.5 = 1.5"
+    moved = [t.get_text() for t in left.texts if t.get_text() == "moves"]
+    assert len(moved) == 1  # the added record changes exactly one part
+    plt.close(fig)
+    fig = figs.plot_partition(["a", "b"], [1, 1], "b", questions=("p?", "q?"))
+    assert fig.axes[1].get_title() == "overlapping sets: 1 + 1 = 2"
+    plt.close(fig)
+    with pytest.raises(ValueError, match="added"):
+        figs.plot_partition(["a", "b"], [1, 1], "c")
+    with pytest.raises(ValueError, match="part_sizes"):
+        figs.plot_partition(["a", "b"], [1, 0], "a")
+    with pytest.raises(ValueError, match="questions"):
+        figs.plot_partition(["a", "b"], [1, 1], "a", questions=("p?",))
+
+
 def test_exported():
     assert dpcourse.composed_epsilon is composed_epsilon and dpcourse.laplace_privacy_loss is laplace_privacy_loss

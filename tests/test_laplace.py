@@ -345,5 +345,63 @@ def test_figures_draw():
     plt.close("all")
 
 
+def test_sensitivity_by_hand_states_the_moves():
+    """The hand example's titles state how far the count and the clamped mean moved, and their worst case."""
+    fig = figs.plot_sensitivity_by_hand([3750, 3300, 4500], ["Adelie", "Chinstrap", "Gentoo"], 0, 6300, "Gentoo",
+                                        lower=2000, upper=7000)
+    left, right = fig.axes
+    assert left.get_title() == "count of Gentoo: moves by 1, never more"
+    assert "moves by 850 g here" in right.get_title() and "at most 1667 g" in right.get_title()
+    bracket = [line for line in right.lines if line.get_color() == "tab:red"][0].get_xdata()
+    assert bracket[1] - bracket[0] == pytest.approx(5000 / 3)  # the width of the bracket is (u - l) / n
+    plt.close(fig)
+    # a swap that keeps the species moves the count by 0; a value beyond the bounds is clamped in the mean
+    fig = figs.plot_sensitivity_by_hand([3750, 3300, 4500], ["Adelie", "Chinstrap", "Gentoo"], 1, 60_000_000,
+                                        "Chinstrap", lower=2000, upper=7000)
+    left, right = fig.axes
+    assert "moves by 0" in left.get_title()
+    assert f"moves by {(7000 - 3300) / 3:.0f} g here" in right.get_title()
+    plt.close(fig)
+    with pytest.raises(ValueError, match="one label per mass"):
+        figs.plot_sensitivity_by_hand([1.0, 2.0], ["a"], 0, 1.0, "a", lower=0, upper=3)
+    with pytest.raises(ValueError, match="index"):
+        figs.plot_sensitivity_by_hand([1.0, 2.0], ["a", "b"], 2, 1.0, "a", lower=0, upper=3)
+    with pytest.raises(ValueError, match="lower"):
+        figs.plot_sensitivity_by_hand([1.0, 2.0], ["a", "b"], 0, 1.0, "a", lower=3, upper=0)
+    with pytest.raises(TypeError):
+        figs.plot_sensitivity_by_hand([1.0, 2.0], ["a", "b"], True, 1.0, "a", lower=0, upper=3)
+    with pytest.raises(ValueError):
+        figs.plot_sensitivity_by_hand([1.0, 2.0], ["a", "b"], 0, float("nan"), "a", lower=0, upper=3)
+
+
+def test_split_laplace_figures():
+    """The six panels, one idea at a time: density, sampling, tail; each shows what its caption says."""
+    fig = figs.plot_laplace_density(2.0, n_draws=20_000, rng=0)
+    (ax,) = fig.axes
+    heights = np.array([p.get_height() for p in ax.patches])
+    width = ax.patches[0].get_width()
+    assert width == pytest.approx(0.4) and heights.sum() * width == pytest.approx(1.0, abs=0.01)  # 12b / 60 bins
+    assert sorted(line.get_xdata()[0] for line in ax.lines[1:]) == [-2.0, 2.0]  # the marks at +-b
+    plt.close(fig)
+    fig = figs.plot_laplace_sampling(1.0, n_uniforms=7, rng=0)
+    assert len(fig.axes) == 3
+    crosses = fig.axes[2].lines[-1]
+    u = np.asarray(fig.axes[2].lines[-2].get_ydata())
+    assert u.size == 7
+    np.testing.assert_allclose(crosses.get_xdata(), stats.laplace.ppf(u), rtol=1e-12)  # F^-1(U), not U
+    plt.close(fig)
+    fig = figs.plot_laplace_tail(1.0, n_draws=20_000, rng=0)
+    (ax,) = fig.axes
+    t, emp = ax.lines[2].get_xdata(), ax.lines[2].get_ydata()
+    j = int(np.argmin(np.abs(t - 1.0)))
+    se = math.sqrt(math.exp(-t[j]) * (1 - math.exp(-t[j])) / 20_000)
+    assert abs(emp[j] - math.exp(-t[j])) < 5 * se  # the empirical tail of the draws follows e^-t
+    plt.close(fig)
+    with pytest.raises(ValueError, match="n_uniforms"):
+        figs.plot_laplace_sampling(1.0, n_uniforms=10**6)
+    with pytest.raises(ValueError, match="scale"):
+        figs.plot_laplace_density(-1.0)
+
+
 def test_public_api():
     assert dpcourse.dp_mean is dp_mean and dpcourse.laplace_mechanism is laplace_mechanism
