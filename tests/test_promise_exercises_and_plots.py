@@ -71,8 +71,13 @@ def test_figures_draw_and_refuse_bad_parameters():
     fig = figs.plot_exp_vs_linear(1e-4, 1.0)
     assert len(fig.axes) == 2
     fig2 = figs.plot_rr_count(n=4, epsilon=math.log(4))
-    assert len(fig2.axes) == 3
+    assert len(fig2.axes) == 2
     assert "privacy loss = 1.386" in fig2.axes[1].get_title()  # ln 4
+    fig2 = figs.plot_rr_count(n=4, epsilon=math.log(4), show_delta=True)
+    assert len(fig2.axes) == 3
+    # the delta(eps) curve of the pair reaches 0 exactly at its privacy loss ln 4 (the dashed line)
+    eps_grid, delta = fig2.axes[2].get_lines()[0].get_data()
+    assert delta[0] > 0 and delta[eps_grid >= math.log(4)].max() == 0 and delta[eps_grid < math.log(4) - 0.01].min() > 0
     fig4 = figs.plot_testing_tradeoff([0.5, 0.5], [0.25, 0.75], math.log(3))
     assert len(fig4.axes) == 1
     fig3 = figs.plot_neighbour_distributions([0.5, 0.5, 0.0], [0.5, 0.25, 0.25])
@@ -88,6 +93,54 @@ def test_figures_draw_and_refuse_bad_parameters():
         figs.plot_exp_vs_linear(0.0, 1.0)
     with pytest.raises(TypeError, match="n"):
         figs.plot_rr_count(2.5, 0.7)
+    with pytest.raises(TypeError, match="show_delta"):
+        figs.plot_rr_count(3, 0.7, show_delta="yes")
+
+
+def test_count_posteriors_by_hand():
+    # one other student with grade 0; randomized response at ln 3 (truth probability 3/4), prior 1/2.
+    # Dana = 1: counts 0, 1, 2 with probabilities 3/16, 10/16, 3/16; Dana = 0: 9/16, 6/16, 1/16.
+    post, prob = figs.count_posteriors([0], math.log(3), prior=0.5)
+    np.testing.assert_allclose(post, [3 / 12, 10 / 16, 3 / 4], rtol=1e-12)
+    np.testing.assert_allclose(prob, [12 / 32, 16 / 32, 4 / 32], rtol=1e-12)
+    # the extreme counts reach the bounds of thm-posterior-odds (odds moved by exactly e^-eps and e^eps)
+    assert post[0] / (1 - post[0]) == pytest.approx(1 / 3, rel=1e-12)
+    assert post[-1] / (1 - post[-1]) == pytest.approx(3.0, rel=1e-12)
+
+
+@pytest.mark.parametrize("others, eps, prior", [([1, 1, 0, 0, 0], 1.0, 0.5), ([1, 0, 0, 1, 0], math.log(3), 0.3),
+                                                ([0] * 12, 0.1, 0.9), ([1] * 7 + [0] * 3, 4.0, 0.01)])
+def test_count_posteriors_obey_the_posterior_odds_theorem(others, eps, prior):
+    post, prob = figs.count_posteriors(others, eps, prior)
+    assert prob.sum() == pytest.approx(1.0, abs=1e-12) and post.size == len(others) + 2
+    odds = post / (1 - post)
+    lo, hi = prior / (1 - prior) * math.exp(-eps), prior / (1 - prior) * math.exp(eps)
+    assert np.all(odds >= lo * (1 - 1e-12)) and np.all(odds <= hi * (1 + 1e-12))
+    assert odds[0] == pytest.approx(lo, rel=1e-9) and odds[-1] == pytest.approx(hi, rel=1e-9)
+    # the law of total probability: the posterior averages back to the prior
+    assert (post * prob).sum() == pytest.approx(prior, rel=1e-12)
+
+
+def test_chapter_one_opening_figures():
+    fig = figs.plot_two_worlds([1, 1, 0, 0, 0], 1.0)
+    assert len(fig.axes) == 3
+    heights = [r.get_height() for r in fig.axes[2].patches]   # the ratio panel: within [e^-1, e]
+    assert min(heights) == pytest.approx(math.exp(-1), rel=1e-12) and max(heights) == pytest.approx(math.e, rel=1e-12)
+    fig = figs.plot_attack_defeated([1, 1, 0, 0, 0], 1.0, prior=0.5)
+    assert len(fig.axes) == 1
+    bars = [r.get_height() for r in fig.axes[0].patches if r.get_width() == 0.6]
+    np.testing.assert_allclose(bars, figs.count_posteriors([1, 1, 0, 0, 0], 1.0, 0.5)[0], rtol=1e-12)
+    plt.close("all")
+    for bad in ([0, 2], [], np.array([True, False]), "01", [[0, 1]]):
+        with pytest.raises(ValueError, match="others"):
+            figs.count_posteriors(bad, 1.0)
+    for prior in (0.0, 1.0, float("nan")):
+        with pytest.raises(ValueError, match="prior"):
+            figs.count_posteriors([0, 1], 1.0, prior)
+    with pytest.raises(ValueError, match="epsilon"):
+        figs.plot_two_worlds([0, 1], 0.0)
+    with pytest.raises(ValueError, match="prior"):
+        figs.plot_attack_defeated([0, 1], 1.0, prior=1.5)
 
 
 def test_tradeoff_points_by_hand():
@@ -104,5 +157,5 @@ def test_tradeoff_points_by_hand():
 def test_widget_builds():
     ex = figs.rr_count_widget()
     assert list(ex.controls) == ["n", "epsilon"] and all(len(c.values) >= 2 for c in ex.controls.values())
-    assert len(ex.draw(n=2, epsilon=0.5).axes) == 3
+    assert len(ex.draw(n=2, epsilon=0.5).axes) == 2
     plt.close("all")

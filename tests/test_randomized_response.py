@@ -341,6 +341,45 @@ def test_figures_and_widget():
     plt.close("all")
 
 
+def test_report_rate_line_by_hand_and_read_backwards():
+    # at eps = ln 3 the truth probability is 3/4: a fraction 1/4 + mu/2 of reports are 1
+    assert figs.expected_report_rate(0.25, math.log(3)) == pytest.approx(0.375, rel=1e-12)
+    np.testing.assert_allclose(figs.expected_report_rate(np.array([0.0, 0.5, 1.0]), math.log(3)),
+                               [0.25, 0.5, 0.75], rtol=1e-12)
+    # the estimator of thm-rr-estimator reads the line backwards: 3 reported 1s of 8 give back mu = 1/4
+    assert rr_estimate_mean(np.array([1, 1, 1, 0, 0, 0, 0, 0]), math.log(3)) == pytest.approx(0.25, rel=1e-12)
+    # and the line is what the sampler produces: the fraction of reported 1s, by an exact binomial test
+    bits = figs.population_bits(200_000, 0.3)
+    ones = int(randomized_response(bits, 1.0, rng=11).sum())
+    assert stats.binomtest(ones, bits.size, figs.expected_report_rate(0.3, 1.0)).pvalue > ALPHA
+    # ... and a line through the wrong truth probability (1 - p instead of p) is rejected by the same test
+    assert stats.binomtest(ones, bits.size, 0.3 * (1 - rr_truth_probability(1.0)) + 0.7 * rr_truth_probability(1.0)
+                           ).pvalue < ALPHA
+    with pytest.raises(ValueError, match="mean"):
+        figs.expected_report_rate(1.5, 1.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        figs.expected_report_rate(0.5, 0.0)
+
+
+def test_coin_tree_and_report_rate_figures():
+    fig = figs.plot_coin_tree(math.log(3))
+    texts = " ".join(t.get_text() for t in fig.axes[0].texts)
+    assert "p = 0.75" in texts and "1 - p = 0.25" in texts and "ratio = 3.00" in texts and "ratio = 0.33" in texts
+    fig = figs.plot_report_rate([0.5, 1.0, 2.0], true_rate=0.25)
+    lines = fig.axes[0].get_lines()
+    x, y = lines[2].get_data()     # the line at eps = 1 (after the no-noise diagonal and eps = 0.5)
+    np.testing.assert_allclose(y, figs.expected_report_rate(x, 1.0), rtol=1e-12)
+    plt.close("all")
+    with pytest.raises(ValueError, match="epsilon"):
+        figs.plot_coin_tree(0.0)
+    with pytest.raises(ValueError, match="true_rate"):
+        figs.plot_report_rate([1.0], true_rate=1.5)
+    with pytest.raises(ValueError, match="epsilons"):
+        figs.plot_report_rate([], true_rate=0.5)
+    with pytest.raises(ValueError, match="epsilon"):
+        figs.plot_report_rate([1.0, -1.0])
+
+
 def _reference(responses, epsilon):
     t = math.exp(epsilon) / (1 + math.exp(epsilon))
     return (np.mean(responses) - (1 - t)) / (2 * t - 1)

@@ -9,12 +9,101 @@ import numpy as np
 
 from .._validation import as_rng, check_epsilon, check_positive_int, check_probability, check_real_array
 from ..laplace import laplace_mechanism
-from ..rr import randomized_response, rr_estimate_mean, rr_standard_error
+from ..rr import randomized_response, rr_estimate_mean, rr_standard_error, rr_truth_probability
 
-__all__ = ["population_bits", "simulate_estimates", "rmse_vs_n", "plot_error_vs_n", "plot_rr_vs_central",
-           "rr_vs_central_explorer", "rr_vs_central_widget"]
+__all__ = ["plot_coin_tree", "expected_report_rate", "plot_report_rate", "population_bits", "simulate_estimates",
+           "rmse_vs_n", "plot_error_vs_n", "plot_rr_vs_central", "rr_vs_central_explorer", "rr_vs_central_widget"]
 
 _CHUNK = 2_000_000  # largest number of reports drawn at once (keeps memory small for large n * reps)
+
+
+def plot_coin_tree(epsilon=1.0):
+    """The coin of randomized response as a tree: each true answer is kept with probability p and flipped otherwise.
+
+    Two trees, one for a person whose true answer is 1 ("yes") and one for 0, with the truth probability
+    ``p = e^epsilon / (1 + e^epsilon)`` of definition ``def-rr`` on the branches. On the right, the
+    probability of each report in the two trees and their ratio, ``e^epsilon`` or ``e^-epsilon``
+    (theorem ``thm-rr-privacy``).
+    """
+    eps = check_epsilon(epsilon)
+    p = rr_truth_probability(eps)
+    fig, ax = plt.subplots(figsize=(9, 4.4))
+    ax.set_xlim(0, 8.8)
+    ax.set_ylim(0, 4.4)
+    ax.axis("off")
+    box = {"boxstyle": "round,pad=0.35", "fc": "white", "ec": "0.4"}
+    for top, truth in ((3.4, 1), (1.0, 0)):
+        ax.text(0.9, top, f"true answer\n{'yes (1)' if truth else 'no (0)'}", ha="center", va="center",
+                bbox={**box, "fc": "C0" if truth else "C1", "alpha": 0.25})
+        for dy, keep in ((0.55, True), (-0.55, False)):
+            report = truth if keep else 1 - truth
+            prob = p if keep else 1 - p
+            ax.annotate("", xy=(3.85, top + dy), xytext=(1.75, top), arrowprops={"arrowstyle": "->", "color": "0.3"})
+            ax.text(2.45, top + (0.5 if dy > 0 else -0.5), f"{'keep' if keep else 'flip'}: "
+                    f"{'p' if keep else '1 - p'} = {prob:.2f}", ha="center", va="center", fontsize=10)
+            ax.text(4.6, top + dy, f"report {report}", ha="center", va="center", bbox=box)
+    yes_ratio = p / (1 - p)
+    ax.text(7.1, 2.2,
+            f"P[report 1 | yes] = {p:.2f}\nP[report 1 | no]  = {1 - p:.2f}\n"
+            f"ratio = {yes_ratio:.2f} = $e^{{\\varepsilon}}$\n\n"
+            f"P[report 0 | yes] = {1 - p:.2f}\nP[report 0 | no]  = {p:.2f}\n"
+            f"ratio = {1 / yes_ratio:.2f} = $e^{{-\\varepsilon}}$",
+            ha="center", va="center", bbox={**box, "fc": "0.95"})
+    ax.set_title(f"randomized response at ε = {eps:g}: truth probability p = {p:.2f}")
+    fig.tight_layout()
+    return fig
+
+
+def expected_report_rate(mean, epsilon):
+    """The expected fraction of reported 1s when a fraction ``mean`` of the bits are 1, at ``epsilon``.
+
+    A bit is reported as 1 with probability p if it is 1 and 1 - p if it is 0 (definition ``def-rr``), so
+    the expected fraction is ``(1 - p) + (2p - 1) * mean``, a straight line from 1 - p to p: the line that
+    the unbiased estimator of theorem ``thm-rr-estimator`` reads backwards. ``mean`` may be an array.
+    """
+    m = check_real_array(mean, "mean")
+    if np.any((m < 0) | (m > 1)):
+        raise ValueError("mean must lie in [0, 1] (a fraction of people)")
+    p = rr_truth_probability(check_epsilon(epsilon))
+    out = (1 - p) + (2 * p - 1) * m
+    return float(out) if np.ndim(mean) == 0 else out
+
+
+def plot_report_rate(epsilons=(0.5, 1.0, 2.0), true_rate=0.25):
+    """The expected fraction of "yes" reports against the true rate, one line per epsilon: a line that can be
+    read backwards.
+
+    Each line is :func:`expected_report_rate` on [0, 1]; the dotted diagonal is the answer without noise.
+    For the second epsilon, the true rate ``true_rate`` is followed up to its expected report rate and
+    back: the estimator of theorem ``thm-rr-estimator`` undoes the line's flattening towards 1/2.
+    """
+    eps_list = [check_epsilon(e) for e in np.atleast_1d(np.asarray(epsilons, dtype=object))]
+    if not 1 <= len(eps_list) <= 6:
+        raise ValueError(f"epsilons must hold 1 to 6 values, got {len(eps_list)}")
+    mu = check_probability(true_rate, "true_rate")
+    grid = np.linspace(0, 1, 101)
+    fig, ax = plt.subplots(figsize=(6.8, 4.6))
+    ax.plot(grid, grid, ":", color="0.5", label="no noise (report = truth)")
+    for k, eps in enumerate(eps_list):
+        ax.plot(grid, expected_report_rate(grid, eps), color=f"C{k}", label=f"ε = {eps:g}")
+    ax.axhline(0.5, color="0.8", lw=0.8)
+    eps_mark = eps_list[1] if len(eps_list) > 1 else eps_list[0]
+    k_mark = 1 if len(eps_list) > 1 else 0
+    rate = expected_report_rate(mu, eps_mark)
+    ax.annotate("", xy=(0, rate), xytext=(mu, rate),
+                arrowprops={"arrowstyle": "->", "color": f"C{k_mark}", "ls": "--"})
+    ax.plot([mu, mu], [0, rate], "--", color=f"C{k_mark}", lw=1)
+    ax.plot([mu], [rate], "o", color=f"C{k_mark}")
+    ax.annotate(f"true rate {mu:.2f} → expected\nreport rate {rate:.2f} (ε = {eps_mark:g})", (mu, rate),
+                xytext=(12, -34), textcoords="offset points", fontsize=10)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("true rate μ (fraction of 1s)")
+    ax.set_ylabel("expected fraction of reported 1s")
+    ax.set_title("a known line, pulled towards 1/2")
+    ax.legend(loc="upper left")
+    fig.tight_layout()
+    return fig
 
 
 def _rr_theory(n, eps):
