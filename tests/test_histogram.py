@@ -249,3 +249,34 @@ def test_figures_draw():
     w = figs.histogram_widget(list("AABCF"), GRADES)
     assert "relation" in [getattr(c, "description", "") for c in w.children]
     plt.close("all")
+
+
+def test_one_record_changes_by_hand():
+    # a record B added: one bin (l1 1); a D replaced by a B: two bins (l1 2); the 5 overlapping counts
+    # "A to c" (c = A..F): every count from "A to B" on includes the new B (l1 4), not the count "A".
+    ch = figs.one_record_changes(GRADES, added="B", removed="D")
+    assert ch["add"].tolist() == [0, 1, 0, 0, 0]
+    assert ch["replace"].tolist() == [0, 1, 0, -1, 0]
+    assert ch["overlapping"].tolist() == [0, 1, 1, 1, 1]
+    assert figs.one_record_changes(GRADES, added="C", removed="C")["replace"].tolist() == [0] * 5
+    # the histogram's changes are what exact_histogram gives on the neighbouring datasets themselves
+    x = list("AABDDF")
+    h = exact_histogram(x, categories=GRADES)
+    assert np.array_equal(exact_histogram(x + ["B"], categories=GRADES) - h, ch["add"])
+    assert np.array_equal(exact_histogram(["B" if r == "D" and i == 3 else r for i, r in enumerate(x)],
+                                          categories=GRADES) - h, ch["replace"])
+    assert np.array_equal(np.cumsum(exact_histogram(x + ["B"], categories=GRADES)) - np.cumsum(h), ch["overlapping"])
+    # the l1 changes of the histogram are its sensitivities under the two relations (lem-hist-sensitivity)
+    assert np.abs(ch["add"]).sum() == histogram_sensitivity("add_remove")
+    assert np.abs(ch["replace"]).sum() == histogram_sensitivity("replace_one")
+    with pytest.raises(ValueError, match="added must be one of the categories"):
+        figs.one_record_changes(GRADES, added="E", removed="A")
+    with pytest.raises(ValueError, match="at least 2 distinct"):
+        figs.one_record_changes(["A", "A"], added="A", removed="A")
+
+
+def test_one_record_figure_shows_the_l1_changes():
+    fig = figs.plot_one_record(list("AABCF"), GRADES, added="A", removed="C")
+    titles = [ax.get_title() for ax in fig.axes]
+    assert [t.split("change ")[-1] for t in titles] == ["1", "2", "5"], titles
+    plt.close(fig)

@@ -463,6 +463,35 @@ def test_plots_return_figures():
         figs.gap_scores(1.0, 1)
 
 
+def test_noisy_max_idea_runs_and_figure():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dpcourse.plots import selection as figs
+
+    scores = np.array([1.0, 3.0, 3.0])
+    # each run's winner is the first index of its largest noisy score, and the noise has the scale of
+    # thm-sel-rnm-privacy: Delta/eps for monotone scores, 2 Delta/eps otherwise (mean |Z| = scale)
+    for monotone, scale in ((True, 0.5), (False, 1.0)):
+        noisy, winners = figs._noisy_runs(scores, 1.0, 2.0, 20_000, monotone, np.random.default_rng(3))
+        assert noisy.shape == (20_000, 3)
+        assert np.array_equal(winners, np.argmax(noisy, axis=1))
+        mean_abs = np.abs(noisy - scores).mean()
+        assert abs(mean_abs - scale) < 6 * scale / math.sqrt(60_000), (monotone, mean_abs)
+    fig = figs.plot_noisy_max_idea(scores, [1.0, 3.0, 4.0], 1.0, labels=["a", "b", "c"], rng=0)
+    assert isinstance(fig, plt.Figure) and len(fig.axes) == 2
+    heights = [p.get_height() for p in fig.axes[1].patches]
+    assert np.allclose(heights[:3], noisy_max_probabilities(scores, 1.0, 1.0, monotone=True))
+    assert np.allclose(heights[3:], noisy_max_probabilities([1.0, 3.0, 4.0], 1.0, 1.0, monotone=True))
+    plt.close(fig)
+    with pytest.raises(ValueError, match="same length"):
+        figs.plot_noisy_max_idea(scores, [1.0, 2.0], 1.0)
+    with pytest.raises(ValueError, match="labels must name"):
+        figs.plot_noisy_max_idea(scores, scores, 1.0, labels=["a"])
+
+
 # ---------------------------------------------------------------- the single-draw path (size=None)
 
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import functools
+import math
 
 import matplotlib.pyplot as plt
 import numpy as np
 
 from .._validation import as_rng, check_epsilon, check_positive_int, check_real, check_real_array, check_sensitivity
+from ..laplace import laplace_mechanism
 from ..selection import (
     exponential_accuracy_gap,
     exponential_mechanism,
@@ -18,6 +20,7 @@ from ..selection import (
 )
 
 __all__ = [
+    "plot_noisy_max_idea",
     "gap_scores",
     "plot_selection_distributions",
     "selection_widget",
@@ -27,6 +30,74 @@ __all__ = [
 ]
 
 _MECHS = ("report noisy max (Laplace)", "exponential mechanism", "permute-and-flip")
+
+
+def _noisy_runs(scores, sensitivity, epsilon, n_runs, monotone, rng):
+    """``n_runs`` rows of noisy scores ``scores + Lap(b)`` (``b = k Delta / epsilon``, k = 1 if ``monotone``
+    else 2, as theorem ``thm-sel-rnm-privacy`` asks) and the index of each row's largest (the first of
+    ties): what report noisy max computes before it publishes only that index."""
+    k = 1 if monotone else 2
+    noisy = laplace_mechanism(np.broadcast_to(scores, (n_runs, scores.size)), k * sensitivity, epsilon, rng=rng)
+    return noisy, np.argmax(noisy, axis=1)
+
+
+def plot_noisy_max_idea(scores, neighbour_scores, epsilon, *, sensitivity=1.0, monotone=True, labels=None,
+                        names=("x", "x'"), n_runs=4, rng=None):
+    """Report noisy max: add fresh noise to every score and publish only the name of the largest; on two
+    neighbouring datasets each name is about as likely.
+
+    Left: ``n_runs`` seeded runs on ``scores``: the noisy score of each candidate (bars; the true scores
+    dashed) and the winner of each run (outlined, named above). The noise is Laplace of scale
+    ``k sensitivity / epsilon``, k = 1 for ``monotone`` scores and 2 otherwise (theorem
+    ``thm-sel-rnm-privacy``). Right: the exact probability that each candidate is published on ``scores``
+    and on ``neighbour_scores`` (:func:`dpcourse.noisy_max_probabilities`), whose ratio the theorem keeps
+    within ``e^epsilon``.
+    """
+    c = check_real_array(scores, "scores", ndim=1)
+    c2 = check_real_array(neighbour_scores, "neighbour_scores", ndim=1)
+    if c.size < 2 or c2.size != c.size:
+        raise ValueError(f"scores and neighbour_scores must have the same length, at least 2; got {c.size} "
+                         f"and {c2.size}")
+    eps = check_epsilon(epsilon)
+    delta = check_sensitivity(sensitivity)
+    runs = check_positive_int(n_runs, "n_runs")
+    if runs > 12:
+        raise ValueError(f"n_runs must be at most 12 (one group of bars per run), got {runs}")
+    m = c.size
+    names_ = [str(v) for v in labels] if labels is not None else [str(i) for i in range(m)]
+    if len(names_) != m:
+        raise ValueError(f"labels must name each of the {m} candidates, got {len(names_)} labels")
+    noisy, winners = _noisy_runs(c, delta, eps, runs, bool(monotone), as_rng(rng))
+    p = noisy_max_probabilities(c, delta, eps, monotone=bool(monotone))
+    p2 = noisy_max_probabilities(c2, delta, eps, monotone=bool(monotone))
+    colours = [f"C{i % 10}" for i in range(m)]
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.2), gridspec_kw={"width_ratios": [1.4, 1]})
+    w = 0.8 / m
+    for i in range(m):
+        ax1.axhline(c[i], ls="--", lw=1, color=colours[i])
+        x = np.arange(runs) + (i - (m - 1) / 2) * w
+        ax1.bar(x, noisy[:, i], w, color=colours[i], label=names_[i])
+    top = noisy.max() + 0.15 * (noisy.max() - min(noisy.min(), 0) + 1)
+    for r, win in enumerate(winners):
+        x = r + (win - (m - 1) / 2) * w
+        ax1.bar([x], [noisy[r, win]], w, fill=False, edgecolor="k", lw=2.5)
+        ax1.annotate(f"→ {names_[win]}", (r, top), ha="center", va="bottom")
+    ax1.set_xticks(np.arange(runs), [f"run {r + 1}" for r in range(runs)])
+    ax1.set_ylim(min(noisy.min(), 0) - 0.5, top + 0.12 * (top - min(noisy.min(), 0)) + 0.5)
+    ax1.set_ylabel("score + noise")
+    ax1.set_title(f"noisy scores on {names[0]}, {runs} runs\n(true scores dashed; winners outlined)")
+    ax1.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=m)
+    pos = np.arange(m)
+    ax2.bar(pos - 0.2, p, 0.4, color="0.75", edgecolor="k", label=names[0])
+    ax2.bar(pos + 0.2, p2, 0.4, color="0.3", edgecolor="k", label=names[1])
+    ax2.set_xticks(pos, names_)
+    ax2.set_ylim(0, 1)
+    ax2.set_ylabel("probability of being published")
+    ratio = float(np.max(np.maximum(p / p2, p2 / p)))
+    ax2.set_title(f"chance of each name at ε = {eps:g}\nlargest ratio {ratio:.2f} ≤ $e^ε$ = {math.exp(eps):.2f}")
+    ax2.legend(loc="upper left")
+    fig.tight_layout()
+    return fig
 
 
 def gap_scores(gap, n_candidates=5):
