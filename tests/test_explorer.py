@@ -328,7 +328,7 @@ def test_each_state_records_how_many_legends_cover_data(tmp_path, monkeypatch):
     densities = explorer(plot_neighbour_densities, {"epsilon": ("epsilon", (1.0,), 1.0)})
     moved, kept = {}, {}
     draw_state(densities, {"epsilon": 1.0}, tmp_path / "h.png", report=moved)
-    assert moved == {"legends_over_data": 0}
+    assert moved["legends_over_data"] == 0 and moved["description"]
     # the report can see it: with the legend left where the plot put it, the same state reports it
     monkeypatch.setattr(explorer_module, "legends_below", lambda fig, floor: None)
     draw_state(densities, {"epsilon": 1.0}, tmp_path / "k.png", report=kept)
@@ -379,7 +379,7 @@ def test_a_live_state_puts_its_legend_below_the_axes_under_the_labels_and_inside
     box = legend.get_window_extent(renderer)
     lowest = min(t.get_window_extent(renderer).y0 for t in [ax.xaxis.label, *ax.get_xticklabels()]
                  if t.get_text())
-    assert report == {"legends_over_data": 0}
+    assert report["legends_over_data"] == 0 and report["description"]
     assert box.y1 < lowest and box.y0 >= 0 and box.x0 >= 0 and box.x1 <= fig.bbox.width
     # two short labels side by side (they fit the width), in the book's smallest font, not the plot's 6 pt
     assert legend._ncols == 2 and min(t.get_fontsize() for t in legend.texts) >= min_font_pt(6 * 72)
@@ -395,7 +395,7 @@ def test_a_legend_too_wide_for_columns_gets_fewer_even_where_the_plot_asked_for_
 
     fig, report, legend = _drawn_legend_state(tmp_path, entries=4, label="a rather long label for a line",
                                               ncol=4)
-    assert report == {"legends_over_data": 0} and legend._ncols == 1
+    assert report["legends_over_data"] == 0 and legend._ncols == 1
     box = legend.get_window_extent(fig.canvas.get_renderer())
     assert box.x0 >= 0 and box.x1 <= fig.bbox.width and box.y0 >= 0
     plt.close("all")
