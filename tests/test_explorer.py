@@ -332,7 +332,7 @@ def test_each_state_records_how_many_legends_cover_data(tmp_path, monkeypatch):
     # the report can see it: with the legend left where the plot put it, the same state reports it
     monkeypatch.setattr(explorer_module, "legends_below", lambda fig, floor: None)
     draw_state(densities, {"epsilon": 1.0}, tmp_path / "k.png", report=kept)
-    assert kept == {"legends_over_data": 1}
+    assert kept["legends_over_data"] == 1
     monkeypatch.undo()
     spec = explorer(plot_posterior_bound, {"prior": ("prior", (0.01, 0.9), 0.01)}).spec()
     render_states(spec, tmp_path / "states")

@@ -336,7 +336,9 @@ def test_figures_are_returned():
 
     for fig in [figs.plot_loss_tail(1.0, 1.0), figs.plot_calibration(0.5, 1e-5), figs.plot_calibration(20.0, 1e-8),
                 figs.plot_sigma_ratio(), figs.plot_high_dim_error([1, 10, 100], 1.0, 1e-6, laplace_rmse=[1, 2, 3],
-                                                                   gaussian_rmse=[1, 2, 3])]:
+                                                                   gaussian_rmse=[1, 2, 3]),
+                figs.plot_hockey_stick_region(0.5, 2.0), figs.plot_privacy_profiles([3.0], sensitivity=2.0),
+                figs.plot_round_noise((3.0, -1.0), 2.0), figs.plot_noisy_counts([1, 2], [5, 6], {"a": [5, 7]})]:
         assert isinstance(fig, matplotlib.figure.Figure)
         plt.close(fig)
     with pytest.raises(ValueError, match="delta"):
@@ -354,3 +356,91 @@ def test_widgets_build():
         assert len(w.widget().children) >= 3  # live kernel: two sliders and the output area
         assert w.draw().axes
         plt.close("all")
+
+
+def _polygon_area(vertices):
+    x, y = vertices[:, 0], vertices[:, 1]
+    return 0.5 * abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
+
+
+@pytest.mark.parametrize("mu, eps", [(1.0, 1.0), (2.0, 0.5), (0.5, 0.0)])
+def test_hockey_stick_region_shades_exactly_delta(mu, eps):
+    """The red region of chapter 07's picture is the set where p > e^eps q, and its area is delta."""
+    import matplotlib.pyplot as plt
+    from matplotlib.collections import PolyCollection
+
+    from dpcourse.plots import gaussian as figs
+
+    fig = figs.plot_hockey_stick_region(mu, eps)
+    ax = fig.axes[0]
+    regions = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    assert len(regions) == 1
+    paths = regions[0].get_paths()
+    area = sum(_polygon_area(path.vertices) for path in paths)
+    assert area == pytest.approx(gaussian_delta(eps, mu), rel=2e-3, abs=1e-5)
+    border = mu / 2 + eps / mu   # where p = e^eps q: the region starts there and not before
+    left = min(float(path.vertices[:, 0].min()) for path in paths)
+    assert left == pytest.approx(border, abs=0.02)
+    assert any(f"{gaussian_delta(eps, mu):.3g}" in t.get_text() for t in ax.get_legend().get_texts())
+    plt.close(fig)
+
+
+def test_hockey_stick_region_refuses_bad_parameters():
+    from dpcourse.plots import gaussian as figs
+
+    for mu, eps in [(0.0, 1.0), (-1.0, 1.0), (float("nan"), 1.0), (1.0, -0.5), (1.0, float("inf")), (True, 1.0)]:
+        with pytest.raises((ValueError, TypeError)):
+            figs.plot_hockey_stick_region(mu, eps)
+
+
+def test_privacy_profiles_draw_the_exact_profile_and_the_line_one_over_n():
+    import matplotlib.pyplot as plt
+
+    from dpcourse.plots import gaussian as figs
+
+    fig = figs.plot_privacy_profiles([2.0, 5.0], sensitivity=3.0, n=601, eps_max=2.0)
+    lines = fig.axes[0].get_lines()
+    for line, sigma in zip(lines[:2], [2.0, 5.0]):
+        x, y = line.get_data()
+        assert x[0] == 0 and x[-1] == 2.0
+        for i in (0, 50, 120):
+            assert y[i] == pytest.approx(max(gaussian_delta(x[i], 3.0 / sigma), 1e-13), rel=1e-12)
+    assert lines[2].get_ydata()[0] == pytest.approx(1 / 601, rel=1e-15)
+    plt.close(fig)
+    for bad in [dict(sigmas=[]), dict(sigmas=[1.0] * 9), dict(sigmas=[0.0]), dict(sigmas=[1.0], n=1),
+                dict(sigmas=[1.0], sensitivity=0.0), dict(sigmas=[1.0], eps_max=0.0)]:
+        with pytest.raises((ValueError, TypeError)):
+            figs.plot_privacy_profiles(**bad)
+
+
+def test_round_noise_shifts_by_the_l2_distance_over_sigma():
+    """Chapter 08's picture: along the line through the two answers, the shift is ||v||_2 / sigma."""
+    import matplotlib.pyplot as plt
+
+    from dpcourse.plots import gaussian as figs
+
+    fig = figs.plot_round_noise(shift=(3.0, -4.0), sigma=2.0)
+    left, right = fig.axes
+    assert "5" in left.get_title() and "7" in left.get_title()   # l2 distance 5, l1 distance 7
+    on_x = [ln for ln in right.get_lines() if ln.get_label() == "on $x$"][0]
+    x, y = on_x.get_data()
+    assert x[np.argmax(y)] == pytest.approx(5.0 / 2.0, abs=0.02)   # the peak of N(mu, 1), mu = 2.5
+    plt.close(fig)
+    for shift, sigma in [((0.0, 0.0), 1.0), ((1.0,), 1.0), ((1.0, np.nan), 1.0), ((1.0, 1.0), 0.0)]:
+        with pytest.raises(ValueError):
+            figs.plot_round_noise(shift, sigma)
+
+
+def test_noisy_counts_report_each_release_error():
+    import matplotlib.pyplot as plt
+
+    from dpcourse.plots import gaussian as figs
+
+    fig = figs.plot_noisy_counts([1, 2, 3, 4], [10, 10, 10, 10], {"A": [13, 7, 13, 7], "B": [10, 10, 10, 14]})
+    texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert texts == ["exact counts", "A (RMSE 3)", "B (RMSE 2)"]
+    plt.close(fig)
+    for args in [([1, 2], [1], {"A": [1, 2]}), ([1, 2], [1, 2], {"A": [1]}), ([1, 2], [1, 2], {}),
+                 ([1, 2], [1, 2], [1, 2])]:
+        with pytest.raises(ValueError):
+            figs.plot_noisy_counts(*args)

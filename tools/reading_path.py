@@ -64,7 +64,7 @@ def _strip_markup(text: str) -> str:
     text = re.sub(r"``[^`]+``|`[^`\n]+`", lambda m: " CODE " if not m.group(0).startswith("`{") else m.group(0), text)
     text = re.sub(r"\{[\w:-]+\}`([^`<]*?)(?:<[^>]*>)?`", r"\1", text)   # {term}`text <target>` -> text
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
-    text = re.sub(r"<[^>]+>", " ", text)
+    text = re.sub(r"</?[A-Za-z][^<>\n]*>", " ", text)                   # HTML tags (not "δ < 1 ... >")
     text = re.sub(r"^\s*:[\w-]+:.*$", " ", text, flags=re.M)          # directive options
     text = re.sub(r"^\s*\|?[-:| ]+\|?\s*$", " ", text, flags=re.M)    # table rules
     return text

@@ -5,12 +5,16 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .._validation import check_delta, check_epsilon, check_real, check_sensitivity
+from .._validation import check_delta, check_epsilon, check_positive_int, check_real, check_sensitivity
 from ..discrete import gaussian_lattice
 from ..gaussian import (_classic_sigma_formula, analytic_gaussian_sigma, gaussian_delta, gaussian_epsilon,
                         gaussian_loss_tail)
 
 __all__ = [
+    "plot_hockey_stick_region",
+    "plot_privacy_profiles",
+    "plot_round_noise",
+    "plot_noisy_counts",
     "plot_loss_tail",
     "loss_tail_widget",
     "plot_calibration",
@@ -18,6 +22,154 @@ __all__ = [
     "plot_sigma_ratio",
     "plot_high_dim_error",
 ]
+
+
+def plot_hockey_stick_region(mu=1.0, epsilon=1.0):
+    """Outputs of Gaussian noise on two neighbouring datasets: δ is the red area where p rises above e^ε q.
+
+    The horizontal axis is the output in standard deviations of the noise, counted from the answer on
+    ``x'``: its density ``q`` is N(0, 1), and the density ``p`` on ``x``, whose answer is ``mu`` standard
+    deviations larger, is N(mu, 1). The dashed curve is ``e^epsilon q``. On the outputs right of
+    ``mu/2 + epsilon/mu`` (dotted) the density ratio ``p/q`` exceeds ``e^epsilon``; the red area between ``p`` and
+    ``e^epsilon q`` there, ``int (p - e^epsilon q)_+``, is the smallest delta for this pair (lemma
+    ``lem-approx-hockey``), labelled with :func:`dpcourse.gaussian_delta` ``(epsilon, mu)`` (theorem
+    ``thm-gaussian-profile``).
+    """
+    from scipy import stats  # here, not at the top: it costs about 0.9 s of importing this module
+
+    m = check_real(mu, "mu", low=0.0, low_open=True, high=10.0)
+    eps = check_real(epsilon, "epsilon", low=0.0, high=10.0)
+    border = m / 2 + eps / m
+    grid = np.linspace(-3.5, max(m + 4.0, border + 2.5), 800)
+    p, q = stats.norm.pdf(grid, m, 1.0), stats.norm.pdf(grid, 0.0, 1.0)
+    scaled = np.exp(eps) * q
+    fig, ax = plt.subplots(figsize=(9, 4))
+    ax.plot(grid, q, color="tab:orange", lw=1.5, label=r"$q$: density on $x'$")
+    ax.plot(grid, p, color="tab:blue", lw=1.5, label=r"$p$: density on $x$")
+    ax.plot(grid, scaled, color="tab:orange", lw=1.2, ls="--", label=r"$e^{\varepsilon} q$")
+    over = grid >= border
+    ax.fill_between(grid[over], scaled[over], p[over], where=p[over] > scaled[over], color="tab:red", alpha=0.45,
+                    label=rf"$\delta$ = red area = {gaussian_delta(eps, m):.3g}")
+    top = 1.08 * float(np.max(np.r_[p, scaled]))
+    ax.vlines(border, 0, top, color="grey", ls=":", lw=1)
+    ax.annotate(r"here $p > e^{\varepsilon} q$ $\rightarrow$", (border, 0.92 * top), xytext=(4, 0),
+                textcoords="offset points", fontsize=9, color="dimgrey")
+    ax.set_ylim(0, 1.12 * top)
+    ax.set_xlabel("output, in standard deviations of the noise (0 = the answer on $x'$)")
+    ax.set_ylabel("density")
+    ax.set_title(rf"two neighbours $\mu$ = {m:g} standard deviations apart, $\varepsilon$ = {eps:g}")
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))  # beside the axes, off the curves
+    fig.tight_layout()
+    return fig
+
+
+def plot_privacy_profiles(sigmas, *, sensitivity=1.0, n=None, eps_max=3.0):
+    """Privacy profiles δ(ε) of Gaussian noise at several noise levels, with the line δ = 1/n for n people.
+
+    One curve per noise standard deviation ``sigma`` in ``sigmas``: ``gaussian_delta(eps, sensitivity /
+    sigma)`` (theorem ``thm-gaussian-profile``) for ``0 <= eps <= eps_max``, on a log scale. With ``n``,
+    the dashed line ``1/n`` marks the delta at which publishing one random person's record in full is
+    allowed (theorem ``thm-approx-random-record``): a useful delta lies far below it.
+    """
+    sens = check_sensitivity(sensitivity)
+    hi = check_real(eps_max, "eps_max", low=0.0, low_open=True, high=100.0)
+    ss = [check_real(s, "sigma", low=0.0, low_open=True) for s in np.atleast_1d(np.asarray(sigmas, dtype=float))]
+    if not ss or len(ss) > 8:
+        raise ValueError(f"sigmas must hold 1 to 8 noise levels, got {len(ss)}")
+    people = None if n is None else check_positive_int(n, "n", minimum=2)
+    grid = np.linspace(0.0, hi, 200)
+    floor = 1e-12
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for s in ss:
+        ax.semilogy(grid, [max(gaussian_delta(e, sens / s), floor / 10) for e in grid], label=f"σ = {s:g}")
+    if people is not None:
+        ax.axhline(1 / people, color="k", ls="--", lw=1, label=f"δ = 1/n\n(n = {people})")
+    ax.set_ylim(floor, 1.5)
+    ax.set_xlim(0, hi)
+    ax.set_xlabel(r"$\varepsilon$")
+    ax.set_ylabel(r"smallest $\delta$")
+    ax.set_title(f"privacy profiles of Gaussian noise, Δ = {sens:g}")
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))  # beside the axes: the curves fill them
+    fig.tight_layout()
+    return fig
+
+
+def plot_round_noise(shift=(1.0, 1.0), sigma=1.0):
+    """Gaussian noise is round: two neighbouring answers differ only along the line joining them, by
+    their ℓ2 distance.
+
+    Left: a query with two coordinates (say two counts that one person moves by ``shift``) answered
+    ``(0, 0)`` on ``x'`` and ``shift`` on ``x``, with the circles inside which N(0, sigma^2 I) noise lands
+    with probability 39 % and 86 % (radii sigma and 2 sigma) around each answer. The noise across the
+    dotted line through the two answers has the same distribution on both datasets; along it, the answers
+    are ``||shift||_2`` apart. Right: the two output densities along that line, in units of sigma: N(0, 1)
+    and N(mu, 1) with ``mu = ||shift||_2 / sigma``, which is why only that ratio decides the privacy
+    (lemma ``lem-gaussian-loss``).
+    """
+    from scipy import stats  # here, not at the top: it costs about 0.9 s of importing this module
+
+    v = np.asarray(shift, dtype=float)
+    if v.shape != (2,) or not np.all(np.isfinite(v)) or not np.any(v != 0):
+        raise ValueError(f"shift must be two finite numbers, not both 0, got {shift!r}")
+    s = check_real(sigma, "sigma", low=0.0, low_open=True)
+    l2, l1 = float(np.hypot(*v)), float(np.abs(v).sum())
+    mu = l2 / s
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.4), gridspec_kw={"width_ratios": [1, 1.3]})
+    angle = np.linspace(0, 2 * np.pi, 200)
+    for centre, colour, name in [((0.0, 0.0), "tab:orange", "$x'$"), (tuple(v), "tab:blue", "$x$")]:
+        for r, ls in [(s, "-"), (2 * s, "--")]:
+            ax1.plot(centre[0] + r * np.cos(angle), centre[1] + r * np.sin(angle), color=colour, ls=ls, lw=1)
+        ax1.plot(*centre, "o", color=colour)
+        ax1.annotate(f"answer on {name}", centre, xytext=(6, -12), textcoords="offset points", fontsize=9,
+                     color=colour)
+    unit = v / l2
+    ends = np.outer([-3.2 * s, l2 + 3.2 * s], unit)
+    ax1.plot(ends[:, 0], ends[:, 1], ":", color="grey", lw=1)
+    ax1.annotate("", xy=tuple(v), xytext=(0, 0), arrowprops={"arrowstyle": "->", "color": "k", "lw": 1.2})
+    ax1.set_aspect("equal")
+    ax1.set_xlabel("first answer")
+    ax1.set_ylabel("second answer")
+    ax1.set_title(f"ℓ2 distance {l2:.3g} (ℓ1: {l1:.3g})")
+    grid = np.linspace(-3.5, mu + 3.5, 500)
+    ax2.plot(grid, stats.norm.pdf(grid), color="tab:orange", label="on $x'$")
+    ax2.plot(grid, stats.norm.pdf(grid, mu), color="tab:blue", label="on $x$")
+    ax2.annotate("", xy=(mu, 0.42), xytext=(0, 0.42), arrowprops={"arrowstyle": "<->", "color": "k", "lw": 1})
+    ax2.text(mu / 2, 0.44, rf"$\mu = \Delta_2/\sigma$ = {mu:.3g}", ha="center", fontsize=9)
+    ax2.set_ylim(0, 0.52)
+    ax2.set_xlabel("output along the line, in units of σ")
+    ax2.set_ylabel("density")
+    ax2.set_title("along the dotted line")
+    ax2.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    fig.tight_layout()
+    return fig
+
+
+def plot_noisy_counts(thresholds, exact, releases, *, xlabel="threshold", ylabel="count"):
+    """Many counts released at once: the exact counts and, for each mechanism, its noisy release of them.
+
+    ``exact`` and each array in the dict ``releases`` (name -> noisy counts, at most 4) are aligned with
+    ``thresholds``; the exact counts are drawn as a line and each release as markers, with its root mean
+    squared error in the legend.
+    """
+    x = np.asarray(thresholds, dtype=float)
+    truth = np.asarray(exact, dtype=float)
+    if x.ndim != 1 or truth.shape != x.shape or x.size == 0:
+        raise ValueError(f"thresholds and exact must be 1-d arrays of the same length, got {x.shape}, {truth.shape}")
+    if not isinstance(releases, dict) or not 1 <= len(releases) <= 4:
+        raise ValueError("releases must be a dict of 1 to 4 name -> noisy counts")
+    fig, ax = plt.subplots(figsize=(9, 4))
+    ax.plot(x, truth, color="k", lw=1.5, label="exact counts")
+    for (name, noisy), marker in zip(releases.items(), "os^v"):
+        y = np.asarray(noisy, dtype=float)
+        if y.shape != x.shape:
+            raise ValueError(f"the release {name!r} must have {x.size} counts, got shape {y.shape}")
+        rmse = float(np.sqrt(np.mean((y - truth) ** 2)))
+        ax.plot(x, y, marker, ms=4, alpha=0.75, label=f"{name} (RMSE {rmse:.0f})")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    fig.tight_layout()
+    return fig
 
 
 def plot_loss_tail(mu=1.0, epsilon=1.0):
