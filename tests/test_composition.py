@@ -339,7 +339,9 @@ def test_composition_figures_and_widget_build():
 
     res = PrivacyAccountant().compose(GaussianEvent(10.0), 100).compare(1e-5)
     for fig in [figs.plot_composition_methods(0.5, 1e-6, 20), figs.plot_advanced_crossover(1e-5, ks=(100,)),
-                figs.plot_accountant_comparison(res, title="t")]:
+                figs.plot_accountant_comparison(res, title="t"), figs.plot_loss_walk(0.1, 100, 1e-5, rng=0),
+                figs.plot_loss_walk(1.0, 1, 1e-5, n_paths=1, rng=0), figs.plot_rdp_conversion(10.0, 100, 1e-5),
+                figs.plot_rdp_conversion(2.0, 1, 1e-3)]:
         assert isinstance(fig, matplotlib.figure.Figure)
         plt.close(fig)
     pytest.importorskip("ipywidgets")
@@ -347,6 +349,103 @@ def test_composition_figures_and_widget_build():
     assert len(w.widget().children) >= 4  # live kernel: three sliders and the output area
     assert w.draw(epsilon=1.0, k=10).axes  # any setting is drawn by plot_composition_methods
     plt.close("all")
+
+
+def test_loss_walk_summary_is_the_exact_law_of_k_randomized_responses():
+    """Against brute force: every sign pattern of k randomized responses, its probability and its total loss."""
+    import itertools
+
+    from dpcourse.plots.composition import loss_walk_summary
+
+    for eps, k in [(0.3, 1), (0.7, 5), (1.5, 8)]:
+        s = math.exp(eps) / (1 + math.exp(eps))
+        law = {}
+        for signs in itertools.product([1, -1], repeat=k):
+            total = round(eps * sum(signs), 12)
+            law[total] = law.get(total, 0.0) + math.prod(s if x > 0 else 1 - s for x in signs)
+        w = loss_walk_summary(eps, k, 1e-5)
+        got = {round(v, 12): p for v, p in zip(w["losses"], w["probabilities"])}
+        assert got.keys() == law.keys()
+        assert all(got[v] == pytest.approx(law[v], rel=1e-12, abs=1e-300) for v in law)
+        mean = sum(v * p for v, p in law.items())
+        var = sum((v - mean) ** 2 * p for v, p in law.items())
+        assert w["mean"] == pytest.approx(mean, rel=1e-12)
+        assert w["sd"] == pytest.approx(math.sqrt(var), rel=1e-12)
+        assert w["worst_probability"] == pytest.approx(law[round(k * eps, 12)], rel=1e-12)
+        assert w["basic"] == pytest.approx(k * eps, rel=1e-15)
+        assert w["advanced"] == advanced_composition(eps, k, 1e-5)
+        assert w["optimal"] == optimal_composition_epsilon(eps, k, 1e-5)
+    w = loss_walk_summary(0.1, 100, 1e-5)
+    assert w["optimal"] < w["advanced"] < w["basic"]
+    assert w["mean"] <= 100 * 0.1**2 / 2  # the mean loss of an eps-DP step is at most eps^2 / 2
+
+
+def test_loss_walk_refuses_bad_public_parameters():
+    from dpcourse.plots.composition import LOSS_WALK_MAX_K, LOSS_WALK_MAX_PATHS, loss_walk_summary, plot_loss_walk
+
+    for kwargs, name in [({"epsilon": float("nan")}, "epsilon"), ({"epsilon": 0.0}, "epsilon"), ({"k": 0}, "k"),
+                         ({"k": 2.5}, "k"), ({"k": LOSS_WALK_MAX_K + 1}, "k"), ({"delta": 0.0}, "delta"),
+                         ({"delta": 1.0}, "delta")]:
+        args = {"epsilon": 0.1, "k": 10, "delta": 1e-5, **kwargs}
+        with pytest.raises((ValueError, TypeError), match=name):
+            loss_walk_summary(**args)
+        with pytest.raises((ValueError, TypeError), match=name):
+            plot_loss_walk(**args, rng=0)
+    with pytest.raises(ValueError, match="n_paths"):
+        plot_loss_walk(0.1, 10, 1e-5, n_paths=LOSS_WALK_MAX_PATHS + 1, rng=0)
+    with pytest.raises(TypeError, match="rng"):
+        plot_loss_walk(0.1, 10, 1e-5, rng=True)
+
+
+def test_loss_walk_figure_draws_the_seeded_paths_and_the_bounds():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dpcourse.plots.composition import plot_loss_walk
+
+    def lines(fig):
+        return [np.asarray(line.get_ydata(), dtype=float) for line in fig.axes[0].lines]
+
+    a, b = plot_loss_walk(0.2, 30, 1e-6, n_paths=4, rng=7), plot_loss_walk(0.2, 30, 1e-6, n_paths=4, rng=7)
+    la, lb = lines(a), lines(b)
+    assert len(la) == 4 + 3 and all(np.array_equal(x, y) for x, y in zip(la, lb))
+    steps = np.diff(np.array(la[:4]), axis=1)
+    assert np.allclose(np.abs(steps), 0.2, rtol=0, atol=1e-12)  # each step moves the loss by exactly +-epsilon
+    assert np.allclose(la[4], 0.2 * np.arange(31), rtol=1e-12)  # the worst case k epsilon
+    grid = np.asarray(a.axes[0].lines[5].get_xdata(), dtype=int)
+    assert np.allclose(la[5], [advanced_composition(0.2, int(g), 1e-6) for g in grid], rtol=1e-12)
+    assert np.allclose(la[6], [optimal_composition_epsilon(0.2, int(g), 1e-6) for g in grid], rtol=1e-12)
+    plt.close("all")
+
+
+def test_rdp_conversion_curves_are_the_accountants_steps():
+    from dpcourse import GaussianEvent, PrivacyAccountant
+    from dpcourse.plots.composition import rdp_conversion_curves
+
+    for sigma, k, delta, sens in [(10.0, 100, 1e-5, 1.0), (3.0, 7, 1e-3, 2.0)]:
+        c = rdp_conversion_curves(sigma, k, delta, l2_sensitivity=sens)
+        a, mu = c["alphas"], sens / sigma
+        assert np.allclose(c["one"], a * mu**2 / 2, rtol=1e-14)
+        assert np.allclose(c["total"], k * a * mu**2 / 2, rtol=1e-14)
+        conversion = np.log(1 - 1 / a) - (math.log(delta) + np.log(a)) / (a - 1)
+        assert np.allclose(c["conversion"], conversion, rtol=1e-12)
+        assert np.allclose(c["epsilon"], c["total"] + conversion, rtol=1e-12)
+        # the accountant's answer is the minimum of the plotted curve (a valid epsilon at every order)
+        assert c["best_epsilon"] <= c["epsilon"].min() + 1e-9
+        fine = np.linspace(1.0 + 1e-3, 4 * c["best_alpha"], 200_001)
+        fine_eps = k * fine * mu**2 / 2 + np.log(1 - 1 / fine) - (math.log(delta) + np.log(fine)) / (fine - 1)
+        assert c["best_epsilon"] == pytest.approx(fine_eps.min(), rel=1e-6)
+        assert c["exact"] == gaussian_epsilon(delta, math.sqrt(k) * mu)
+        assert c["exact"] < c["best_epsilon"]
+    acc = PrivacyAccountant().compose(GaussianEvent(10.0), 100).epsilon(1e-5, "rdp")
+    assert rdp_conversion_curves(10.0, 100, 1e-5)["best_epsilon"] == pytest.approx(acc, rel=1e-9)
+    for kwargs, name in [({"sigma": 0.0}, "sigma"), ({"sigma": float("nan")}, "sigma"), ({"k": 0}, "k"),
+                         ({"delta": 0.0}, "delta"), ({"l2_sensitivity": -1.0}, "l2_sensitivity"),
+                         ({"alphas": [1.0, 2.0]}, "alphas"), ({"alphas": [float("nan")]}, "alphas")]:
+        with pytest.raises((ValueError, TypeError), match=name):
+            rdp_conversion_curves(**{"sigma": 10.0, "k": 10, "delta": 1e-5, **kwargs})
 
 
 # ---------------------------------------------------------------- conversions against an independent grid search
