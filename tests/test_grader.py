@@ -355,3 +355,17 @@ def test_wire_is_strict():
     with pytest.raises(wire.WireError):
         wire.encode(lambda: 0)
 
+
+def test_fork_bomb_and_memory_hog_are_contained(tmp_path):
+    stage = stage_package(tmp_path / "stage", [])
+    cells = ["import os\nn = 0\ntry:\n    for i in range(2000):\n        if os.fork() == 0:\n"
+             "            import time; time.sleep(60); os._exit(0)\n        n += 1\nexcept OSError:\n    pass",
+             "hog = 0\ntry:\n    big = bytearray(3 * 2**30)\n    hog = len(big)\nexcept MemoryError:\n    pass"]
+    with Sandbox(stage, cells, cell_timeout=20, total_timeout=60) as sb:
+        limited = sb.cgroups.active
+        assert sb.value("hog") == 0
+        if "pids" in limited:
+            assert sb.value("n") < 128
+        groups = list(sb.cgroups.dirs)
+    assert not any(d.exists() for d in groups)   # removed, with every process in them
+
