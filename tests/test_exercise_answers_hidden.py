@@ -86,6 +86,8 @@ ANSWERS = {
 def _checkers():
     out = {}
     for info in pkgutil.iter_modules(exercises.__path__):
+        if info.name.startswith("_"):     # a private helper module (_draws: the grader's draws), not checkers
+            continue
         module = importlib.import_module(f"dpcourse.exercises.{info.name}")
         for name, fn in inspect.getmembers(module, inspect.isfunction):
             if name.startswith("check_") and fn.__module__ == module.__name__:

@@ -93,3 +93,51 @@ def test_lattice_scale_checker():
     assert "one coordinate" in check_lattice_scale(lambda s, e, g, d: g * (math.floor(s / g) + 1) / e).message
     assert not check_lattice_scale(lambda s, e, g, d: g * (s / g + d / 2) / e).passed
     assert not check_lattice_scale(lambda s, e, g, d: 1 / 0).passed
+
+
+def test_geometric_neighbours_draws_the_exact_pmfs_and_a_loss_within_epsilon():
+    eps = 0.7
+    fig = figs.plot_geometric_neighbours(10, 11, epsilon=eps, width=5)
+    top, bottom = fig.axes
+    bars = [np.array(c.get_segments()) for c in top.collections]   # one LineCollection per input
+    assert len(bars) == 2
+    scale = 1 / eps
+    for coll, centre, shift in zip(bars, (10, 11), (-0.15, 0.15)):
+        k = np.rint(coll[:, 0, 0] - shift).astype(int)
+        assert np.allclose(coll[:, 1, 1], dpcourse.discrete_laplace_pmf(k - centre, scale), rtol=1e-12)
+        assert k.min() <= 10 - 5 * scale and k.max() >= 11 + 5 * scale      # the whole width is drawn
+    x, loss = bottom.lines[0].get_data()
+    assert np.all(np.abs(loss) <= eps + 1e-12)
+    assert np.isclose(loss.max(), eps) and np.isclose(loss.min(), -eps)   # the bound is reached
+    pa = dpcourse.discrete_laplace_pmf(np.asarray(x, dtype=int) - 10, scale)
+    pb = dpcourse.discrete_laplace_pmf(np.asarray(x, dtype=int) - 11, scale)
+    assert np.allclose(loss, np.log(pa / pb), atol=1e-12)
+    plt.close(fig)
+    with pytest.raises(ValueError, match="not neighbours"):
+        figs.plot_geometric_neighbours(10, 12)
+    with pytest.raises(ValueError, match="whole number"):
+        figs.plot_geometric_neighbours(10.5, 11)
+    with pytest.raises(ValueError):
+        figs.plot_geometric_neighbours(10, 11, epsilon=0)
+    plt.close("all")
+
+
+def test_noisy_histogram_whiskers_hold_the_stated_coverage():
+    # by hand, scale 1: P[|K| > 2] = 2 e^-3 / (1 + e^-1) = 0.073 > 0.05 and P[|K| > 3] = 2 e^-4 / (1 + e^-1) = 0.027
+    assert figs._noise_half_width(1.0, 0.95) == 3
+    for scale in (0.5, 1.0, 4.0, 10.0):
+        h = figs._noise_half_width(scale, 0.95)
+        inside = dpcourse.discrete_laplace_pmf(np.arange(-h, h + 1), scale).sum()
+        one_less = dpcourse.discrete_laplace_pmf(np.arange(-h + 1, h), scale).sum()
+        assert inside >= 0.95 > one_less            # the smallest half-width with that coverage
+    fig = figs.plot_noisy_histogram(["a", "b", "c"], [152, 68, 124], [149, 64, 124], scale=4)
+    ax = fig.axes[0]
+    segments = [np.array(c.get_segments()) for c in ax.collections if len(c.get_segments()) == 3]
+    whiskers = segments[0]
+    assert np.allclose(whiskers[:, 1, 1] - whiskers[:, 0, 1], 2 * figs._noise_half_width(4, 0.95))
+    assert ax.lines[-1].get_ydata().tolist() == [149, 64, 124]
+    plt.close(fig)
+    with pytest.raises(ValueError, match="same length"):
+        figs.plot_noisy_histogram(["a", "b"], [1, 2, 3], [1, 2, 3], scale=1)
+    with pytest.raises(ValueError):
+        figs.plot_noisy_histogram(["a"], [1], [1], scale=0)

@@ -91,11 +91,11 @@ LONG_DIGITS = 10
 # with numpy's transcendentals moved by one ulp: tools/simd_levels.py.)
 LONG_FLOATS_ALLOWED = {
     ("02_randomized_response", 4): "1 / (1 + e^-eps) with math.exp: the C library, the same at every numpy level",
-    ("10_testing", 15): "the naive sampler's outputs, built on math.log (the C library), as numpy's own sampler",
+    ("10_testing", 16): "the naive sampler's outputs, built on math.log (the C library), as numpy's own sampler",
     ("11_noise_on_a_computer", 0): "float additions of exact doubles: the rounding the chapter shows",
-    ("11_noise_on_a_computer", 12): "powers of two and their sums, exact in binary",
-    ("11_noise_on_a_computer", 18): "10 digits of sums whose float error is below 1e-14 (far from a rounding tie)",
-    ("11_noise_on_a_computer", 19): "float additions of exact doubles: the rounding the chapter shows",
+    ("11_noise_on_a_computer", 13): "powers of two and their sums, exact in binary",
+    ("11_noise_on_a_computer", 22): "10 digits of sums whose float error is below 1e-14 (far from a rounding tie)",
+    ("11_noise_on_a_computer", 23): "float additions of exact doubles: the rounding the chapter shows",
     ("15_private_learning", 5): "10 digits of values whose float error is below 1e-14 (far from a rounding tie)",
     ("16_local_dp", 1): "exact fractions rounded once to a float, and math.exp",
     ("16_local_dp", 3): "the collision probability of an exact hash family: a fraction rounded once",

@@ -452,6 +452,11 @@ def _forbidden_failure(name: str, how: str) -> CheckResult:
     return CheckResult(False, f"your function {how} {name}, the code this exercise asks you to write yourself")
 
 
+#: Whether a failure names the call's inputs (the book's self-checks do; the homework grader sets it to False, so
+#: that feedback says what was tested in words, never the hidden inputs).
+SHOW_INPUTS = True
+
+
 def call_student(student_fn, args, context: str, *, shape=None, forbidden=()):
     """Run a student's function on ``args``; return ``(result, None)`` or ``(None, CheckResult)`` on failure.
 
@@ -474,6 +479,8 @@ def call_student(student_fn, args, context: str, *, shape=None, forbidden=()):
     """
     if not callable(student_fn):
         return None, CheckResult(False, "pass the function itself (its name, without parentheses)")
+    if not SHOW_INPUTS:
+        context = "on one of the grader's cases"
     forbidden = _as_forbidden(forbidden)
     guard = None
     if forbidden:

@@ -10,6 +10,7 @@ from scipy import stats
 
 from ..laplace import counting_queries_sample_size
 from . import CheckResult, call_student, match_slip, not_yet, parse_number
+from ._draws import check_rng, shown
 
 __all__ = ["check_inverse_cdf_sampler", "check_sample_size"]
 
@@ -18,45 +19,65 @@ _U = np.array([1e-9, 0.001, 0.1, 0.25, 0.4, 0.5, 0.6, 0.75, 0.9, 0.999, 1 - 1e-9
 _SCALES = (1.0, 2.5)
 
 
-def check_inverse_cdf_sampler(student_fn) -> CheckResult:
+def _u_and_scales(rng):
+    """``(u, scales)``: the book's, or drawn from ``rng`` with the same roles.
+
+    Drawn: eleven increasing u with 1/2 in the middle, on each side one within 1e-6..1e-10 of the end, one
+    within 1e-2..1e-4 and three more spread over the half; and two scales, log-uniform in [0.1, 10].
+    """
+    if rng is None:
+        return _U, _SCALES
+    near = [10.0 ** -rng.uniform(6, 10), 10.0 ** -rng.uniform(2, 4), *rng.uniform(0.02, 0.49, size=3)]
+    low = np.sort(np.array(near))
+    high = np.sort(1.0 - np.array([10.0 ** -rng.uniform(6, 10), 10.0 ** -rng.uniform(2, 4),
+                                   *rng.uniform(0.02, 0.49, size=3)]))
+    u = np.concatenate([low, [0.5], high])
+    scales = tuple(round(float(10.0 ** rng.uniform(-1, 1)), 3) for _ in range(2))
+    return u, scales
+
+
+def check_inverse_cdf_sampler(student_fn, *, rng=None) -> CheckResult:
     """Check ``student_fn(u, scale)``: the inverse CDF of Laplace(0, scale), applied to an array ``u`` in (0, 1).
 
-    A correct function turns uniform draws into Laplace draws (inverse-transform sampling). The message
-    names the first failing input and what looks wrong, never the formula.
+    A correct function turns uniform draws into Laplace draws (inverse-transform sampling). With ``rng=None``
+    the checker uses the book's eleven values of u and two scales; with a :class:`numpy.random.Generator` it
+    draws others of the same kinds (values near 0, 1/2 and 1). The message names the first failing input and
+    what looks wrong, never the formula.
     """
     if not callable(student_fn):
         return CheckResult(False, "pass the function itself, e.g. check_inverse_cdf_sampler(my_inverse_cdf)")
-    for b in _SCALES:
-        got, failure = call_student(student_fn, (_U.copy(), b),
+    u, scales = _u_and_scales(check_rng(rng))
+    for b in scales:
+        got, failure = call_student(student_fn, (u.copy(), b),
                                     f"on an array u with scale={b}; use numpy functions such as np.where, not if/else",
-                                    shape=_U.shape)
+                                    shape=u.shape)
         if failure is not None:
             return failure
-        want = stats.laplace.ppf(_U, scale=b)
+        want = stats.laplace.ppf(u, scale=b)
         if np.allclose(got, want, rtol=1e-7, atol=1e-9):
             continue
         if np.isnan(got).any():
             i = int(np.argmax(np.isnan(got)))
-            return CheckResult(False, f"NaN at u = {_U[i]:g}, scale = {b}: is a logarithm taking a negative argument "
+            return CheckResult(False, "NaN " + shown(f"at u = {u[i]:g}, scale = {b}") + ": is a logarithm taking a negative argument "
                                       "on one side of the median?")
         if np.allclose(got, -want, rtol=1e-7, atol=1e-9):
             return CheckResult(False, "your values are mirrored: small u must give large negative values")
         if abs(got[5]) > 1e-9:
             return CheckResult(False, f"at u = 0.5 you return {got[5]:.4g}; the median of Laplace(0, b) is 0")
         if np.any(np.diff(got) <= 0):
-            return CheckResult(False, f"with scale={b} your function is not increasing in u; an inverse CDF must be")
+            return CheckResult(False, shown(f"with scale={b}") + " your function is not increasing in u; an inverse CDF must be")
         ratio = got[[0, 1, 2, 8, 9, 10]] / want[[0, 1, 2, 8, 9, 10]]
         if np.allclose(ratio, ratio[0], rtol=1e-7) and not math.isclose(ratio[0], 1.0, rel_tol=1e-7):
-            return CheckResult(False, f"right shape, wrong scale: with scale={b} your values are a constant multiple "
+            return CheckResult(False, "right shape, wrong scale: " + shown(f"with scale={b}") + " your values are a constant multiple "
                                       "of the right ones; check where the scale enters")
         good = np.isclose(got, want, rtol=1e-7, atol=1e-9)
-        if good[_U < 0.5].all() != good[_U > 0.5].all():
-            side = "below" if not good[_U < 0.5].all() else "above"
-            return CheckResult(False, f"your values are right on one side but wrong for u {side} 1/2 (scale={b})")
+        if good[u < 0.5].all() != good[u > 0.5].all():
+            side = "below" if not good[u < 0.5].all() else "above"
+            return CheckResult(False, f"your values are right on one side but wrong for u {side} 1/2 (" + shown(f"scale={b}") + ")")
         i = int(np.argmin(good))
-        return CheckResult(False, f"at u = {_U[i]:g}, scale = {b} your value {got[i]:.6g} is off; solve F(z) = u "
+        return CheckResult(False, shown(f"at u = {u[i]:g}, scale = {b}") + f" your value {got[i]:.6g} is off; solve F(z) = u "
                                   "separately for z < 0 and z >= 0")
-    return CheckResult(True, f"your inverse CDF matches on {len(_U)} values of u and {len(_SCALES)} scales.")
+    return CheckResult(True, f"your inverse CDF matches on {len(u)} values of u and {len(scales)} scales.")
 
 
 def check_sample_size(answer, k, alpha, beta, epsilon) -> CheckResult:

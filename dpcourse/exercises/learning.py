@@ -14,25 +14,47 @@ __all__ = ["check_output_sensitivity", "check_amplification", "check_max_steps"]
 
 def check_output_sensitivity(answer, n=5000, regularization=1e-3) -> CheckResult:
     """Check the L2 sensitivity of the regularised logistic-regression minimiser (theorem
-    ``learn-thm-output``) for ``n`` examples of norm <= 1 and the given lambda, under replace-one."""
+    ``learn-thm-output``) for ``n`` examples of norm <= 1 and the given lambda, under replace-one.
+
+    The defaults are the book's numbers; a homework variant passes its own."""
+    return check_number(answer, **_output_sensitivity_question(n, regularization))
+
+
+def _output_sensitivity_question(n=5000, regularization=1e-3) -> dict:
+    """check_number's arguments for :func:`check_output_sensitivity` with these numbers."""
     truth = 2.0 / (n * regularization)
     slips = [(1.0 / (n * regularization), "that is the bound for a change in one direction only: both the removed "
                                           "and the added example move the gradient"),
              (2.0 / regularization, "the loss is an average over the n examples"),
              (2.0 / (n * regularization ** 2), "strong convexity enters once, not squared")]
-    return check_number(answer, truth, what="the sensitivity", low=0.0, low_open=True, slips=slips)
+    return dict(truth=truth, what="the sensitivity", low=0.0, low_open=True, slips=slips)
 
 
 _AMP_FORBIDDEN = Forbidden(subsampling_amplification)
 _AMP_CASES = [(1.0, 0.01), (0.1, 0.5), (3.0, 0.001), (2.0, 1.0), (0.5, 0.2)]
 
 
-def check_amplification(student_fn) -> CheckResult:
+def _amp_cases(rng):
+    """The book's five cases, or six drawn from the grader's ``rng`` (to 3 digits): epsilon over 0.01..10 and q
+    over 1e-4..1 on log scales, and one case with q = 1 (no sampling: no amplification)."""
+    from ._draws import check_rng, log_uniform, rounded
+
+    if check_rng(rng) is None:
+        return _AMP_CASES
+    cases = [(rounded(log_uniform(rng, 0.01, 10.0)), rounded(log_uniform(rng, 1e-4, 1.0))) for _ in range(5)]
+    cases.insert(int(rng.integers(6)), (rounded(log_uniform(rng, 0.01, 10.0)), 1.0))
+    return cases
+
+
+def check_amplification(student_fn, *, rng=None) -> CheckResult:
     """Check ``student_fn(epsilon, q) -> epsilon'``: the pure-DP guarantee of an epsilon-DP mechanism run on a
     Poisson sample with rate q (theorem ``learn-thm-amplification``), without calling
-    :func:`dpcourse.subsampling_amplification`."""
-    for eps, q in _AMP_CASES:
-        where = f"on epsilon={eps}, q={q}"
+    :func:`dpcourse.subsampling_amplification`. On the book's cases, or (``rng``, a numpy Generator: the
+    homework grader's) on cases drawn from it."""
+    from ._draws import shown
+
+    for eps, q in _amp_cases(rng):
+        where = shown(f"on epsilon={eps}, q={q}")
         got, failure = call_student(student_fn, (eps, q), where, forbidden=_AMP_FORBIDDEN)
         if failure is not None:
             return failure

@@ -26,10 +26,16 @@ def check_max_audit_epsilon(answer, n_bound=100, confidence=0.95) -> CheckResult
     """Check the largest epsilon lower bound a canary audit with ``n_bound`` bounding runs per side can give.
 
     Truth from the Clopper-Pearson bounds of theorem ``mia-thm-audit`` (k = n and k = 0 have closed forms).
+    The defaults are the book's numbers; a homework variant passes its own.
     Recognised slips: the whole error budget 1 - confidence given to each bound (no Bonferroni split), the
     canary side's probability taken as 1 instead of its lower bound, and the "rule of three" 3/n in place of
     the exact upper bound.
     """
+    return check_number(answer, **_audit_question(n_bound, confidence))
+
+
+def _audit_question(n_bound=100, confidence=0.95) -> dict:
+    """check_number's arguments for :func:`check_max_audit_epsilon` with these numbers."""
     n = int(n_bound)
     conf = float(confidence)
     truth = _max_audit_epsilon(n, conf)
@@ -40,23 +46,39 @@ def check_max_audit_epsilon(answer, n_bound=100, confidence=0.95) -> CheckResult
               "the canary side's probability is bounded from below too: all runs in the test does not make it 1"),
              (math.log((1 - 3 / n) / (3 / n)), "3/n is an approximation of the upper bound at 0 successes, and "
                                                "at a different level: use the exact Clopper-Pearson bound")]
-    return check_number(answer, truth, what="the largest lower bound", low=0.0, slips=slips)
+    return dict(truth=truth, what="the largest lower bound", low=0.0, slips=slips)
 
 
 _LIRA_FORBIDDEN = Forbidden(membership.lira_scores)
 _CASES = [(1.0, 2.0, 0.5, 1.0), (-0.5, 3.0, 0.2, 0.7), (2.0, 1.5, 1.5, 1.5)]
 
 
-def check_lira_online(student_fn) -> CheckResult:
+def _lira_cases(rng):
+    """``[(phi, mu_in, mu_out, sd_in, sd_out)]``: the book's three on 11 confidences, or three drawn from the
+    grader's ``rng``: means over -3..3 and standard deviations over 0.2..3 on a log scale (to 3 digits), on
+    5 to 30 confidences uniform over -6..8."""
+    from ._draws import check_rng, log_uniform, rounded
+
+    if check_rng(rng) is None:
+        phi = np.linspace(-4.0, 6.0, 11)
+        return [(phi, *case) for case in _CASES]
+    return [(np.sort(rng.uniform(-6.0, 8.0, int(rng.integers(5, 31)))), rounded(rng.uniform(-3, 3)),
+             rounded(rng.uniform(-3, 3)), rounded(log_uniform(rng, 0.2, 3.0)), rounded(log_uniform(rng, 0.2, 3.0)))
+            for _ in range(3)]
+
+
+def check_lira_online(student_fn, *, rng=None) -> CheckResult:
     """Check ``student_fn(phi, mu_in, sd_in, mu_out, sd_out) -> online LiRA scores`` (arrays, elementwise).
 
-    Must equal the log likelihood ratio used by :func:`dpcourse.membership.lira_scores` (online) to 1e-9.
+    Must equal the log likelihood ratio used by :func:`dpcourse.membership.lira_scores` (online) to 1e-9, on
+    the book's cases or (``rng``, a numpy Generator: the homework grader's) on cases drawn from it.
     Recognised slips: the ratio upside down, variances used as standard deviations, the normalising terms
     log(sd) dropped (which matters when the two standard deviations differ).
     """
-    phi = np.linspace(-4.0, 6.0, 11)
-    for mu_in, mu_out, sd_in, sd_out in _CASES:
-        where = f"on mu_in={mu_in}, mu_out={mu_out}, sd_in={sd_in}, sd_out={sd_out}"
+    from ._draws import shown
+
+    for phi, mu_in, mu_out, sd_in, sd_out in _lira_cases(rng):
+        where = shown(f"on mu_in={mu_in}, mu_out={mu_out}, sd_in={sd_in}, sd_out={sd_out}")
         got, err = call_student(student_fn, (phi.copy(), mu_in, sd_in, mu_out, sd_out), where, shape=phi.shape,
                                 forbidden=_LIRA_FORBIDDEN)
         if err is not None:

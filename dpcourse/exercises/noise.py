@@ -9,7 +9,8 @@ import numpy as np
 from scipy import stats
 
 from ..discrete import laplace_lattice
-from . import CheckResult
+from . import CheckResult, call_student
+from ._draws import check_rng, shown
 
 __all__ = ["IntegersOnly", "check_bernoulli_exp", "check_lattice_scale"]
 
@@ -40,34 +41,129 @@ class IntegersOnly:
                              f"with rng.integers(low, high)")
 
 
-def check_bernoulli_exp(student_fn, *, seed: int = 2026) -> CheckResult:
+def _bernoulli_cases(rng, seed) -> list:
+    """``(num, den, seed of the rng handed to the student)`` per fraction: the book's, or five drawn from ``rng``.
+
+    Drawn: gamma = 0 and gamma = 1 (with random denominators), and three gamma in [1/4, 1) with a small, a
+    medium and a large denominator (up to 1e12). From gamma = 1/4 on, 20 000 runs see a 10 % error in gamma at
+    level 1e-6 with probability about 0.95 or more, and the case gamma = 1 always does (ten standard deviations).
+    """
+    if rng is None:
+        return [(num, den, seed + num % 1000 + den % 1000) for num, den in _CASES]
+
+    def fraction(lo, hi):
+        den = int(rng.integers(lo, hi + 1))
+        return int(rng.integers(-(-den // 4), den)), den
+
+    fractions = [(0, int(rng.integers(1, 10**6))), (lambda d: (d, d))(int(rng.integers(1, 10**6))),
+                 fraction(2, 20), fraction(100, 10**6), fraction(10**9, 10**12)]
+    return [(num, den, int(rng.integers(2**63))) for num, den in fractions]
+
+
+def _threshold_of_one_draw(records, draw) -> bool:
+    """Whether each call drew exactly what one ``draw(replay)`` draws and returned a threshold function of it."""
+    replay = np.random.Generator(np.random.PCG64())
+    xs, outs = [], []
+    for before, after, out in records:
+        replay.bit_generator.state = before
+        xs.append(draw(replay))
+        if replay.bit_generator.state != after:
+            return False
+        outs.append(bool(out))
+    xs, outs = np.array(xs), np.array(outs)
+    if outs.all() or not outs.any():
+        return False
+    return bool(xs[outs].max() < xs[~outs].min() or xs[~outs].max() < xs[outs].min())
+
+
+def _float_von_neumann(records, num, den) -> bool:
+    """Whether every call did exactly what the chapter's algorithm does with ``rng.random()`` for its trials."""
+    replay = np.random.Generator(np.random.PCG64())
+    for before, after, out in records:
+        replay.bit_generator.state = before
+        k = 1
+        while replay.random() < num / (den * k):
+            k += 1
+        if replay.bit_generator.state != after or (k % 2 == 1) != bool(out):
+            return False
+    return True
+
+
+def _float_sampler(records, num, den) -> bool:
+    """Whether the recorded calls are those of a floating-point sampler, replayed from the rng's states.
+
+    ``records`` holds ``(state before, state after, output)`` of calls with a plain PCG64 Generator, at a
+    gamma = num/den in (0, 1). Recognised, on every recorded call: one draw of ``rng.random()`` (or
+    ``rng.uniform()``, or ``rng.integers(0, M)`` with M >= 2**32, the same top bits of one 64-bit word) or of
+    ``rng.exponential()`` compared with a threshold, a probability with a fixed denominator, never exp(-gamma)
+    exactly; and the chapter's algorithm with ``rng.random() < gamma / k`` for its trials. The exact algorithm
+    with ``rng.integers`` never matches: it draws a second number whenever its first trial succeeds
+    (probability gamma >= 1/4 here, so on some of 2000 calls), and below 2**32 its integers come from half
+    words (the generator's state shows it), which is why the last pattern is looked for only at den <= 1e6.
+    """
+    if len(records) < 100 or any(before.get("bit_generator") != "PCG64" for before, _, _ in records):
+        return False
+    return (_threshold_of_one_draw(records, lambda g: g.random())
+            or _threshold_of_one_draw(records, lambda g: g.standard_exponential())
+            or (den <= 10**6 and _float_von_neumann(records, num, den)))
+
+
+_RECORDED = 2000   # calls per fraction whose rng states are kept for the floating-point replay
+_REPEATED = 200    # calls repeated with the same seed, and with another, for the reproducibility test
+
+
+def _plain(seed, book: bool):
+    return IntegersOnly(seed) if book else np.random.default_rng(seed)
+
+
+def check_bernoulli_exp(student_fn, *, seed: int = 2026, rng=None) -> CheckResult:
     """Check ``student_fn(num, den, rng)``: one exact Bernoulli(exp(-num/den)) trial, for 0 <= num <= den.
 
-    ``rng`` offers only ``rng.integers`` (:class:`IntegersOnly`). The checker runs the function 20 000
-    times on each of a few fractions and applies an exact two-sided binomial test at significance 1e-6,
-    so a correct sampler never fails and one whose probability is off by a few percent does. The
-    message names the failing fraction and what the frequency suggests, never the algorithm.
+    The checker runs the function 20 000 times on each of five fractions and applies an exact two-sided
+    binomial test at significance 1e-6, so a correct sampler never fails and one whose probability is off by
+    a few percent does. Then the trials must come from the rng argument: the same seed gives the same trials,
+    another seed others. The message names the failing fraction and what the frequency suggests, never the
+    algorithm.
+
+    With ``rng=None`` (the book's self-check) the fractions are the book's and the rng offers only
+    ``rng.integers`` (:class:`IntegersOnly`). With a :class:`numpy.random.Generator` ``rng`` the fractions and
+    seeds are drawn from it and the student gets plain ``numpy.random.default_rng(seed)`` generators; a
+    function is then also refused if, replayed from the generator's states, its first 2000 calls on a fraction
+    are those of a floating-point sampler (``rng.random() < exp(-gamma)``, ``rng.exponential() > gamma``, or the
+    chapter's algorithm with ``rng.random()`` for its trials).
     """
     if not callable(student_fn):
         return CheckResult(False, "pass the function itself (its name, without parentheses)")
-    for num, den in _CASES:
-        rng = IntegersOnly(seed + num % 1000 + den % 1000)
+    book = check_rng(rng) is None
+    cases = _bernoulli_cases(rng, seed)
+    trials = {}
+    for num, den, case_seed in cases:
+        gen = _plain(case_seed, book)
+        start = None if book else gen.bit_generator.state
         target = math.exp(-num / den)
-        hits = 0
-        for _ in range(_DRAWS):
+        on = shown(f"on num={num}, den={den}")
+        hits, outs, records = 0, [], []
+        for i in range(_DRAWS):
+            before = None if book or i >= _RECORDED else gen.bit_generator.state
             try:
-                out = student_fn(num, den, rng)
+                out = student_fn(num, den, gen)
             except AttributeError as exc:
-                return CheckResult(False, str(exc))
+                if book:
+                    return CheckResult(False, str(exc))
+                return CheckResult(False, f"your function raised AttributeError: {exc} ({on})")
             except Exception as exc:  # noqa: BLE001 - the student's code may raise anything
-                return CheckResult(False, f"your function raised {type(exc).__name__}: {exc} (on num={num}, "
-                                          f"den={den})")
+                return CheckResult(False, f"your function raised {type(exc).__name__}: {exc} ({on})")
             if isinstance(out, (bool, np.bool_)) or (isinstance(out, numbers.Integral) and int(out) in (0, 1)):
                 hits += int(out)
             else:
-                return CheckResult(False, f"return True or False (or 1 or 0), got {out!r} on num={num}, den={den}")
-        if rng.calls == 0 and num not in (0,):
-            return CheckResult(False, f"on num={num}, den={den} your function never drew a random integer")
+                return CheckResult(False, f"return True or False (or 1 or 0), got {out!r} {on}")
+            if i < _REPEATED:
+                outs.append(bool(out))
+            if before is not None:
+                records.append((before, gen.bit_generator.state, out))
+        drew = gen.calls > 0 if book else gen.bit_generator.state != start
+        if not drew and num not in (0,):
+            return CheckResult(False, f"{on} your function never drew a random integer")
         p_value = stats.binomtest(hits, _DRAWS, target).pvalue
         if p_value < _ALPHA:
             freq = hits / _DRAWS
@@ -78,33 +174,85 @@ def check_bernoulli_exp(student_fn, *, seed: int = 2026) -> CheckResult:
                 hint = " It looks like exp(-2 gamma)."
             elif num > 0 and abs(freq - (1 - num / den)) < 0.02:
                 hint = " It looks like 1 - gamma: only the first trial seems to count."
-            return CheckResult(False, f"with gamma = {num}/{den} your function returned True in {freq:.4f} of "
+            return CheckResult(False, shown(f"with gamma = {num}/{den}") + f" your function returned True in {freq:.4f} of "
                                       f"{_DRAWS} runs, which is not plausible for the target probability "
                                       f"(binomial test p = {p_value:.1e}).{hint}")
-    return CheckResult(True, f"on {len(_CASES)} fractions, {_DRAWS} runs each, the frequencies agree with "
-                             "exp(-gamma) at significance 1e-6, using integer draws only.")
+        if 0 < num < den and _float_sampler(records, num, den):
+            return CheckResult(False, f"{on} your trials are what floating-point draws give (rng.random(), "
+                                      "rng.uniform() or rng.exponential() compared with a threshold): their "
+                                      "probability is a rounded number, not exp(-gamma) exactly. Draw only uniform "
+                                      "integers with rng.integers(low, high), as the exact algorithm of the chapter "
+                                      "does")
+        trials[(num, den, case_seed)] = outs
+    # reproducibility, on the fraction whose trials vary most (the book's 7/10, or a drawn gamma in [1/4, 1])
+    num, den, case_seed = min(cases, key=lambda c: abs(math.exp(-c[0] / c[1]) - 0.5))
+    for other_seed, same in ((case_seed, True), (case_seed + 1, False)):
+        gen = _plain(other_seed, book)
+        try:
+            again = [bool(student_fn(num, den, gen)) for _ in range(_REPEATED)]
+        except Exception as exc:  # noqa: BLE001 - the student's code may raise anything
+            return CheckResult(False, f"your function raised {type(exc).__name__}: {exc} (" +
+                               shown(f"on num={num}, den={den}") + ")")
+        if same and again != trials[(num, den, case_seed)]:
+            return CheckResult(False, "two runs with identically seeded rng gave different trials: draw every random "
+                                      "number from the rng argument (never from np.random, the random module or a "
+                                      "generator of your own)")
+        if not same and again == trials[(num, den, case_seed)]:
+            return CheckResult(False, "different rng seeds gave the same trials: your randomness does not come from "
+                                      "the rng argument")
+    how = "using integer draws only" if book else "drawn from the rng it is given"
+    return CheckResult(True, f"on {len(cases)} fractions, {_DRAWS} runs each, the frequencies agree with "
+                             f"exp(-gamma) at significance 1e-6, {how}.")
 
 
-def check_lattice_scale(student_fn) -> CheckResult:
+_LATTICE_CASES = ((1.0, 1.0, 0.25, 1), (1.0, 0.5, 0.125, 3), (3.0, 2.0, 1.0, 1), (2.5, 1.0, 0.5, 2), (1.0, 1.0, 2.0, 1))
+
+
+def _lattice_cases(rng) -> tuple:
+    """``(sensitivity, epsilon, spacing, dim)`` per case: the book's five, or five drawn from ``rng``.
+
+    Drawn with the book's roles: a sensitivity that is a whole number of steps, several coordinates with a fine
+    lattice, a step coarser than the sensitivity, and two generic cases with dim > 1 (the slip that charges
+    one coordinate only shows there). Sensitivities and epsilons in hundredths, spacings powers of two; the
+    charged steps are at least as many as epsilon, so the dyadic round-up of the noise is below 2**-58.
+    """
+    if rng is None:
+        return _LATTICE_CASES
+
+    def hundredths(lo, hi):
+        return round(float(rng.uniform(lo, hi)), 2)
+
+    def spacing(lo, hi):
+        return 2.0 ** int(rng.integers(lo, hi + 1))
+
+    g = spacing(-4, 0)
+    cases = [(g * int(rng.integers(2, 21)), hundredths(0.2, 2.0), g, 1),
+             (hundredths(0.5, 5.0), hundredths(0.1, 1.0), spacing(-6, -1), int(rng.integers(2, 6))),
+             (hundredths(0.1, 0.9), hundredths(0.3, 1.0), spacing(0, 2), 1),
+             (hundredths(1.0, 10.0), hundredths(0.5, 3.0), spacing(-3, 0), int(rng.integers(2, 5))),
+             (hundredths(0.2, 3.0), hundredths(0.2, 2.0), spacing(-5, -1), int(rng.integers(2, 7)))]
+    return tuple(cases)
+
+
+def check_lattice_scale(student_fn, *, rng=None) -> CheckResult:
     """Check ``student_fn(sensitivity, epsilon, spacing, dim)``: the Laplace noise scale of a lattice release.
 
     The answer is the effective scale, in the units of the value, of theorem ``thm-lattice-laplace``
-    (up to the dyadic round-up of :func:`dpcourse.laplace_lattice`, below 1e-9 relative here).
+    (up to the dyadic round-up of :func:`dpcourse.laplace_lattice`, below 1e-9 relative here), on the book's
+    five cases with ``rng=None`` or on five of the same kinds drawn from a :class:`numpy.random.Generator`.
     """
     if not callable(student_fn):
         return CheckResult(False, "pass the function itself (its name, without parentheses)")
-    cases = ((1.0, 1.0, 0.25, 1), (1.0, 0.5, 0.125, 3), (3.0, 2.0, 1.0, 1), (2.5, 1.0, 0.5, 2),
-             (1.0, 1.0, 2.0, 1))
+    cases = _lattice_cases(check_rng(rng))
     for sens, eps, g, d in cases:
-        try:
-            got = float(student_fn(sens, eps, g, d))
-        except Exception as exc:  # noqa: BLE001
-            return CheckResult(False, f"your function raised {type(exc).__name__}: {exc} (on sensitivity={sens}, "
-                                      f"epsilon={eps}, spacing={g}, dim={d})")
+        got, failure = call_student(student_fn, (sens, eps, g, d),
+                                    f"on sensitivity={sens}, epsilon={eps}, spacing={g}, dim={d}")
+        if failure is not None:
+            return failure
         want = laplace_lattice(sens, eps, dim=d, spacing=g).noise_scale
         if math.isclose(got, want, rel_tol=1e-9):
             continue
-        ctx = f"on sensitivity={sens}, epsilon={eps}, spacing={g}, dim={d} you return {got:.6g}"
+        ctx = shown(f"on sensitivity={sens}, epsilon={eps}, spacing={g}, dim={d}") + f" you return {got:.6g}"
         if math.isclose(got, sens / eps, rel_tol=1e-9):
             return CheckResult(False, f"{ctx}, the scale for exact reals: the rounding must be charged")
         if math.isclose(got, want / g, rel_tol=1e-9):

@@ -15,14 +15,25 @@ __all__ = ["check_sum_scale", "check_user_level_epsilon", "check_keep_sequence",
 SUM_SCALE_QUESTION = (1.0, 4, 2, (-60.0, 240.0))
 
 
-def check_sum_scale(answer) -> CheckResult:
+def check_sum_scale(answer, *, epsilon=None, m=None, c=None, lower=None, upper=None) -> CheckResult:
     """Check the Laplace scale of the clamped sum in :func:`dpcourse.dp_group_by` for ``SUM_SCALE_QUESTION``.
 
     Total epsilon 1 split in three (selection, count, sum); sum of delays clamped to [-60, 240] with at
-    most 4 destinations and 2 flights per destination and aircraft. Recognised slips: no budget split,
-    and the other usual slips, named in the messages without the formula.
+    most 4 destinations and 2 flights per destination and aircraft. ``epsilon``, ``m`` (max_partitions),
+    ``c`` (max_per_partition), ``lower``, ``upper`` replace the book's numbers (a homework variant).
+    Recognised slips: no budget split, and the other usual slips, named in the messages without the formula.
     """
-    eps, m, c, (lo, hi) = SUM_SCALE_QUESTION
+    return check_number(answer, **_sum_scale_question(epsilon=epsilon, m=m, c=c, lower=lower, upper=upper))
+
+
+def _sum_scale_question(epsilon=None, m=None, c=None, lower=None, upper=None) -> dict:
+    """check_number's arguments for :func:`check_sum_scale` with these numbers."""
+    book_eps, book_m, book_c, (book_lo, book_hi) = SUM_SCALE_QUESTION
+    eps = book_eps if epsilon is None else epsilon
+    m = book_m if m is None else m
+    c = book_c if c is None else c
+    lo = book_lo if lower is None else lower
+    hi = book_hi if upper is None else upper
     share = eps / 3
     big = max(abs(lo), abs(hi))
     truth = m * c * big / share
@@ -32,27 +43,34 @@ def check_sum_scale(answer) -> CheckResult:
         (m * c * big / (eps / 2), "partition selection spends a share of epsilon too, not only the two metrics"),
         (m * c * (hi - lo) / share, "under add/remove one user a row moves the sum by its value, at most "
                                    "max(|lower|, |upper|), not by the width of the interval"),
-        (m * c * abs(lo) / share, "the largest change a row can make is the larger absolute bound"),
+        (m * c * min(abs(lo), abs(hi)) / share, "the largest change a row can make is the larger absolute bound"),
         (c * big / share, "one user reaches several partitions: the l1 sensitivity adds them up"),
         (m * big / share, "one user has several rows per partition"),
     ]
-    return check_number(answer, truth, what="the Laplace scale of the sum", low=0, low_open=True, slips=slips)
+    return dict(truth=truth, what="the Laplace scale of the sum", low=0, low_open=True, slips=slips)
 
 
-def check_user_level_epsilon(answer) -> CheckResult:
+def check_user_level_epsilon(answer, *, epsilon=0.1, max_events=20) -> CheckResult:
     """Check: an event-level 0.1-DP count, at most 20 events per user enforced: the user-level epsilon.
 
-    The limit is enforced by contribution bounding before the mechanism (not merely observed in the
-    data: an observed maximum says nothing about a neighbouring dataset with a heavier user), so every
-    user-level neighbour is a bounded number of event-level steps away (group privacy).
-    Recognised slips: the event-level value itself, and the square-root growth of advanced composition
-    (which concerns independent mechanisms, not one mechanism on a group of records).
+    (``epsilon`` and ``max_events``: the book's numbers, or a homework variant's.) The limit is enforced by
+    contribution bounding before the mechanism (not merely observed in the data: an observed maximum says
+    nothing about a neighbouring dataset with a heavier user), so every user-level neighbour is a bounded
+    number of event-level steps away (group privacy). Recognised slips: the event-level value itself, and
+    the square-root growth of advanced composition (which concerns independent mechanisms, not one
+    mechanism on a group of records).
     """
-    truth = 20 * 0.1
-    slips = [(0.1, "adding or removing a user changes up to 20 rows, not one"),
-             (math.sqrt(20) * 0.1, "group privacy of a pure-DP mechanism grows linearly with the group size; "
-                                   "a square root appears in composition of many mechanisms with a delta")]
-    return check_number(answer, truth, what="the user-level epsilon", low=0, low_open=True, slips=slips)
+    return check_number(answer, **_user_level_question(epsilon, max_events))
+
+
+def _user_level_question(epsilon=0.1, max_events=20) -> dict:
+    """check_number's arguments for :func:`check_user_level_epsilon` with these numbers."""
+    truth = max_events * epsilon
+    slips = [(epsilon, f"adding or removing a user changes up to {max_events} rows, not one"),
+             (math.sqrt(max_events) * epsilon, "group privacy of a pure-DP mechanism grows linearly with the group "
+                                               "size; a square root appears in composition of many mechanisms "
+                                               "with a delta")]
+    return dict(truth=truth, what="the user-level epsilon", low=0, low_open=True, slips=slips)
 
 
 # partition_selection_probability with the helpers that compute the sequence (its parameters per partition, its
@@ -61,10 +79,28 @@ _SEQ_FORBIDDEN = Forbidden(_scale.partition_selection_probability)
 _SEQ_CASES = [(60, 1.0, 1e-5), (40, 0.5, 1e-8), (30, 2.0, 1e-3), (12, math.log(2), 0.1)]
 
 
-def check_keep_sequence(student_fn) -> CheckResult:
+def _seq_cases(rng):
+    """The book's four cases, or four drawn from the grader's ``rng``: epsilon over 0.2..3 (to 3 digits), delta
+    over 1e-9..1e-2 on a log scale (to 2 digits), and n_max from 1.3 to 2.5 times the n at which the
+    sequence passes 1/2, so that both constraints bind within the sequence (a rule that forgets one of them
+    breaks it there)."""
+    from ._draws import check_rng, log_uniform, rounded
+
+    if check_rng(rng) is None:
+        return _SEQ_CASES
+    cases = []
+    for _ in range(4):
+        eps, delta = rounded(rng.uniform(0.2, 3.0)), rounded(log_uniform(rng, 1e-9, 1e-2), 2)
+        half = math.log1p(math.expm1(eps) / (2 * delta)) / eps     # delta (e^(n eps) - 1) / (e^eps - 1) = 1/2
+        cases.append((max(3, math.ceil(half * rng.uniform(1.3, 2.5))), eps, delta))
+    return cases
+
+
+def check_keep_sequence(student_fn, *, rng=None) -> CheckResult:
     """Check ``student_fn(n_max, epsilon, delta) -> p`` (length n_max + 1): the optimal keep probabilities.
 
-    For one partition per user (max_partitions = 1). The privacy constraints come first: p[0] = 0,
+    For one partition per user (max_partitions = 1), on the book's four cases or (``rng``, a numpy
+    Generator: the homework grader's) on four drawn from it. The privacy constraints come first: p[0] = 0,
     p in [0, 1], and for every n >= 1 ``p[n] <= e^eps p[n-1] + delta`` and
     ``1 - p[n-1] <= e^eps (1 - p[n]) + delta``, each with a slack of ``1e-9 delta`` plus a few units of
     rounding of the quantities compared (so a sequence that is a billionth of delta too generous is refused,
@@ -73,8 +109,10 @@ def check_keep_sequence(student_fn) -> CheckResult:
     (the exercise is to derive the sequence from the two (epsilon, delta) constraints). The messages say
     which constraint is violated or that the sequence could be larger, never the formula.
     """
-    for n_max, eps, delta in _SEQ_CASES:
-        where = f"on n_max={n_max}, epsilon={eps:g}, delta={delta:g}"
+    from ._draws import shown
+
+    for n_max, eps, delta in _seq_cases(rng):
+        where = shown(f"on n_max={n_max}, epsilon={eps:g}, delta={delta:g}")
         got, failure = call_student(student_fn, (n_max, eps, delta), where, shape=(n_max + 1,),
                                     forbidden=_SEQ_FORBIDDEN)
         if failure is not None:

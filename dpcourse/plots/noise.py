@@ -17,6 +17,8 @@ from ..optimal_noise import l2_error_comparison
 __all__ = [
     "pmf_chi_square",
     "plot_reachable_window",
+    "plot_geometric_neighbours",
+    "plot_noisy_histogram",
     "plot_pmf_check",
     "plot_lattice_cost",
     "plot_lattice_release",
@@ -97,15 +99,105 @@ def plot_reachable_window(value=0.0, neighbour=1.0, start=0.3, n_doubles=60, *, 
     from_b = textbook_reachable(grid, b, sensitivity, epsilon)
     fig, ax = plt.subplots(figsize=(9, 2.4))
     idx = np.arange(m)
-    ax.plot(idx[from_a], np.ones(from_a.sum()), "|", ms=18, mew=2, label=f"reachable from {a:g}")
-    ax.plot(idx[from_b], np.zeros(from_b.sum()), "|", ms=18, mew=2, label=f"reachable from {b:g}")
-    ax.set_yticks([0, 1], [f"input {b:g}", f"input {a:g}"])
-    ax.set_ylim(-0.7, 1.7)
+    ax.plot(idx[from_a], np.ones(from_a.sum()), "|", ms=18, mew=2, color="C0")
+    ax.plot(idx[from_b], np.zeros(from_b.sum()), "|", ms=18, mew=2, color="C1")
+    ax.set_yticks([0, 1], [f"possible from {b:g}", f"possible from {a:g}"])
+    ax.set_ylim(-0.6, 1.6)
+    ax.set_xlim(-1, m)
     ax.set_xlabel(f"consecutive doubles from {x0!r} (index)")
-    ax.set_title("outputs of the textbook Laplace sampler, exactly")
-    ax.legend(loc="upper right", fontsize=8, ncol=2)
+    ax.set_title("outputs the textbook Laplace sampler can produce, input by input")
     fig.tight_layout()
     return fig, from_a, from_b
+
+
+def _integer(value, name):
+    """``value`` as a Python int: a real number that is a whole number (a count), within +-2**52."""
+    v = check_real(value, name, low=-2.0**52, high=2.0**52)
+    if v != math.floor(v):
+        raise ValueError(f"{name} must be a whole number (a count), got {value!r}")
+    return int(v)
+
+
+def plot_geometric_neighbours(value=42, neighbour=43, epsilon=1.0, sensitivity=1, *, width=6):
+    """The geometric mechanism on two neighbouring counts: every integer is a possible output of both, and their
+    probabilities differ by a factor of at most e^ε.
+
+    Top: the exact probabilities of the outputs ``value + K`` and ``neighbour + K`` with K discrete Laplace
+    of scale ``sensitivity / epsilon`` (:func:`dpcourse.discrete_laplace_pmf`), for the integers within
+    ``width`` noise scales of the two counts. Bottom: the privacy loss ``ln(P[value + K = y] / P[neighbour
+    + K = y])`` of each output y, which stays between -epsilon and +epsilon (dashed) and reaches them on
+    either side of the two counts (theorem ``thm-geometric-privacy``).
+    """
+    a = _integer(value, "value")
+    b = _integer(neighbour, "neighbour")
+    eps = check_epsilon(epsilon)
+    sens = check_positive_int(sensitivity, "sensitivity")
+    if abs(a - b) > sens:
+        raise ValueError(f"|value - neighbour| = {abs(a - b)} exceeds the sensitivity {sens}: not neighbours")
+    w = check_real(width, "width", low=1.0, high=50.0)
+    scale = sens / eps
+    reach = math.ceil(w * scale)
+    if reach > 2000:
+        raise ValueError("the noise scale is too large to draw every integer; use a larger epsilon or width")
+    k = np.arange(min(a, b) - reach, max(a, b) + reach + 1)
+    pa = discrete_laplace_pmf(k - a, scale)
+    pb = discrete_laplace_pmf(k - b, scale)
+    loss = (np.abs(k - b) - np.abs(k - a)) / scale          # exact: the normalising constants cancel
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 5), sharex=True, gridspec_kw={"height_ratios": [2, 1]})
+    top.vlines(k - 0.15, 0, pa, lw=3, color="C0", label=f"count {a}")
+    top.vlines(k + 0.15, 0, pb, lw=3, color="C1", label=f"count {b}")
+    top.set_ylabel("probability")
+    top.set_title(f"geometric mechanism, ε = {eps:g}: integer noise of scale {scale:g}")
+    top.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    bottom.plot(k, loss, "o", ms=3, color="k")
+    for s in (eps, -eps):
+        bottom.axhline(s, color="grey", ls="--", lw=0.8)
+    bottom.set_ylim(-1.6 * eps, 1.6 * eps)
+    bottom.set_ylabel("privacy loss")
+    bottom.set_xlabel("released value")
+    fig.tight_layout()
+    return fig
+
+
+def _noise_half_width(scale, coverage):
+    """The smallest integer h with P[|K| <= h] >= coverage for K ~ DLap(scale): 2 p^(h+1) / (1 + p) <= 1 - coverage."""
+    p = math.exp(-1.0 / scale)
+    h = 0
+    while 2 * p ** (h + 1) / (1 + p) > 1 - coverage:
+        h += 1
+    return h
+
+
+def plot_noisy_histogram(categories, exact, released, scale, *, coverage=0.95):
+    """Exact and released counts of each category, with whiskers where a release lands at least 95 % of the time.
+
+    Bars: the ``exact`` counts. Dots: the ``released`` counts (for instance :func:`dpcourse.dp_histogram`).
+    Whiskers: ``exact +- h``, where ``h`` is the smallest integer with ``P[|K| <= h] >= coverage`` for K
+    discrete Laplace of scale ``scale`` (definition ``def-discrete-laplace``; computed exactly from
+    ``P[|K| > h] = 2 p^(h+1) / (1 + p)``, ``p = e^(-1/scale)``): a release outside them happens with
+    probability at most ``1 - coverage`` per category.
+    """
+    names = [str(c) for c in categories]
+    ex = check_real_array(exact, "exact", ndim=1)
+    rel = check_real_array(released, "released", ndim=1)
+    if not 1 <= len(names) <= 40 or ex.size != len(names) or rel.size != len(names):
+        raise ValueError(f"categories, exact and released must have the same length, 1 to 40, got "
+                         f"{len(names)}, {ex.size} and {rel.size}")
+    b = check_real(scale, "scale", low=0.0, low_open=True, high=1e6)
+    cov = check_real(coverage, "coverage", low=0.5, high=1.0, high_open=True)
+    h = _noise_half_width(b, cov)
+    x = np.arange(len(names))
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    ax.bar(x, ex, width=0.55, color="0.8", label="exact count")
+    ax.errorbar(x, ex, yerr=h, fmt="none", ecolor="0.3", capsize=8, lw=1,
+                label=f"exact ± {h}: at least {cov:.0%}\nof releases land here")
+    ax.plot(x, rel, "o", color="C0", ms=8, label="released count")
+    ax.set_xticks(x, names)
+    ax.set_ylabel("count")
+    ax.set_title(f"discrete Laplace noise of scale {b:g}")
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    fig.tight_layout()
+    return fig
 
 
 def plot_pmf_check(samples, pmf, *, title="", ax=None):
