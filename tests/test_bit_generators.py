@@ -364,6 +364,10 @@ def plot_rng_functions():
         for info in pkgutil.iter_modules(pkg.__path__):
             mod = importlib.import_module(f"{pkg.__name__}.{info.name}")
             for name, obj in vars(mod).items():
+                # the exercise checkers' rng is the grader's own PCG64 Generator (default_rng), never a reader's:
+                # tests/test_homework_questions_*.py and test_reference_solutions.py run them with it
+                if pkg is dpcourse.exercises and name.startswith("check_") and info.name != "_draws":
+                    continue
                 if (inspect.isfunction(obj) and not name.startswith(("_", "plot_"))
                         and obj.__module__ == mod.__name__ and "rng" in inspect.signature(obj).parameters):
                     found.add(f"{pkg.__name__.split('.')[-1]}.{info.name}.{name}")
@@ -375,6 +379,14 @@ def _figs(module):
 
 
 PLOT_SWEEP = {
+    "exercises._draws.check_rng": lambda g: [g.integers(10) for _ in range(3)] if
+        importlib.import_module("dpcourse.exercises._draws").check_rng(g) is g else [float("nan")],
+    "exercises._draws.log_uniform": lambda g: importlib.import_module("dpcourse.exercises._draws").log_uniform(
+        g, 0.01, 100.0),
+    "plots.composition_basics.averaging_attack":
+        lambda g: _figs("composition_basics").averaging_attack(10, 0.5, 4, n_analysts=200, rng=g),
+    "plots.queries.sparse_vector_trace":
+        lambda g: _figs("queries").sparse_vector_trace([1.0, 5.0, 9.0], 4.0, 1.0, rng=g),
     "plots.composition_basics.composed_laplace_losses":
         lambda g: _figs("composition_basics").composed_laplace_losses(0.5, 3, n_samples=500, rng=g),
     "plots.histogram.max_error_quantiles":
