@@ -348,6 +348,45 @@ def test_audit_lower_bounds_and_figure():
         audit_lower_bounds(n_samples=10)
 
 
+def test_attack_event_summary_counts_the_event_exactly():
+    from dpcourse.plots.audit import attack_event_summary
+
+    # 3 of 4 outputs of x and 1 of 4 of x' lie strictly below 2.5; 2.0 lies below and 3.0 does not
+    s = attack_event_summary([0.0, 1.0, 2.0, 3.0], [2.0, 3.0, 4.0, 5.0], 2.5)
+    assert (s["p"], s["q"]) == (0.75, 0.25) and s["log_ratio"] == pytest.approx(math.log(3.0), rel=1e-15)
+    # strictly below: an output equal to the threshold is outside the event
+    assert attack_event_summary([1.0, 2.0], [2.0, 2.0], 2.0) == {"p": 0.5, "q": 0.0, "log_ratio": math.inf}
+    assert attack_event_summary([3.0], [1.0], 2.0)["log_ratio"] == -math.inf
+    # on exact Laplace outputs of a 1.2-DP count the estimate sits near the pair's epsilon, 1.2 (not 1)
+    rng = np.random.default_rng(4)
+    a, b = laplace_at(1.2)(0.0, rng, size=200_000), laplace_at(1.2)(1.0, rng, size=200_000)
+    est = attack_event_summary(a, b, 0.0)["log_ratio"]
+    # standard error of ln(p/q) here is about sqrt((1-p)/(n p) + (1-q)/(n q)) = 0.0063; 6 se is 0.038
+    assert abs(est - 1.2) < 0.04
+    with pytest.raises(ValueError, match="threshold"):
+        attack_event_summary([1.0], [2.0], float("nan"))
+    with pytest.raises(ValueError, match="outputs_x"):
+        attack_event_summary([], [2.0], 0.0)
+
+
+def test_attack_event_figure():
+    import matplotlib.pyplot as plt
+
+    from dpcourse.plots.audit import plot_attack_event
+
+    fig = plot_attack_event([0.0, 1.0, 2.0, 3.0], [2.0, 3.0, 4.0, 5.0], 2.5, claimed_epsilon=1.0)
+    title = fig.axes[0].get_title()
+    assert "0.750" in title and "0.250" in title and "= 1.10 > claimed ε = 1" in title
+    plt.close(fig)
+    fig = plot_attack_event([0.0, 1.0, 2.0, 3.0], [2.0, 3.0, 4.0, 5.0], 2.5, claimed_epsilon=2.0)
+    assert "= 1.10 <= claimed ε = 2" in fig.axes[0].get_title()
+    plt.close(fig)
+    with pytest.raises(TypeError, match="names"):
+        plot_attack_event([0.0], [1.0], 0.5, names="x")
+    with pytest.raises(ValueError, match="claimed_epsilon"):
+        plot_attack_event([0.0], [1.0], 0.5, claimed_epsilon=-1.0)
+
+
 def test_threshold_search_figure():
     import matplotlib.pyplot as plt
 

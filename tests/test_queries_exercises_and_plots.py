@@ -71,3 +71,61 @@ def test_widgets_build():
     with pytest.raises(ValueError, match="k_max must be at most 2025"):
         figs.plot_release_errors(1.0, 5000)
     plt.close("all")
+
+
+def test_recovered_bits_figure_marks_exactly_the_wrong_bits():
+    secret = np.array([0, 1, 1, 0, 1, 0, 0, 1])
+    guess = np.array([0, 1, 0, 0, 1, 1, 0, 1])   # wrong at positions 2 and 5
+    fig = figs.plot_recovered_bits(secret, {"a release": guess, "exact": secret})
+    rows = [ax.get_images()[0].get_array() for ax in fig.axes]
+    np.testing.assert_array_equal(rows[0][0], secret)
+    np.testing.assert_array_equal(np.flatnonzero(rows[1][0] == 2), [2, 5])   # red = recovered wrongly
+    np.testing.assert_array_equal(rows[2][0], secret)
+    assert fig.axes[1].get_title(loc="left") == "a release: 75% right"
+    plt.close(fig)
+    with pytest.raises(ValueError, match="must have 8 entries"):
+        figs.plot_recovered_bits(secret, {"short": secret[:4]})
+    with pytest.raises(ValueError, match="only 0 and 1"):
+        figs.plot_recovered_bits(secret, {"not bits": secret * 2})
+    with pytest.raises(TypeError, match="non-empty dict"):
+        figs.plot_recovered_bits(secret, {})
+
+
+def test_sparse_vector_trace_follows_the_definition():
+    values = np.r_[np.zeros(10), 100.0, np.zeros(5), 100.0, 100.0, np.zeros(3)]
+    for c in (1, 2, 5):
+        tr = figs.sparse_vector_trace(values, 50.0, 10.0, c, rng=c)
+        ans, noisy = tr["answers"], tr["noisy_values"]
+        asked = ans >= 0
+        # each asked query is compared with the one noisy threshold; the run stops after the c-th "above"
+        np.testing.assert_array_equal(ans[asked] == 1, noisy[asked] >= tr["noisy_threshold"])
+        assert np.all(np.isnan(noisy[~asked]))
+        ups = np.flatnonzero(ans == 1)
+        assert ups.size == min(c, 3)
+        if ups.size == c:
+            assert np.all(ans[ups[-1] + 1:] == -1) and np.all(asked[:ups[-1] + 1])
+        else:
+            assert asked.all()
+        np.testing.assert_array_equal(ups, [10, 16, 17][:ups.size])   # noise of scale <= 2c is far below 50
+    fig = figs.plot_sparse_vector_run(values, 50.0, 10.0, 2, rng=0)
+    assert "'above' at queries [11, 17]" in fig.axes[0].get_title()
+    plt.close(fig)
+    with pytest.raises(ValueError, match="epsilon"):
+        figs.sparse_vector_trace(values, 50.0, 0.0)
+
+
+def test_sparse_vector_trace_noise_has_the_definitions_scales():
+    from scipy import stats
+
+    # query noise: 2 c sensitivity / (epsilon / 2) = 4 c / epsilon; all queries stay "below" a huge threshold
+    eps, c = 2.0, 3
+    tr = figs.sparse_vector_trace(np.zeros(20_000), 1e6, eps, c, rng=11)
+    assert (tr["answers"] == 0).all()
+    assert stats.kstest(tr["noisy_values"], stats.laplace(scale=4 * c / eps).cdf).pvalue > 1e-6
+    # threshold noise: sensitivity / (epsilon / 2) = 2 / epsilon, drawn once per run
+    gen = np.random.default_rng(12)
+    rho = np.array([figs.sparse_vector_trace([0.0], 0.0, eps, 1, rng=gen)["noisy_threshold"] for _ in range(3000)])
+    assert stats.kstest(rho, stats.laplace(scale=2 / eps).cdf).pvalue > 1e-6
+    # the tests can fail: a scale off by a factor 2 (the usual slip) is rejected at this size
+    assert stats.kstest(tr["noisy_values"], stats.laplace(scale=2 * c / eps).cdf).pvalue < 1e-6
+    assert stats.kstest(rho, stats.laplace(scale=1 / eps).cdf).pvalue < 1e-6

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import functools
+import math
 
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .._validation import as_rng, check_callable, check_epsilon, check_positive_int, check_probability
+from .._validation import (as_rng, check_callable, check_epsilon, check_positive_int, check_probability, check_real,
+                           check_real_array)
 from ..audit import MIN_SAMPLES, audit_epsilon, clopper_pearson
 from ..laplace import laplace_mechanism
 
-__all__ = ["audit_lower_bounds", "plot_audit_runs", "plot_threshold_search", "audit_widget"]
+__all__ = ["attack_event_summary", "plot_attack_event", "audit_lower_bounds", "plot_audit_runs", "plot_threshold_search",
+           "audit_widget"]
 
 
 def _laplace_count(true_epsilon):
@@ -21,6 +24,85 @@ def _laplace_count(true_epsilon):
         return laplace_mechanism(np.full(size, float(x)), 1.0, true_epsilon, rng=rng)
 
     return mech
+
+
+def attack_event_summary(outputs_x, outputs_x_prime, threshold) -> dict:
+    """How often the attack "say x when the output is below ``threshold``" fires on each of two samples.
+
+    ``outputs_x`` and ``outputs_x_prime`` are outputs of one mechanism on two neighbouring inputs. Returns a
+    dict with ``p`` and ``q``, the fractions of each sample strictly below ``threshold``, and ``log_ratio`` =
+    ``ln(p / q)`` (``inf`` if ``q = 0 < p``, ``-inf`` if ``p = 0``). For exact probabilities instead of
+    fractions, an epsilon-DP mechanism has ``ln(p / q) <= epsilon`` (definition ``def-pure-dp``), so the
+    log-ratio is a lower bound on epsilon (definition ``def-audit-pair-epsilon``); from samples it is only an
+    estimate, which :func:`dpcourse.audit_epsilon` turns into a valid bound (theorem ``thm-audit-validity``).
+
+    Examples
+    --------
+    >>> s = attack_event_summary([0.0, 1.0, 2.0, 3.0], [2.0, 3.0, 4.0, 5.0], 2.5)
+    >>> s["p"], s["q"], round(s["log_ratio"], 4)
+    (0.75, 0.25, 1.0986)
+    """
+    a = check_real_array(outputs_x, "outputs_x", ndim=1)
+    b = check_real_array(outputs_x_prime, "outputs_x_prime", ndim=1)
+    t = check_real(threshold, "threshold")
+    p, q = float(np.mean(a < t)), float(np.mean(b < t))
+    if p == 0.0:
+        ratio = -math.inf
+    elif q == 0.0:
+        ratio = math.inf
+    else:
+        ratio = math.log(p / q)   # the C library's log: the same digits on every CPU
+    return {"p": p, "q": q, "log_ratio": ratio}
+
+
+def plot_attack_event(outputs_x, outputs_x_prime, threshold, *, claimed_epsilon=None, names=("x", "x'")):
+    """An attack read as a lower bound on ε: outputs of one mechanism on two neighbouring inputs, and the event
+    "the output is below a threshold", which happens in a fraction p̂ of the runs on one and q̂ on the other.
+
+    Histograms of the two samples, with the part below ``threshold`` shaded; the title gives p̂, q̂ and
+    ``ln(p̂ / q̂)`` (:func:`attack_event_summary`), which an epsilon-DP mechanism keeps at most epsilon for exact
+    probabilities (definition ``def-pure-dp``). With ``claimed_epsilon`` the title says whether the estimate
+    is above the claim. ``names`` labels the two inputs.
+    """
+    summary = attack_event_summary(outputs_x, outputs_x_prime, threshold)
+    a = np.asarray(outputs_x, dtype=float)
+    b = np.asarray(outputs_x_prime, dtype=float)
+    t = float(threshold)
+    claim = None if claimed_epsilon is None else check_epsilon(claimed_epsilon, "claimed_epsilon")
+    if not (isinstance(names, (tuple, list)) and len(names) == 2 and all(isinstance(n, str) for n in names)):
+        raise TypeError(f"names must be two strings, got {names!r}")
+    both = np.r_[a, b]
+    lo, hi = (float(v) for v in np.quantile(both, [0.002, 0.998]))
+    lo, hi = min(lo, t), max(hi, t)
+    if hi <= lo:
+        hi = lo + 1.0
+    # the threshold is a bin edge, so the shaded bins are exactly the event
+    left = max(2, int(round(60 * (t - lo) / (hi - lo))))
+    edges = np.unique(np.r_[np.linspace(lo, t, left), np.linspace(t, hi, max(2, 62 - left))])
+    width = np.diff(edges)
+    fig, ax = plt.subplots(figsize=(9, 4))
+    for sample, colour, name, frac in [(a, "tab:blue", names[0], summary["p"]),
+                                       (b, "tab:orange", names[1], summary["q"])]:
+        counts, _ = np.histogram(sample, bins=edges)
+        density = counts / sample.size / width
+        ax.stairs(density, edges, color=colour, lw=1.6, label=f"outputs on {name}")
+        inside = edges[1:] <= t
+        ax.stairs(np.where(inside, density, 0.0), edges, fill=True, color=colour, alpha=0.35,
+                  label=f"below {t:g}: {frac:.1%} of the runs on {name}")
+    ax.axvline(t, color="k", ls="--", lw=1)
+    ax.text(0.02, 0.95, f"attack: answer '{names[0]}'\nwhen the output is\nleft of the dashed line", transform=ax.transAxes,
+            ha="left", va="top", fontsize=9)
+    ratio = summary["log_ratio"]
+    ratio_txt = "∞" if ratio == math.inf else ("-∞" if ratio == -math.inf else f"{ratio:.2f}")
+    title = rf"$\hat p$ = {summary['p']:.3f}, $\hat q$ = {summary['q']:.3f}, $\ln(\hat p/\hat q)$ = {ratio_txt}"
+    if claim is not None:
+        title += f" {'>' if ratio > claim else '<='} claimed ε = {claim:g}"
+    ax.set_title(title)
+    ax.set_xlabel("output")
+    ax.set_ylabel("density of the outputs")
+    ax.legend(fontsize=8, loc="upper right")
+    fig.tight_layout()
+    return fig
 
 
 def audit_lower_bounds(true_epsilon=1.0, n_samples=2000, runs=100, *, confidence=0.95, seed=0):

@@ -8,7 +8,8 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .._validation import as_rng, check_epsilon, check_positive_int, check_real_array
+from .._validation import (as_rng, check_binary_array, check_epsilon, check_positive_int, check_real, check_real_array,
+                           check_sensitivity)
 from ..laplace import laplace_mechanism
 from ..queries import (
     above_threshold,
@@ -21,10 +22,13 @@ from ..queries import (
 )
 
 __all__ = [
+    "plot_recovered_bits",
     "reconstruction_curve",
     "plot_reconstruction",
     "reconstruction_widget",
     "plot_tracing_roc",
+    "sparse_vector_trace",
+    "plot_sparse_vector_run",
     "svt_versus_laplace",
     "plot_svt_versus_laplace",
     "plot_error_versus_queries",
@@ -63,6 +67,39 @@ def _uniform_noise_run(secret, m, bounds, gen):
         _RUNS[key] = result, gen.bit_generator.state
     result, gen.bit_generator.state = _RUNS[key]
     return result
+
+
+def plot_recovered_bits(secret, guesses):
+    """The secret column, one square per record, and what an attacker recovers from each release: a red square is a
+    bit recovered wrongly.
+
+    ``secret`` is a 0/1 vector (for instance :func:`dpcourse.queries.penguin_sex_bits`); ``guesses`` maps a label
+    (which release the attacker saw) to a 0/1 vector of the same length, e.g. the output of
+    :func:`dpcourse.reconstruction_attack`. Each row after the first is labelled with the fraction of bits it
+    gets right.
+    """
+    s = check_binary_array(secret, "secret", ndim=1)
+    if not isinstance(guesses, dict) or not guesses:
+        raise TypeError(f"guesses must be a non-empty dict label -> 0/1 vector, got {type(guesses).__name__}")
+    rows, labels = [s.astype(int)], [f"secret ({s.size} records)"]
+    for label, guess in guesses.items():
+        g = check_binary_array(guess, f"guesses[{label!r}]", ndim=1)
+        if g.size != s.size:
+            raise ValueError(f"guesses[{label!r}] must have {s.size} entries like secret, got {g.size}")
+        rows.append(np.where(g == s, s, 2).astype(int))
+        labels.append(f"{label}: {np.mean(g == s):.0%} right")
+    from matplotlib.colors import ListedColormap
+
+    cmap = ListedColormap(["#d9d9d9", "#2b5c8a", "#d62728"])
+    fig, axes = plt.subplots(len(rows), 1, figsize=(10, 0.75 * len(rows) + 0.9), squeeze=False)
+    for ax, row, label in zip(axes[:, 0], rows, labels):
+        ax.imshow(np.array([row]), cmap=cmap, vmin=0, vmax=2, aspect="auto", interpolation="nearest")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        ax.set_title(label, loc="left", fontsize=10)
+    axes[-1, 0].set_xlabel("one column per record: dark = 1, light = 0, red = recovered wrongly", fontsize=9)
+    fig.tight_layout()
+    return fig
 
 
 def reconstruction_curve(n, m, noise_bounds, *, epsilon=1.0, runs=3, rng=None):
@@ -144,6 +181,70 @@ def plot_tracing_roc(n=100, d=5000, *, epsilons=(10.0, 1.0), rng=None):
     ax.set_ylabel("true-positive rate (members flagged)")
     ax.set_title(f"Tracing {n} people from the means of d = {d} attributes")
     ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def sparse_vector_trace(values, threshold, epsilon, c=1, *, sensitivity=1.0, rng=None) -> dict:
+    """One run of the sparse vector technique with its noise in view: the noisy threshold, each noisy answer, and
+    the answers "above" and "below".
+
+    The algorithm of definition ``def-svt`` (:func:`dpcourse.sparse_vector` releases only its indices): with
+    ``epsilon_1 = epsilon_2 = epsilon / 2``, the threshold gets noise rho of scale ``sensitivity / epsilon_1``
+    once, each query noise nu_i of scale ``2 c sensitivity / epsilon_2``, both drawn by
+    :func:`dpcourse.laplace_mechanism`'s exact sampler; query i is "above" if ``values[i] + nu_i >= threshold +
+    rho``, and the run stops after the c-th "above". For a picture: the noise it shows is what a release hides.
+
+    Returns
+    -------
+    dict
+        ``noisy_threshold`` (float), ``noisy_values`` (float array, NaN for the queries after the stop) and
+        ``answers`` (int8 array: 1 "above", 0 "below", -1 not asked).
+    """
+    q = check_real_array(values, "values", ndim=1)
+    t = check_real(threshold, "threshold")
+    eps = check_epsilon(epsilon)
+    c = check_positive_int(c, "c")
+    sens = check_sensitivity(sensitivity)
+    gen = as_rng(rng)
+    noisy_t = float(laplace_mechanism(t, sens, eps / 2, rng=gen))
+    noisy = np.asarray(laplace_mechanism(q, 2 * c * sens, eps / 2, rng=gen), dtype=float).reshape(q.shape)
+    above = noisy >= noisy_t
+    asked = (np.cumsum(above) - above) < c          # fewer than c "above" answers before query i
+    answers = np.where(asked, above.astype(np.int8), np.int8(-1)).astype(np.int8)
+    return {"noisy_threshold": noisy_t, "noisy_values": np.where(asked, noisy, np.nan), "answers": answers}
+
+
+def plot_sparse_vector_run(values, threshold, epsilon, c=1, *, sensitivity=1.0, rng=None):
+    """One run of sparse vector: each query's true and noisy answer against a threshold that is made noisy once, and
+    the stop after the c-th answer "above".
+
+    Drawn from :func:`sparse_vector_trace`: open circles are the true answers ``values``, filled markers the noisy
+    answers (red "above", blue "below"), the dashed line the public ``threshold`` and the solid line the noisy
+    threshold, drawn once for the whole run. Queries after the stop are not asked (grey).
+    """
+    tr = sparse_vector_trace(values, threshold, epsilon, c, sensitivity=sensitivity, rng=rng)
+    q = np.asarray(values, dtype=float)
+    i = np.arange(1, q.size + 1)
+    ans = tr["answers"]
+    fig, ax = plt.subplots(figsize=(9, 4))
+    ax.axhline(float(threshold), color="k", ls="--", lw=1, label=f"threshold T = {float(threshold):g}")
+    ax.axhline(tr["noisy_threshold"], color="k", lw=1.6, label="noisy threshold T + ρ (drawn once)")
+    ax.plot(i, q, "o", mfc="none", color="grey", label="true answer")
+    asked = ans >= 0
+    ax.vlines(i[asked], q[asked], tr["noisy_values"][asked], color="grey", lw=0.8)
+    ax.plot(i[ans == 0], tr["noisy_values"][ans == 0], "o", color="tab:blue", label="noisy answer: below")
+    ax.plot(i[ans == 1], tr["noisy_values"][ans == 1], "*", ms=13, color="tab:red", label="noisy answer: above")
+    if (ans == -1).any():
+        stop = int(np.argmax(ans == -1)) + 0.5
+        ax.axvspan(stop, q.size + 0.7, color="grey", alpha=0.15, label="not asked: the run has stopped")
+    ax.set_xlim(0.3, q.size + 0.7)
+    ax.set_xticks(i if q.size <= 30 else np.unique(np.linspace(1, q.size, 10).astype(int)))
+    ax.set_xlabel("query i, in the order asked")
+    ax.set_ylabel("answer")
+    found = (i[ans == 1]).tolist()
+    ax.set_title(f"sparse vector, ε = {float(epsilon):g}, c = {int(c)}: 'above' at queries {found}", fontsize=10)
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
     return fig
 
