@@ -559,3 +559,90 @@ def test_figures_and_error_table():
     P.plot_method_errors(res)
     P.plot_median_distribution(mass, *P.MASS_BOUNDS, [1.0], resolution=64)
     assert P.quantile_errors_widget().spec()["plot"].endswith("plot_errors_for_epsilon")
+
+
+def test_median_sensitivity_figure_states_both_sensitivities():
+    """Left: the worst pair's medians jump by U - L; right: the median and its sorted neighbours, and the title
+    states the local sensitivity computed independently (here 50 g on the penguins)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dpcourse.plots import quantiles as P
+
+    mass = P.penguin_body_mass()
+    fig = P.plot_median_sensitivity(mass, 2000.0, 7000.0, window=150.0, unit="g")
+    left, right = fig.axes
+    assert left.get_title() == "worst case: one value changes, the median jumps by 5000 g"
+    z = np.sort(mass)
+    m = (z.size + 1) // 2
+    ls = max(z[m - 1] - z[m - 2], z[m] - z[m - 1])     # independent of dpcourse.local_sensitivity
+    assert ls == 50.0
+    assert right.get_title() == "342 real values: replacing one moves the median by at most 50 g"
+    lines = {line.get_label(): line.get_xdata()[0] for line in right.lines if line.get_label() != "_child0"}
+    assert lines["median"] == z[m - 1] == 4050.0
+    assert lines["its neighbours in sorted order"] == z[m - 2] == 4000.0
+    plt.close(fig)
+    # the bounds stand in for the neighbours of a one-value dataset
+    fig = P.plot_median_sensitivity([3.0], 0.0, 10.0, window=20.0)
+    assert fig.axes[1].get_title() == "1 real values: replacing one moves the median by at most 7"
+    plt.close(fig)
+    with pytest.raises(ValueError, match="window"):
+        P.plot_median_sensitivity(mass, 2000.0, 7000.0, window=0.0)
+    with pytest.raises(ValueError, match="lower"):
+        P.plot_median_sensitivity(mass, 7000.0, 2000.0)
+
+
+def test_interval_mechanism_figure_shows_the_exact_probabilities():
+    """The hand example of the chapter: values 1 and 3 on the grid 0..4, epsilon 2: scores -1, 0, -1 and interval
+    probabilities 2e^-1/Z, 2/Z, e^-1/Z; the bars are those probabilities shared by each interval's points."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dpcourse.plots import quantiles as P
+
+    fig = P.plot_interval_mechanism([3.0, 1.0], 0.0, 4.0, 2.0, resolution=4)
+    (ax,) = fig.axes
+    z = 2 * math.exp(-1) + 2 + math.exp(-1)
+    texts = [t.get_text() for t in ax.texts]
+    assert texts[0::2] == ["-1", "0", "-1"]
+    assert texts[1::2] == [f"{100 * v:.0f}%" for v in (2 * math.exp(-1) / z, 2 / z, math.exp(-1) / z)]
+    heights = ax.collections[0].get_paths()[0].vertices[:, 1]
+    assert heights.max() == pytest.approx(1 / z)  # each of the 2 points of the middle interval: (2 / Z) / 2
+    assert ax.get_title() == "2 values, target rank 1, epsilon = 2"
+    plt.close(fig)
+    with pytest.raises(ValueError, match="at most 20"):
+        P.plot_interval_mechanism(np.arange(21.0), 0.0, 30.0, 1.0)
+    with pytest.raises(ValueError, match="resolution"):
+        P.plot_interval_mechanism([1.0], 0.0, 4.0, 1.0, resolution=1)
+    with pytest.raises(ValueError, match="epsilon"):
+        P.plot_interval_mechanism([1.0], 0.0, 4.0, -1.0)
+
+
+def test_local_sensitivity_leak_figure_states_the_loss():
+    """The chapter's pair y, y' (local sensitivities 0.1 and 5): at output 4 the log density ratio, computed
+    here from the Laplace densities, is 5.89 > epsilon = 1."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dpcourse.plots import quantiles as P
+
+    y, y2 = [1.0, 2.9, 3.0, 3.1, 9.0], [1.0, 2.9, 3.0, 8.0, 9.0]
+    fig = P.plot_local_sensitivity_leak(y, y2, 0.0, 10.0, 1.0, 4.0, names=("y", "y'"))
+    (ax,) = fig.axes
+    loss = abs((-math.log(2 * 5.0) - 1 / 5.0) - (-math.log(2 * 0.1) - 1 / 0.1))
+    assert f"{loss:.2f}" == "5.89"
+    assert ax.get_title() == "privacy loss at output 4: 5.89, above epsilon = 1"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["y: median 3, LS = 0.1", "y': median 3, LS = 5"]
+    plt.close(fig)
+    with pytest.raises(ValueError, match="positive"):
+        P.plot_local_sensitivity_leak([1.0, 3.0, 3.0, 3.0, 9.0], y2, 0.0, 10.0, 1.0, 4.0)
+    with pytest.raises(ValueError, match="same size"):
+        P.plot_local_sensitivity_leak(y, y2[:4], 0.0, 10.0, 1.0, 4.0)
+    with pytest.raises(ValueError, match="names"):
+        P.plot_local_sensitivity_leak(y, y2, 0.0, 10.0, 1.0, 4.0, names=("y",))
