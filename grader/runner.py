@@ -139,6 +139,9 @@ def main():
         if req["op"] == "value":
             _send(proto_out, {"result": ns[name]})
             continue
+        if req["op"] == "call_many":
+            _send(proto_out, _call_many(ns[name], req, sink))
+            continue
         fn = ns[name]
         args, kwargs = list(req.get("args", [])), dict(req.get("kwargs", {}))
         saved = sys.stdout, sys.stderr
@@ -156,6 +159,49 @@ def main():
             reply["rngs"] = [a.bit_generator.state if isinstance(a, wire.np.random.Generator) else None
                              for a in args]
         _send(proto_out, reply)
+
+
+def _substitute(x, table):
+    if isinstance(x, wire.RngRef):
+        return table[x.index]
+    if isinstance(x, list):
+        return [_substitute(v, table) for v in x]
+    if isinstance(x, tuple):
+        return tuple(_substitute(v, table) for v in x)
+    if isinstance(x, dict):
+        return {k: _substitute(v, table) for k, v in x.items()}
+    return x
+
+
+def _call_many(fn, req, sink):
+    """Calls of ``fn`` in turn, on argument lists whose generators are the batch's table (shared objects)."""
+    table = list(req.get("rngs", []))
+    calls = [_substitute(list(a), table) for a in req["calls"]]
+    record = int(req.get("record", 0))
+    results, recorded = [], []
+    saved = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = sink
+
+    def run():
+        for i, args in enumerate(calls):
+            results.append(fn(*args))
+            if i < record:
+                recorded.append([g.bit_generator.state for g in table])
+
+    try:
+        _with_timeout(req["timeout"], run)
+        reply = {"result": results}
+    except KeyboardInterrupt:
+        reply = {"error": TimeoutError("the calls did not end within their time limit"), "done": len(results)}
+    except BaseException as exc:  # noqa: BLE001 - the student's function may raise anything
+        reply = {"error": exc, "done": len(results)}
+    finally:
+        sys.stdout, sys.stderr = saved
+    reply["rngs"] = [g.bit_generator.state for g in table]
+    reply["recorded"] = recorded
+    if "error" in reply:
+        reply["partial"] = results
+    return reply
 
 
 def _short_traceback(shell):

@@ -52,6 +52,8 @@ def _enc(x, depth):
         if name not in _BIT_GENERATORS or type(bg) is not getattr(np.random, name):
             raise WireError(f"a Generator over {name} is not plain data")
         return {"__rng__": name, "state": _enc(bg.state, depth + 1)}
+    if isinstance(x, RngRef):
+        return {"__rngref__": int(x.index)}
     if isinstance(x, BaseException):
         return {"__exc__": type(x).__name__, "message": str(x)[:2000]}
     if isinstance(x, tuple):
@@ -69,6 +71,15 @@ def encode(x) -> bytes:
     if len(data) > MAX_BYTES:
         raise WireError(f"a message of {len(data)} bytes is over the limit of {MAX_BYTES}")
     return data
+
+
+class RngRef:
+    """In a batch of calls, the k-th generator of the batch's table (the same object in every call that names it)."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int):
+        self.index = index
 
 
 class RemoteError(Exception):
@@ -131,6 +142,8 @@ def _dec(x, depth):
         except (TypeError, ValueError, KeyError) as exc:
             raise WireError("a malformed bit generator state") from exc
         return np.random.Generator(bg)
+    if set(x) == {"__rngref__"} and isinstance(x["__rngref__"], int) and 0 <= x["__rngref__"] < 1024:
+        return RngRef(x["__rngref__"])
     if set(x) == {"__exc__", "message"} and isinstance(x["__exc__"], str) and isinstance(x["message"], str):
         return RemoteError(x["__exc__"][:200], x["message"][:2000])
     raise WireError("an unknown tag")

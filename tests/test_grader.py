@@ -22,7 +22,7 @@ import pytest
 
 from grader import course as hw
 from grader import wire
-from grader.sandbox import Sandbox, bwrap_available, stage_package
+from grader.sandbox import RemoteFunction, Sandbox, bwrap_available, stage_package
 
 if not bwrap_available():
     if os.environ.get("CI"):
@@ -369,3 +369,27 @@ def test_fork_bomb_and_memory_hog_are_contained(tmp_path):
         groups = list(sb.cgroups.dirs)
     assert not any(d.exists() for d in groups)   # removed, with every process in them
 
+
+
+def test_a_batch_of_calls_is_the_same_as_a_loop(tmp_path):
+    """call_many across the boundary gives what the calls in turn give here: the results, the shared generator's
+    consumed state, the states recorded after the first calls, and the first exception."""
+    from dpcourse.exercises import call_many
+
+    source = ("def f(x, g):\n    return float(x) + float(g.integers(1000))\n"
+              "def boom(x, g):\n    if x == 3:\n        raise ValueError('three')\n    return float(g.integers(10))\n")
+    ns = {}
+    exec(source, ns)  # noqa: S102 - our own test code, run here as the reference
+    with Sandbox(stage_package(tmp_path / "stage", []), [source], cell_timeout=20, total_timeout=60) as sb:
+        for record in (0, 3):
+            here, there = np.random.default_rng(11), np.random.default_rng(11)
+            want = call_many(ns["f"], [(i, here) for i in range(50)], record=record)
+            got = call_many(RemoteFunction(sb, "f"), [(i, there) for i in range(50)], record=record)
+            assert got == want and len(got[1]) == record
+            assert here.bit_generator.state == there.bit_generator.state
+        g = np.random.default_rng(2)
+        with pytest.raises(ValueError, match="three"):
+            call_many(RemoteFunction(sb, "boom"), [(i, g) for i in range(6)])
+        ref = np.random.default_rng(2)
+        _ = [ref.integers(10) for _ in range(3)]
+        assert g.bit_generator.state == ref.bit_generator.state   # consumed up to the call that raised

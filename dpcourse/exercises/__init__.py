@@ -36,8 +36,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["CheckResult", "Forbidden", "call_student", "check_number", "match_slip", "not_yet", "parse_number",
-           "DEFAULT_REL_TOL"]
+__all__ = ["CheckResult", "Forbidden", "call_many", "call_student", "check_number", "match_slip", "not_yet",
+           "parse_number", "DEFAULT_REL_TOL"]
 
 DEFAULT_REL_TOL = 1e-3
 
@@ -450,6 +450,32 @@ def _forbidden_failure(name: str, how: str) -> CheckResult:
         return CheckResult(False, "your function calls sys.setprofile, which switches off how this checker sees "
                                   "which library code runs; remove that call")
     return CheckResult(False, f"your function {how} {name}, the code this exercise asks you to write yourself")
+
+
+def call_many(student_fn, calls, *, record: int = 0):
+    """``([student_fn(*args) for args in calls], recorded)``, the calls made in turn.
+
+    ``recorded[i]`` (for ``i < record``) lists the states of the numpy Generators the calls were given (each
+    distinct object once, in order of first appearance) after call ``i``. The homework grader's stand-in for
+    a student's function, which runs in another process, does the whole batch in one round trip (its own
+    ``call_many``); a statistical check that calls a function thousands of times goes through here. The first
+    exception a call raises propagates, as in a loop.
+    """
+    batch = getattr(student_fn, "call_many", None)
+    if callable(batch) and not isinstance(student_fn, types.FunctionType):
+        return batch(calls, record=record)
+    gens, seen = [], set()
+    for args in calls[:1] if record else []:
+        for a in args:
+            if isinstance(a, np.random.Generator) and id(a) not in seen:
+                seen.add(id(a))
+                gens.append(a)
+    results, recorded = [], []
+    for i, args in enumerate(calls):
+        results.append(student_fn(*args))
+        if i < record:
+            recorded.append([g.bit_generator.state for g in gens])
+    return results, recorded
 
 
 #: Whether a failure names the call's inputs (the book's self-checks do; the homework grader sets it to False, so

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..audit import audit_epsilon
-from . import CheckResult, call_student
+from . import CheckResult, call_many, call_student
 from ._draws import check_rng, shown
 
 __all__ = ["check_clamped_mean", "smallest_unbiased_sd"]
@@ -109,7 +109,8 @@ def _setup(rng, seed) -> _Setup:
 def _releases(student_fn, setup, x, eps, seed, count=10):
     """``count`` releases of the student's function on x, drawn in turn from one generator seeded with ``seed``."""
     gen = np.random.default_rng(seed)
-    return np.array([student_fn(x.copy(), setup.lower, setup.upper, eps, gen) for _ in range(count)], float)
+    outs, _ = call_many(student_fn, [(x.copy(), setup.lower, setup.upper, eps, gen) for _ in range(count)])
+    return np.array(outs, float)
 
 
 def check_clamped_mean(student_fn, *, seed: int = 2026, rng=None) -> CheckResult:
@@ -143,8 +144,11 @@ def check_clamped_mean(student_fn, *, seed: int = 2026, rng=None) -> CheckResult
         return failure
     for eps in setup.epsilons:
 
-        def mech(x, g, eps=eps):
-            return student_fn(x.copy(), lower, upper, eps, g)
+        def mech(x, g, eps=eps, size=None):   # with size: one batch of calls (one round trip when graded)
+            if size is None:
+                return student_fn(x.copy(), lower, upper, eps, g)
+            outs, _ = call_many(student_fn, [(x.copy(), lower, upper, eps, g) for _ in range(size)])
+            return np.array(outs, float)
 
         at = f"at epsilon = {eps}" if numbers else "at one of the two epsilons"
         for (what, words), x, x_prime, hint in setup.pairs:
@@ -161,7 +165,8 @@ def check_clamped_mean(student_fn, *, seed: int = 2026, rng=None) -> CheckResult
         ideal_sd = math.sqrt(2) * sens / eps
         variances = []
         for x in setup.low_high:
-            outs = np.array([student_fn(x.copy(), lower, upper, eps, gen) for _ in range(_SD_DRAWS)], float)
+            outs = np.array(call_many(student_fn, [(x.copy(), lower, upper, eps, gen) for _ in range(_SD_DRAWS)])[0],
+                            float)
             target = float(np.clip(x, lower, upper).mean())
             tolerance = 6 * max(float(np.std(outs)), ideal_sd) / math.sqrt(outs.size)  # a 6-sigma z-test
             if not abs(float(np.mean(outs)) - target) <= tolerance + 1e-9 * max(1.0, abs(target)):

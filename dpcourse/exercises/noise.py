@@ -9,7 +9,7 @@ import numpy as np
 from scipy import stats
 
 from ..discrete import laplace_lattice
-from . import CheckResult, call_student
+from . import CheckResult, call_many, call_student
 from ._draws import check_rng, shown
 
 __all__ = ["IntegersOnly", "check_bernoulli_exp", "check_lattice_scale"]
@@ -143,24 +143,26 @@ def check_bernoulli_exp(student_fn, *, seed: int = 2026, rng=None) -> CheckResul
         target = math.exp(-num / den)
         on = shown(f"on num={num}, den={den}")
         hits, outs, records = 0, [], []
-        for i in range(_DRAWS):
-            before = None if book or i >= _RECORDED else gen.bit_generator.state
-            try:
-                out = student_fn(num, den, gen)
-            except AttributeError as exc:
-                if book:
-                    return CheckResult(False, str(exc))
-                return CheckResult(False, f"your function raised AttributeError: {exc} ({on})")
-            except Exception as exc:  # noqa: BLE001 - the student's code may raise anything
-                return CheckResult(False, f"your function raised {type(exc).__name__}: {exc} ({on})")
+        try:   # one batch of calls (one round trip when graded); the generator's states kept after the first ones
+            results, states = call_many(student_fn, [(num, den, gen)] * _DRAWS, record=0 if book else _RECORDED)
+        except AttributeError as exc:
+            if book:
+                return CheckResult(False, str(exc))
+            return CheckResult(False, f"your function raised AttributeError: {exc} ({on})")
+        except Exception as exc:  # noqa: BLE001 - the student's code may raise anything
+            return CheckResult(False, f"your function raised {type(exc).__name__}: {exc} ({on})")
+        before = start
+        for i, out in enumerate(results):
             if isinstance(out, (bool, np.bool_)) or (isinstance(out, numbers.Integral) and int(out) in (0, 1)):
                 hits += int(out)
             else:
                 return CheckResult(False, f"return True or False (or 1 or 0), got {out!r} {on}")
             if i < _REPEATED:
                 outs.append(bool(out))
-            if before is not None:
-                records.append((before, gen.bit_generator.state, out))
+            if not book and i < len(states):
+                after = states[i][0]
+                records.append((before, after, out))
+                before = after
         drew = gen.calls > 0 if book else gen.bit_generator.state != start
         if not drew and num not in (0,):
             return CheckResult(False, f"{on} your function never drew a random integer")
@@ -189,7 +191,7 @@ def check_bernoulli_exp(student_fn, *, seed: int = 2026, rng=None) -> CheckResul
     for other_seed, same in ((case_seed, True), (case_seed + 1, False)):
         gen = _plain(other_seed, book)
         try:
-            again = [bool(student_fn(num, den, gen)) for _ in range(_REPEATED)]
+            again = [bool(out) for out in call_many(student_fn, [(num, den, gen)] * _REPEATED)[0]]
         except Exception as exc:  # noqa: BLE001 - the student's code may raise anything
             return CheckResult(False, f"your function raised {type(exc).__name__}: {exc} (" +
                                shown(f"on num={num}, den={den}") + ")")
