@@ -270,6 +270,68 @@ def test_plots_and_widget():
         figs.plot_posterior_bound(epsilon=0.0)
 
 
+def test_attack_posteriors_figure_states_the_largest_posterior_and_the_bound():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dpcourse.plots import deidentification as figs
+
+    prior, eps = 0.25, 1.0
+    bound = math.e * prior / (math.e * prior + 1 - prior)   # 0.4748..., by hand
+    posts = np.r_[np.full(300, 0.1), np.full(500, prior), np.full(200, bound)]
+    fig = figs.plot_attack_posteriors(posts, prior, eps)
+    ax = fig.axes[0]
+    assert ax.get_title() == "largest posterior 0.475, bound 0.475 (\u03b5 = 1)"
+    heights = np.array([p.get_height() for p in ax.patches])
+    assert heights.sum() == pytest.approx(1.0) and sorted(heights[heights > 0]) == pytest.approx([0.2, 0.3, 0.5])
+    assert sorted(line.get_xdata()[0] for line in ax.lines) == pytest.approx([prior, bound, 1.0])
+    plt.close(fig)
+    fig = figs.plot_attack_posteriors([0.01, 0.02], 0.01, 2.0)
+    assert fig.axes[0].get_title() == "largest posterior 0.020, bound 0.069 (\u03b5 = 2)"
+    plt.close(fig)
+    with pytest.raises(ValueError, match="posteriors"):
+        figs.plot_attack_posteriors([0.5, 1.5], 0.25, 1.0)
+    with pytest.raises(ValueError, match="prior"):
+        figs.plot_attack_posteriors([0.5], 1.5, 1.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        figs.plot_attack_posteriors([0.5], 0.25, 0.0)
+
+
+def test_units_of_privacy_figure_states_epsilon_per_unit():
+    """Group privacy over a day's events, then basic composition over the days: 0.1 -> 2.4 -> 876, and what a
+    1% secret can become at each (1.1%, 10.0%, 100.0%, computed here by hand)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dpcourse.plots import deidentification as figs
+
+    fig = figs.plot_units_of_privacy(0.1, 24, 365, prior=0.01)
+    left, right = fig.axes
+    assert [p.get_width() for p in right.patches] == pytest.approx([0.1, 2.4, 876.0])
+    by_hand = [math.exp(e) * 0.01 / (math.exp(e) * 0.01 + 0.99) if e < 700 else 1.0 for e in (0.1, 2.4, 876.0)]
+    assert [t.get_text() for t in right.texts] == [f"\u03b5 = {e:g} \u2192 {q:.1%}"
+                                                    for e, q in zip((0.1, 2.4, 876), by_hand)]
+    assert [t.get_text() for t in right.texts][1] == "\u03b5 = 2.4 \u2192 10.0%"
+    assert len(left.lines[0].get_xdata()) == 24 * 7       # one dot per event of the days shown
+    assert "365 days" in left.get_title() and "24 events a day" in left.get_title()
+    plt.close(fig)
+    fig = figs.plot_units_of_privacy(0.5, 3, 2, prior=0.5, days_shown=2)
+    assert [p.get_width() for p in fig.axes[1].patches] == pytest.approx([0.5, 1.5, 3.0])
+    plt.close(fig)
+    with pytest.raises(ValueError, match="events_per_day"):
+        figs.plot_units_of_privacy(0.1, 0, 365)
+    with pytest.raises(ValueError, match="days_shown"):
+        figs.plot_units_of_privacy(0.1, 24, 3, days_shown=7)
+    with pytest.raises(ValueError, match="prior"):
+        figs.plot_units_of_privacy(0.1, 24, 365, prior=0.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        figs.plot_units_of_privacy(-1.0, 24, 365)
+
+
 def test_rappor_extreme_parameters_in_log_space():
     # f -> 0: no permanent noise, eps_inf grows like 2h ln(2/f); eps_1 is the instantaneous RR's ln(q(1-p)/(p(1-q)))
     eps_inf, eps_1 = de.rappor_epsilon(5e-324, 0.5, 0.75, 1)

@@ -415,6 +415,45 @@ def test_bounding_tradeoff_numbers():
     assert np.all(res["total"] >= np.maximum(res["bias"], res["noise"]) - 1e-12)
 
 
+def test_bounding_by_hand_figure_states_what_one_aircraft_moves():
+    """The chapter's first figure: the busiest aircraft (186 flights) before bounding, and after it at most
+    m destinations with at most c flights each, the rows bound_contributions keeps with the same seed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dpcourse.plots.scale import plot_bounding_by_hand
+
+    flights = load_flights()
+    tails, per_tail = np.unique(flights["tailnum"], return_counts=True)
+    busiest = str(tails[np.argmax(per_tail)])
+    fig = plot_bounding_by_hand(seed=2016)
+    left, right = fig.axes
+    before = np.array([p.get_width() for p in left.patches])
+    after = np.array([p.get_width() for p in right.patches])
+    assert before.sum() == per_tail.max() == 186
+    assert left.get_title() == f"{busiest}: 186 flights\nmoves the counts by 186"
+    # bounding: at most m = 4 destinations, at most c = 2 flights each, never more than the aircraft flew there
+    assert np.count_nonzero(after) <= 4 and after.max() <= 2 and np.all(after <= before)
+    u, k, _ = bound_contributions(flights["tailnum"], flights["dest"], max_partitions=4, max_per_partition=2,
+                                  rng=2016)
+    kept = k[u == busiest]
+    labels = [t.get_text() for t in left.get_yticklabels()]
+    assert after.tolist() == [int(np.sum(kept == d)) for d in labels]
+    assert right.get_title() == (f"bounded, m = 4, c = 2: {int(after.sum())} flights\n"
+                                 "any aircraft moves them by \u2264 8")
+    plt.close(fig)
+    fig = plot_bounding_by_hand(str(tails[0]), max_partitions=1, max_per_partition=3, seed=1)
+    after = np.array([p.get_width() for p in fig.axes[1].patches])
+    assert np.count_nonzero(after) <= 1 and after.max() <= 3 and "\u2264 3" in fig.axes[1].get_title()
+    plt.close(fig)
+    with pytest.raises(ValueError, match="tailnum"):
+        plot_bounding_by_hand("not an aircraft")
+    with pytest.raises(ValueError, match="max_partitions"):
+        plot_bounding_by_hand(max_partitions=0)
+
+
 # ---------------------------------------------------------------------------------------------------
 # The release's exact coins (issue 21, item 4): integer thresholds that meet (epsilon, delta) exactly.
 

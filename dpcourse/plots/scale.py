@@ -8,12 +8,14 @@ import numpy as np
 from .._validation import as_rng, check_delta, check_epsilon, check_positive_int
 from ..scale import (
     _bound_mask,
+    bound_contributions,
     group_by_noise_scales,
     load_flights,
     partition_selection_probability,
 )
 
 __all__ = [
+    "plot_bounding_by_hand",
     "bounding_tradeoff",
     "plot_bounding_tradeoff",
     "plot_keep_probability",
@@ -27,6 +29,56 @@ def _codes(flights):
     uid = np.unique(flights["tailnum"], return_inverse=True)[1].ravel()
     dests, kid = np.unique(flights["dest"], return_inverse=True)
     return uid, kid.ravel(), dests
+
+
+def plot_bounding_by_hand(tailnum=None, *, max_partitions=4, max_per_partition=2, seed=0):
+    """One aircraft's flights per destination, before and after contribution bounding.
+
+    Left: the flights of the aircraft ``tailnum`` (by default the one with the most flights) per destination,
+    busiest first; adding or removing the aircraft moves the per-destination counts by its number of flights
+    in all. Right: the same aircraft's flights after :func:`dpcourse.bound_contributions` on the whole data
+    (``max_partitions`` = m destinations per aircraft, ``max_per_partition`` = c flights per destination,
+    seeded with ``seed``): whatever aircraft is added or removed, the counts move by at most m c in all
+    (lemma ``scale-lem-bounding``). The titles state both totals.
+    """
+    m = check_positive_int(max_partitions, "max_partitions")
+    c = check_positive_int(max_per_partition, "max_per_partition")
+    flights = load_flights()
+    tails, per_tail = np.unique(flights["tailnum"], return_counts=True)
+    if tailnum is None:
+        tail = str(tails[np.argmax(per_tail)])
+    else:
+        tail = str(tailnum)
+        if tail not in set(tails.tolist()):
+            raise ValueError("tailnum must be an aircraft of the flights data (a tail number such as those of "
+                             "load_flights()['tailnum'])")
+    u_b, k_b, _ = bound_contributions(flights["tailnum"], flights["dest"], max_partitions=m, max_per_partition=c,
+                                      rng=seed)
+    dests, before = np.unique(flights["dest"][flights["tailnum"] == tail], return_counts=True)
+    order = np.lexsort((dests, -before))
+    dests, before = dests[order], before[order]
+    kept_dests = k_b[u_b == tail]
+    after = np.array([np.sum(kept_dests == d) for d in dests])
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.6), sharey=True)
+    y = np.arange(dests.size)
+    left.barh(y, before, color="C0", alpha=0.8)
+    for yi, w in zip(y, before):
+        left.text(w, yi, f" {w}", va="center")
+    left.set_title(f"{tail}: {before.sum()} flights\nmoves the counts by {before.sum()}")
+    left.set_xlim(0, before.max() * 1.3 + 1)
+    left.set_xlabel("flights")
+    right.barh(y, after, color="C1", alpha=0.8)
+    for yi, w in zip(y, after):
+        right.text(w, yi, f" {w}", va="center", color="black" if w else "grey")
+    right.set_title(f"bounded, m = {m}, c = {c}: {after.sum()} flights\nany aircraft moves them by \u2264 {m * c}")
+    right.set_xlim(0, c * 1.4 + 0.5)
+    right.set_xticks(range(0, c + 1))
+    right.set_xlabel("flights kept")
+    left.set_yticks(y, dests)
+    left.invert_yaxis()
+    left.set_ylabel("destination")
+    fig.tight_layout()
+    return fig
 
 
 def bounding_tradeoff(max_partitions_values, *, epsilon=1.0, max_per_partition=1, rng=None):
