@@ -772,7 +772,8 @@ def shuffle_amplification_epsilon(epsilon_local, n, delta, *, method="numerical"
       grid of width ``tol * epsilon_local`` at which it is <= delta, rounded *up* (an upper bound up to
       float rounding of the binomial tails, about 1e-14 in delta; the
       authors' program, Appendix E, approximates the same quantity by steps over the count).
-    * ``method="closed_form"``: their Theorem 3.1 in the form of the authors' own program
+    * ``method="closed_form"`` (corollary ``cor-ldp-shuffle-closed``): their Theorem 3.1 in the form of the
+      authors' own program
       (``closedformanalysis``): with ``B = 8 sqrt(e^eps0 ln(4/delta)) / sqrt(n) + 8 e^eps0 / n`` and
       ``e1 = ln(1 + B)``, it returns ``ln(1 + (1 - e^-eps0) / (1 + e^-(eps0 + e1)) * B)``. The theorem as
       printed has the factor ``(e^eps0 - 1)/(e^eps0 + 1) = (1 - e^-eps0)/(1 + e^-eps0)``, which is smaller

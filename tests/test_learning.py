@@ -392,3 +392,101 @@ def test_objective_perturbation_at_a_tiny_epsilon_is_not_the_zero_vector():
     w = [dp_logistic_regression(X, y, e, 0.0, method="objective", regularization=0.1, rng=7) for e in (1e-200, 1e-20)]
     assert np.linalg.norm(w[1]) > 0.1
     np.testing.assert_allclose(w[0], w[1], rtol=1e-9)
+
+
+# ---------------------------------------------------------------- the chapter's first-reading pictures
+
+def test_minimiser_shift_figure_shows_the_move_within_the_bound_and_the_noise_that_hides_it():
+    """Chapter 15's picture of learn-thm-output: two neighbouring datasets, their minimisers at most 2/(n lambda)
+    apart, and the output-perturbation densities centred on them with the analytic sigma of that bound."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    from dpcourse.plots import learning as figs
+
+    n, lam = 20, 0.5
+    x, y, x2, y2, w, w2 = figs.minimiser_shift(n, lam, seed=0)
+    assert x.shape == (n, 1) and int(np.sum((x != x2)[:, 0] | (y != y2))) == 1   # replace one
+    assert w == pytest.approx(logistic_regression(x, y, regularization=lam)[0], abs=1e-12)
+    assert w2 == pytest.approx(logistic_regression(x2, y2, regularization=lam)[0], abs=1e-12)
+    assert 0 < abs(w - w2) <= 2 / (n * lam)
+    # the figure's band is w +- 2/(n lambda), its title states the move, the densities have the analytic sigma
+    fig = figs.plot_minimiser_shift(n, lam, epsilon=1.0, delta=1e-5, seed=0)
+    top, bottom = fig.axes
+    band = top.patches[0]   # the axvspan: a Rectangle spanning the x range w +- 2/(n lambda)
+    assert band.get_x() == pytest.approx(w - 0.2) and band.get_x() + band.get_width() == pytest.approx(w + 0.2)
+    assert f"{abs(w2 - w):.3f}" in top.get_title()
+    sigma = analytic_gaussian_sigma(1.0, 1e-5, l2_sensitivity=0.2)
+    for line, centre in zip(bottom.get_lines(), (w, w2)):
+        gx, gy = line.get_data()
+        assert gx[np.argmax(gy)] == pytest.approx(centre, abs=0.02)
+        assert float(np.max(gy)) == pytest.approx(1 / (sigma * math.sqrt(2 * math.pi)), rel=1e-3)
+    plt.close(fig)
+    for bad in [dict(n=1), dict(n=500), dict(regularization=0.0), dict(epsilon=-1.0),
+                dict(regularization=float("nan"))]:
+        with pytest.raises((ValueError, TypeError)):
+            figs.plot_minimiser_shift(**bad)
+
+
+def test_dpsgd_step_figure_clips_each_gradient_and_adds_noise_of_sd_sigma_c():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+    from matplotlib.quiver import Quiver
+
+    from dpcourse.plots import learning as figs
+
+    C, sigma = 0.8, 1.5
+    fig = figs.plot_dpsgd_step(clip_norm=C, noise_multiplier=sigma, batch=12, seed=6)
+    left, right = fig.axes
+    raw, clipped = [q for q in left.collections if isinstance(q, Quiver)]
+    g = np.column_stack([raw.U, raw.V])
+    c = np.column_stack([clipped.U, clipped.V])
+    norms = np.linalg.norm(g, axis=1)
+    assert np.allclose(np.linalg.norm(c, axis=1), np.minimum(norms, C), rtol=1e-12)   # length min(||g||, C)
+    assert np.allclose(c * np.maximum(norms, C)[:, None] / C, g, rtol=1e-12)           # same direction
+    assert 0 < int((norms > C).sum()) < 12 and f"{int((norms > C).sum())} clipped" in left.get_title()
+    total = [q for q in right.collections if isinstance(q, Quiver)][0]
+    assert np.allclose([total.U[0], total.V[0]], c.sum(axis=0), rtol=1e-12)
+    radii = sorted(float(np.ptp(line.get_xdata())) / 2 for line in right.get_lines())
+    assert radii == pytest.approx([sigma * C, 2 * sigma * C], rel=1e-3)
+    plt.close(fig)
+    for bad in [dict(clip_norm=0.0), dict(noise_multiplier=-1.0), dict(batch=1), dict(batch=500)]:
+        with pytest.raises((ValueError, TypeError)):
+            figs.plot_dpsgd_step(**bad)
+
+
+def test_subsampled_gaussian_figure_draws_the_mixture_and_its_privacy_loss():
+    """The densities are the pair of learn-thm-dpsgd, the loss is ln of their ratio, the legend's epsilons are
+    the accountant's, and subsampling lowers the loss at every output."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    from dpcourse.accounting import dpsgd_epsilon
+    from dpcourse.plots import learning as figs
+
+    q, sigma = 0.1, 2.0
+    fig = figs.plot_subsampled_gaussian(q, sigma, delta=1e-6)
+    left, right = fig.axes
+    absent, mixture, present = left.get_lines()
+    x = absent.get_xdata()
+    assert np.allclose(absent.get_ydata(), stats.norm.pdf(x, 0, sigma), rtol=1e-12)
+    assert np.allclose(present.get_ydata(), stats.norm.pdf(x, 1, sigma), rtol=1e-12)
+    assert np.allclose(mixture.get_ydata(), (1 - q) * stats.norm.pdf(x, 0, sigma) + q * stats.norm.pdf(x, 1, sigma),
+                       rtol=1e-12)
+    loss_q, loss_1 = right.get_lines()[:2]
+    assert np.allclose(loss_q.get_ydata(), np.log(mixture.get_ydata() / absent.get_ydata()), atol=1e-9)
+    assert np.allclose(loss_1.get_ydata(), np.log(present.get_ydata() / absent.get_ydata()), atol=1e-9)
+    assert np.all(np.abs(loss_q.get_ydata()) <= np.abs(loss_1.get_ydata()) + 1e-12)
+    texts = [t.get_text() for t in right.get_legend().get_texts()]
+    assert f"{dpsgd_epsilon(q, sigma, 1, 1e-6):.2f}" in texts[0]
+    assert f"{dpsgd_epsilon(1.0, sigma, 1, 1e-6):.2f}" in texts[1]
+    plt.close(fig)
+    for bad in [dict(sampling_rate=0.0), dict(sampling_rate=1.0), dict(noise_multiplier=0.0), dict(sampling_rate=True)]:
+        with pytest.raises((ValueError, TypeError)):
+            figs.plot_subsampled_gaussian(**bad)

@@ -754,3 +754,53 @@ def test_figures_and_widget():
     widget = figs.local_dp_widget()
     n_states = int(np.prod([len(c.values) for c in widget.controls.values()]))
     assert n_states <= 24
+
+
+def test_report_probabilities_figure_draws_the_samplers_probabilities():
+    """Chapter 16's opening picture: the bars are the probabilities the samplers use, and no report is more
+    than e^eps times likelier for one user than for the other (the ratio e^eps is reached on their values)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dpcourse.plots import local_dp as figs
+
+    d, eps = 6, 1.5
+    fig = figs.plot_report_probabilities(d, eps, values=(1, 4))
+    for ax, oracle in zip(fig.axes, ("krr", "oue")):
+        pr = L.oracle_probabilities(oracle, d, eps)
+        heights = np.array([b.get_height() for b in ax.patches]).reshape(2, d)
+        for row, v in zip(heights, (1, 4)):
+            assert np.allclose(row, [float(pr["p"] if y == v else pr["q"]) for y in range(d)], rtol=0, atol=0)
+        if oracle == "krr":   # a report's probability, so the ratio itself is bounded
+            ratio = heights[0] / heights[1]
+            assert ratio.max() == pytest.approx(math.exp(eps), rel=1e-12) and ratio.max() <= math.exp(eps) * (1 + 1e-12)
+    plt.close(fig)
+    for bad in [dict(domain_size=1), dict(domain_size=100), dict(values=(2, 2)), dict(values=(0, 6)),
+                dict(epsilon=0.0), dict(values=(1,))]:
+        with pytest.raises((ValueError, TypeError)):
+            figs.plot_report_probabilities(**{"domain_size": 6, **bad})
+
+
+def test_frequency_estimates_figure_draws_the_top_values_and_each_error():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dpcourse.plots import local_dp as figs
+
+    labels, counts = ["a", "b", "c", "d"], [5, 40, 20, 10]
+    fig = figs.plot_frequency_estimates(labels, counts, {"A": [11, 37, 20, 10], "B": [5, 40, 20, 14]}, top=3)
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["b", "c", "d"]
+    assert [b.get_height() for b in ax.patches] == [40, 20, 10]
+    assert list(ax.get_lines()[0].get_ydata()) == [37, 20, 10]   # estimates of A on the top three
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "A (RMSE 3)" in texts and "B (RMSE 2)" in texts   # over all four values: sqrt(45/4), not sqrt(9/3)
+    plt.close(fig)
+    for args in [(["a"], [1, 2], {"A": [1, 2]}), (["a", "b"], [1, 2], {"A": [1]}), (["a", "b"], [1, 2], {}),
+                 (["a", "b"], [1, 2], [1, 2]), (["a", "b"], [1, float("nan")], {"A": [1, 2]})]:
+        with pytest.raises((ValueError, TypeError)):
+            figs.plot_frequency_estimates(*args)

@@ -96,10 +96,10 @@ LONG_FLOATS_ALLOWED = {
     ("11_noise_on_a_computer", 13): "powers of two and their sums, exact in binary",
     ("11_noise_on_a_computer", 22): "10 digits of sums whose float error is below 1e-14 (far from a rounding tie)",
     ("11_noise_on_a_computer", 23): "float additions of exact doubles: the rounding the chapter shows",
-    ("15_private_learning", 5): "10 digits of values whose float error is below 1e-14 (far from a rounding tie)",
-    ("16_local_dp", 1): "exact fractions rounded once to a float, and math.exp",
-    ("16_local_dp", 3): "the collision probability of an exact hash family: a fraction rounded once",
-    ("16_local_dp", 7): "math.log of exact rational probabilities: the C library, the same at every numpy level",
+    ("15_private_learning", 11): "10 digits of values whose float error is below 1e-14 (far from a rounding tie)",
+    ("16_local_dp", 3): "exact fractions rounded once to a float, and math.exp",
+    ("16_local_dp", 5): "the collision probability of an exact hash family: a fraction rounded once",
+    ("16_local_dp", 10): "math.log of exact rational probabilities: the C library, the same at every numpy level",
     ("19_continual_release", 4): "dyadic rationals (multiples of 2**-11), exact in binary",
 }
 

@@ -16,6 +16,10 @@ from ..learning import (dp_logistic_regression, dpsgd_epsilon_by_composition, lo
 
 __all__ = [
     "fair_split",
+    "minimiser_shift",
+    "plot_minimiser_shift",
+    "plot_dpsgd_step",
+    "plot_subsampled_gaussian",
     "accuracy_versus_epsilon",
     "plot_accuracy_versus_epsilon",
     "accountants_versus_steps",
@@ -45,6 +49,179 @@ def fair_split(n_train=5000, *, seed=0):
     perm = np.random.default_rng(seed).permutation(y.size)
     tr, te = perm[:n_train], perm[n_train:]
     return X[tr], y[tr], X[te], y[te]
+
+
+def minimiser_shift(n=20, regularization=0.5, *, seed=0):
+    """The worst of a grid of replace-one neighbours of a small one-feature logistic regression.
+
+    ``n`` respondents of the Redbook survey drawn at random (seeded), with one feature, the rating of the
+    marriage mapped to [0, 1], and the label "had an affair"; no intercept. Every respondent is replaced in
+    turn by each rating 0, 0.25, ..., 1 with each label, and the replacement that moves the regularised
+    minimiser furthest is kept. Returns ``(x, y, x2, y2, w, w2)``: the two datasets (features of shape
+    ``(n, 1)``, labels 0/1) and their minimisers (floats); ``|w - w2|`` is at most ``2/(n lambda)``
+    (theorem ``learn-thm-output``).
+    """
+    n = check_positive_int(n, "n", minimum=2)
+    lam = check_real(regularization, "regularization", low=0.0, low_open=True)
+    if n > 200:
+        raise ValueError(f"n must be at most 200 for this figure (a search over 10 n refits), got {n}")
+    X, y, _ = load_fair_features()
+    rows = np.random.default_rng(seed).choice(y.size, n, replace=False)
+    x, yy = X[rows, :1] * 3.0, y[rows]  # column 0 is the rating mapped to [0, 1], divided by 3
+    w = float(logistic_regression(x, yy, regularization=lam)[0])
+    best = (-1.0, None)
+    for i in range(n):
+        for value in np.linspace(0.0, 1.0, 5):
+            for label in (0, 1):
+                x2, y2 = x.copy(), yy.copy()
+                x2[i, 0], y2[i] = value, label
+                w2 = float(logistic_regression(x2, y2, regularization=lam)[0])
+                if abs(w2 - w) > best[0]:
+                    best = (abs(w2 - w), (x2, y2, w2))
+    x2, y2, w2 = best[1]
+    return x, yy, x2, y2, w, w2
+
+
+def plot_minimiser_shift(n=20, regularization=0.5, *, epsilon=1.0, delta=1e-5, seed=0):
+    """Replacing one example moves the minimiser of a regularised objective a little, and output perturbation
+    hides that move in noise.
+
+    Top: the regularised logistic objective ``J`` on ``n`` respondents (one feature, see
+    :func:`minimiser_shift`) and on the neighbour that moves its minimiser most; the grey band is where
+    theorem ``learn-thm-output`` allows the neighbour's minimiser to be, within ``2/(n lambda)`` of the first.
+    Bottom: the released weight, the minimiser plus Gaussian noise calibrated to (epsilon, delta) for the
+    sensitivity ``2/(n lambda)`` (:func:`dpcourse.analytic_gaussian_sigma`, theorem
+    ``thm-gaussian-analytic``), on each dataset.
+    """
+    from scipy import stats  # here, not at the top: it costs about 0.9 s of importing this module
+
+    from ..gaussian import analytic_gaussian_sigma
+
+    eps = check_real(epsilon, "epsilon", low=0.0, low_open=True)
+    x, y, x2, y2, w, w2 = minimiser_shift(n, regularization, seed=seed)
+    lam = float(regularization)
+    n = y.size
+    bound = 2.0 / (n * lam)
+    sigma = analytic_gaussian_sigma(eps, delta, l2_sensitivity=bound)
+    grid = np.linspace(w - max(3.5 * sigma, 4 * bound), w + max(3.5 * sigma, 4 * bound), 600)
+
+    def objective(xs, ys):
+        s = 2.0 * ys - 1.0
+        return np.mean(np.logaddexp(0.0, -s[None, :] * grid[:, None] * xs[None, :, 0]), axis=1) + lam / 2 * grid**2
+
+    fig, (ax, bx) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
+    ax.axvspan(w - bound, w + bound, color="0.88", label=rf"within $2/(n\lambda)$ = {bound:.3g} of $w^*(D)$")
+    ax.plot(grid, objective(x, y), color="tab:blue", label=r"$J_D$")
+    ax.plot(grid, objective(x2, y2), color="tab:orange", label=r"$J_{D'}$ (one example replaced)")
+    for value, colour in ((w, "tab:blue"), (w2, "tab:orange")):
+        ax.axvline(value, color=colour, ls=":", lw=1.2)
+    ax.set_ylabel("objective")
+    ax.set_title(f"the minimiser moves by {abs(w2 - w):.3f} ({n} respondents, λ = {lam:g})", fontsize=10)
+    ax.set_ylim(top=ax.get_ylim()[1] * 1.25)  # room for the legend above the bowl's bottom
+    ax.legend(fontsize=8, loc="upper center")
+    bx.plot(grid, stats.norm.pdf(grid, w, sigma), color="tab:blue", label=r"release on $D$")
+    bx.plot(grid, stats.norm.pdf(grid, w2, sigma), color="tab:orange", label=r"release on $D'$")
+    bx.set_xlabel("weight w")
+    bx.set_ylabel("density")
+    bx.set_title(f"released: minimiser + Gaussian noise of σ = {sigma:.3g}", fontsize=10)
+    bx.legend(fontsize=8, loc="upper left", title=f"ε = {eps:g}, δ = {delta:g}", title_fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_dpsgd_step(clip_norm=1.0, noise_multiplier=1.0, *, batch=12, seed=6):
+    """One step of DP-SGD: clip each example's gradient to length C, add them up, add Gaussian noise of
+    standard deviation σC.
+
+    Illustrative gradients of a model with two parameters (``batch`` of them, seeded, a few much longer
+    than the rest). Left: each gradient (grey) and its clipped version ``g min(1, C/||g||)`` (blue), inside
+    the circle of radius C. Right: the sum of the clipped gradients (blue), the circles of radius σC and 2σC
+    around its tip, and one noisy sum drawn with the seed (red). Clipping bounds what any one example can
+    add to the sum by C, whatever its gradient; the noise is calibrated to that bound (theorem
+    ``learn-thm-dpsgd``).
+    """
+    C = check_real(clip_norm, "clip_norm", low=0.0, low_open=True)
+    sig = check_real(noise_multiplier, "noise_multiplier", low=0.0, low_open=True, high=100.0)
+    b = check_positive_int(batch, "batch", minimum=2)
+    if b > 50:
+        raise ValueError(f"batch must be at most 50 for this figure, got {b}")
+    gen = as_rng(seed)
+    g = (np.array([0.5, 0.25]) + 0.35 * gen.normal(size=(b, 2))) * C * np.exp(0.7 * gen.normal(size=(b, 1)))
+    norms = np.linalg.norm(g, axis=1, keepdims=True)
+    clipped = g * np.minimum(1.0, C / np.maximum(norms, 1e-300))
+    total = clipped.sum(axis=0)
+    noisy = total + gen.normal(0.0, sig * C, size=2)
+    angle = np.linspace(0, 2 * np.pi, 200)
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10.5, 4.6))
+    zeros = np.zeros(b)
+    ax.quiver(zeros, zeros, g[:, 0], g[:, 1], angles="xy", scale_units="xy", scale=1, color="0.65", width=0.006,
+              label="gradient of each example")
+    ax.quiver(zeros, zeros, clipped[:, 0], clipped[:, 1], angles="xy", scale_units="xy", scale=1,
+              color="tab:blue", width=0.008, label="clipped to length C")
+    ax.plot(C * np.cos(angle), C * np.sin(angle), color="tab:blue", lw=1, ls="--")
+    reach = 1.1 * float(max(np.abs(g).max(), C))
+    ax.set_xlim(-reach, reach)
+    ax.set_ylim(-reach, reach)
+    ax.set_aspect("equal")
+    ax.set_title(f"{b} examples, C = {C:g}: {int((norms[:, 0] > C).sum())} clipped", fontsize=10)
+    ax.legend(fontsize=8, loc="lower right")
+    bx.quiver([0], [0], [total[0]], [total[1]], angles="xy", scale_units="xy", scale=1, color="tab:blue",
+              width=0.008, label="sum of clipped gradients")
+    for r, ls in ((sig * C, "-"), (2 * sig * C, "--")):
+        bx.plot(total[0] + r * np.cos(angle), total[1] + r * np.sin(angle), color="tab:red", lw=1, ls=ls)
+    bx.quiver([0], [0], [noisy[0]], [noisy[1]], angles="xy", scale_units="xy", scale=1, color="tab:red",
+              width=0.008, label=f"+ noise N(0, (σC)²), σ = {sig:g}")
+    pts = np.vstack([np.zeros(2), total, noisy, total + 2.2 * sig * C, total - 2.2 * sig * C])
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    bx.set_xlim(lo[0] - 0.5, hi[0] + 0.5)
+    bx.set_ylim(lo[1] - 0.5, hi[1] + 0.5)
+    bx.set_aspect("equal")
+    bx.set_title("released: the sum plus noise", fontsize=10)
+    bx.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def plot_subsampled_gaussian(sampling_rate=0.05, noise_multiplier=1.0, *, delta=1e-5):
+    """Sampling the batch hides each example: with rate q, the step's output barely moves when one example is
+    added, and its privacy loss is small wherever outputs are likely.
+
+    One step of DP-SGD along the direction of the added example's clipped gradient, in units of C (theorem
+    ``learn-thm-dpsgd``): without the example the output is N(0, σ²); with it, N(1, σ²) if it is always in the
+    batch (q = 1, dashed) but the mixture (1 - q) N(0, σ²) + q N(1, σ²) if each example enters with
+    probability q. Left: the densities. Right: the privacy loss, the log of the ratio of the two densities,
+    at each output. The legend gives the ε of one step at ``delta`` for each (:func:`dpcourse.dpsgd_epsilon`).
+    """
+    from scipy import stats  # here, not at the top: it costs about 0.9 s of importing this module
+
+    q = check_real(sampling_rate, "sampling_rate", low=0.0, low_open=True, high=1.0, high_open=True)
+    sig = check_real(noise_multiplier, "noise_multiplier", low=0.1, high=100.0)
+    grid = np.linspace(-3.5 * sig, 1 + 3.5 * sig, 600)
+    absent, present = stats.norm.pdf(grid, 0.0, sig), stats.norm.pdf(grid, 1.0, sig)
+    mixture = (1 - q) * absent + q * present
+    eps_q = dpsgd_epsilon(q, sig, 1, delta)
+    eps_1 = dpsgd_epsilon(1.0, sig, 1, delta)
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10.5, 3.9))
+    ax.plot(grid, absent, color="tab:orange", label="without the example")
+    ax.plot(grid, mixture, color="tab:blue", label=f"with it, batch sampled at q = {q:g}")
+    ax.plot(grid, present, color="tab:blue", ls="--", lw=1, label="with it, always in the batch")
+    ax.set_xlabel("output along the added gradient (units of C)")
+    ax.set_ylabel("density")
+    ax.set_title(f"σ = {sig:g}", fontsize=10)
+    ax.legend(fontsize=8, loc="upper left")
+    loss_full = (grid - 0.5) / sig**2
+    loss_q = np.log1p(q * np.expm1(loss_full))
+    bx.plot(grid, loss_q, color="tab:blue", label=f"q = {q:g}: one step has ε = {eps_q:.2f}")
+    bx.plot(grid, loss_full, color="tab:blue", ls="--", lw=1, label=f"q = 1: one step has ε = {eps_1:.2f}")
+    bx.axhline(0, color="0.6", lw=0.8)
+    bx.fill_between(grid, bx.get_ylim()[0], bx.get_ylim()[1], where=absent > 0.05 * absent.max(), color="0.92",
+                    zorder=0, label="likely outputs")
+    bx.set_xlabel("output along the added gradient (units of C)")
+    bx.set_ylabel("privacy loss")
+    bx.set_title(f"log of the density ratio (ε at δ = {delta:g})", fontsize=10)
+    bx.legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    return fig
 
 
 def _accuracy(w, X, y):

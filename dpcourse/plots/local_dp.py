@@ -11,6 +11,7 @@ import numpy as np
 from .._validation import check_epsilon, check_positive_int, check_real_array
 from ..local_dp import (
     krr,
+    oracle_probabilities,
     krr_estimate,
     krr_variance,
     local_hashing,
@@ -22,10 +23,88 @@ from ..local_dp import (
     unary_encoding_variance,
 )
 
-__all__ = ["exact_standard_errors", "simulated_standard_errors", "plot_oracle_variance", "plot_shuffle_epsilon",
-           "plot_local_frequency", "local_dp_widget"]
+__all__ = ["plot_report_probabilities", "plot_frequency_estimates", "exact_standard_errors",
+           "simulated_standard_errors", "plot_oracle_variance", "plot_shuffle_epsilon", "plot_local_frequency",
+           "local_dp_widget"]
 
 ORACLE_NAMES = ("k-RR", "SUE", "OUE", "OLH")
+
+
+def plot_report_probabilities(domain_size=8, epsilon=1.0, values=(2, 5)):
+    """What two users with different values send: no report is more than e^ε times likelier for one than for
+    the other.
+
+    Left, k-ary randomized response (definition ``def-ldp-krr``): the probability of each report for a
+    user holding ``values[0]`` and one holding ``values[1]``, out of ``domain_size`` values. Right, optimized
+    unary encoding (definition ``def-ldp-ue``): the probability that each bit of the report is 1. The
+    probabilities are those the samplers use (:func:`dpcourse.oracle_probabilities`).
+    """
+    d = check_positive_int(domain_size, "domain_size", minimum=2)
+    eps = check_epsilon(epsilon)
+    if d > 64:
+        raise ValueError(f"domain_size must be at most 64 for this figure (one bar per value), got {d}")
+    vs = [check_positive_int(v, "values", minimum=0) for v in values]
+    if len(vs) != 2 or vs[0] == vs[1] or max(vs) >= d:
+        raise ValueError(f"values must be two different values in 0..{d - 1}, got {values!r}")
+    krr_pr, oue_pr = oracle_probabilities("krr", d, eps), oracle_probabilities("oue", d, eps)
+    ys = np.arange(d)
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10.5, 3.8), sharey=True)
+    for k, (v, colour) in enumerate(zip(vs, ("tab:blue", "tab:orange"))):
+        shift = (k - 0.5) * 0.38
+        krr_row = [float(krr_pr["p"] if y == v else krr_pr["q"]) for y in ys]
+        oue_row = [float(oue_pr["p"] if y == v else oue_pr["q"]) for y in ys]
+        ax.bar(ys + shift, krr_row, width=0.38, color=colour, label=f"user holding {v}")
+        bx.bar(ys + shift, oue_row, width=0.38, color=colour, label=f"user holding {v}")
+    ax.set_xticks(ys)
+    bx.set_xticks(ys)
+    ax.set_xlabel("report y")
+    ax.set_ylabel("probability")
+    ax.set_title(f"k-RR, d = {d}, ε = {eps:g}: true value sent with p = {float(krr_pr['p']):.2f}", fontsize=10)
+    bx.set_xlabel("bit j of the report")
+    bx.set_ylabel("probability that bit j is 1")
+    bx.yaxis.set_tick_params(labelleft=True)
+    bx.set_title(f"unary encoding (OUE): own bit 1/2, others {float(oue_pr['q']):.2f}", fontsize=10)
+    for axis in (ax, bx):
+        axis.set_ylim(0, 0.62)
+        axis.legend(fontsize=8, loc="upper right")
+    fig.tight_layout()
+    return fig
+
+
+def plot_frequency_estimates(labels, counts, estimates, *, top=15, xlabel="value"):
+    """True counts of the most frequent values and their estimates from local reports, one marker per
+    randomizer.
+
+    ``labels`` and ``counts`` give each value's name and true count; ``estimates`` maps a randomizer's name
+    (at most 4) to its estimated counts, aligned with ``labels``. The ``top`` most frequent values are drawn
+    (bars: true counts; markers: estimates); each legend entry gives the randomizer's root mean squared error
+    over **all** values, not only those drawn.
+    """
+    names = np.asarray(labels)
+    truth = check_real_array(counts, "counts", ndim=1)
+    if names.shape != truth.shape:
+        raise ValueError(f"labels and counts must have the same length, got {names.shape} and {truth.shape}")
+    if not isinstance(estimates, dict) or not 1 <= len(estimates) <= 4:
+        raise ValueError("estimates must be a dict of 1 to 4 name -> estimated counts")
+    k = check_positive_int(top, "top")
+    order = np.argsort(-truth, kind="stable")[:k]
+    fig, ax = plt.subplots(figsize=(10, 3.8))
+    xs = np.arange(order.size)
+    ax.bar(xs, truth[order], color="0.8", label="true count")
+    for (name, est), marker in zip(estimates.items(), "osD^"):
+        e = check_real_array(est, "estimates", ndim=1)
+        if e.shape != truth.shape:
+            raise ValueError(f"the estimates {name!r} must have {truth.size} counts, got shape {e.shape}")
+        rmse = float(np.sqrt(np.mean((e - truth) ** 2)))
+        ax.plot(xs, e[order], marker, ms=5, label=f"{name} (RMSE {rmse:,.0f})")
+    ax.axhline(0, color="0.5", lw=0.8)
+    ax.set_xticks(xs, [str(v) for v in names[order]], rotation=0, fontsize=8)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("count")
+    ax.set_ylim(top=1.3 * max(float(truth[order].max()), ax.get_ylim()[1] / 1.05))  # room for the legend above
+    ax.legend(fontsize=8, loc="upper right", ncol=3)
+    fig.tight_layout()
+    return fig
 
 
 def exact_standard_errors(n, domain_sizes, epsilon) -> dict:
