@@ -393,3 +393,35 @@ def test_a_batch_of_calls_is_the_same_as_a_loop(tmp_path):
         ref = np.random.default_rng(2)
         _ = [ref.integers(10) for _ in range(3)]
         assert g.bit_generator.state == ref.bit_generator.state   # consumed up to the call that raised
+
+
+def test_the_teachers_commands(tmp_path, capsys):
+    """tools/homework.py as teaching.md runs it: init, generate (a copy per student, teacher copies with runnable
+    reference answers), answer (needs the secret), and clear refusals."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("homework_cli", Path(hw.__file__).parents[1] / "tools" / "homework.py")
+    cli = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cli)
+    root = tmp_path / "term"
+    assert cli.main(["init", str(root)]) == 0
+    assert cli.main(["init", str(root)]) == 2            # never twice: the secret would change
+    assert "exists already" in capsys.readouterr().err
+    with open(root / "roster.csv", "a", newline="") as fh:
+        csv.writer(fh).writerows(ROSTER[:3])
+    assert cli.main(["generate", str(root), "--only", "hw05"]) == 0
+    copies = sorted(p.relative_to(root).as_posix() for p in (root / "handout").rglob("*.ipynb"))
+    assert copies == ["handout/s01/hw05.ipynb", "handout/s02/hw05.ipynb", "handout/s03/hw05.ipynb"]
+    mine = nbformat.read(root / "handout" / "s01" / "hw05.ipynb", as_version=4)
+    assert mine.metadata["dpcourse"]["student"] == "s01" and "Ada Lovelace" in mine.cells[0].source
+    teacher = nbformat.read(root / "teacher" / "hw05.ipynb", as_version=4)
+    answers = [c.source for c in teacher.cells if c.metadata.get("dpcourse", {}).get("answer")]
+    assert any(a.startswith("def my_dp_histogram") for a in answers) and any(a.startswith("my_gap = ") for a in answers)
+    assert "secret.key" in (root / ".gitignore").read_text()
+    assert oct((root / "secret.key").stat().st_mode & 0o777) == "0o600"
+    capsys.readouterr()
+    assert cli.main(["answer", str(root), "hw05", "s02"]) == 0
+    out = capsys.readouterr().out
+    assert "expected answer" in out and "ex-hist-argmax" in out
+    assert cli.main(["answer", str(root), "hw05", "nobody"]) == 2
+    assert cli.main(["grade", str(root), "hw99"]) == 2
