@@ -891,6 +891,39 @@ def test_figures_and_widget():
     plt.close(fig)
 
 
+def test_error_law_figure_states_the_exact_misses_and_draws_the_density_of_the_sum():
+    """The picture of the idea: its density is the derivative of the tail of theorem inf-thm-convolution (so it
+    integrates to 1 and has the tail's quantiles), its lines stand at z sigma and at the noise-aware half-width,
+    and its legend states the two-sided miss probabilities of both."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dpcourse.inference import _laplace_normal_tail
+    from dpcourse.plots import inference as figs
+
+    for sigma, b in ((1.0, 1.0), (2.0, 0.5), (0.5, 3.0)):
+        c = np.linspace(0.0, 6.0, 13)
+        h = 1e-5
+        slope = (_laplace_normal_tail(c + h, sigma, b) - _laplace_normal_tail(c - h + 2 * h * (c == 0), sigma, b))
+        slope /= np.where(c == 0, h, 2 * h)
+        np.testing.assert_allclose(2 * figs._error_law_density(c[1:], sigma, b), -slope[1:], rtol=1e-5)
+        grid = np.linspace(-60.0, 60.0, 240_001)
+        assert np.trapezoid(figs._error_law_density(grid, sigma, b), grid) == pytest.approx(1.0, abs=1e-6)
+    fig = figs.plot_error_law(1.0, 1.0)
+    ax = fig.axes[0]
+    xs = sorted({round(line.get_xdata()[0], 9) for line in ax.get_lines() if line.get_xdata()[0] == line.get_xdata()[1]})
+    aware = dp.noise_aware_halfwidth(1.0, 1.0)
+    assert xs == sorted(round(v, 9) for v in (-aware, -1.959963984540054, 1.959963984540054, aware))
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "naive ±1.96: misses 22.5%" in texts        # two-sided: P(|S + L| > 1.96) = 0.2251
+    assert "noise-aware ±3.50: misses 5.0%" in texts
+    plt.close(fig)
+    with pytest.raises(ValueError, match="sigma"):
+        figs.plot_error_law(0.0, 1.0)
+
+
 def test_halfwidth_at_a_level_within_rounding_of_0_is_answered(monkeypatch):
     # on another CPU the tail's last bit can put P(|S + L| > 0) a hair below alpha = 1 - level = 1.0: the
     # root is then not bracketed; 0 already covers (it raised brentq's "f(a) and f(b) must have different signs")

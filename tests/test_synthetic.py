@@ -797,3 +797,40 @@ def test_mst_refuses_a_domain_with_too_many_pair_cells_by_name():
     dom = (1000,) * 5 + (2,) * 2                           # 10.0 million pair cells: allowed
     assert (sum(dom) ** 2 - sum(k * k for k in dom)) // 2 <= S.MAX_PAIR_CELLS
     assert dpcourse.independent_synthesize([[0] * 7], (1000,) * 7, 1.0, rng=0).records.shape[1] == 7
+
+
+def test_measured_tree_figure_draws_the_chosen_pairs_thickest_dependence_and_the_shares():
+    """The picture of MST's idea: blue lines are exactly the chosen tree, line widths follow each pair's distance
+    from independence in the real records, and the bars are the real and synthetic shares computed by hand."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_rgba
+
+    from dpcourse.plots import synthetic as figs
+
+    # attribute 1 copies attribute 0 (dependence 1.0 on its l1 scale); attribute 2 is independent of both
+    records = np.array([[0, 0, 0], [0, 0, 1], [1, 1, 0], [1, 1, 1]] * 5)
+    synthetic = np.array([[0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 0]])
+    edges = [(1, 2), (0, 1)]
+    fig = figs.plot_measured_tree(records, (2, 2, 2), edges, ("a", "b", "c"), synthetic=synthetic, pair=(0, 2),
+                                  labels={"a": ["a0", "a1"], "b": ["b0", "b1"], "c": ["no", "yes"]})
+    ax, bx = fig.axes
+    lines = {}
+    xs = {k: tuple(np.round(v, 6)) for k, v in enumerate(ax.collections[0].get_offsets())}
+    for line in ax.get_lines():
+        ends = {tuple(np.round(p, 6)) for p in line.get_xydata()}
+        pair = tuple(sorted(k for k, v in xs.items() if v in ends))
+        lines[pair] = line
+    assert set(lines) == {(0, 1), (0, 2), (1, 2)}
+    blue = {p for p, line in lines.items() if to_rgba(line.get_color()) == to_rgba("tab:blue")}
+    assert blue == {(0, 1), (1, 2)}
+    widths = {p: line.get_linewidth() for p, line in lines.items()}
+    assert widths[(0, 1)] == pytest.approx(10.0) and widths[(0, 2)] == pytest.approx(1.0)
+    assert widths[(1, 2)] == pytest.approx(1.0)
+    heights = [round(r.get_height(), 12) for r in bx.patches]
+    # share of c = "yes" for a = 0, 1: real 1/2, 1/2; synthetic 1/2 (of [0,0,1], [0,1,0]) and 1 (of [1,0,1], [1,1,1])
+    assert heights == [0.5, 0.5, 0.5, 1.0]
+    assert "not measured" in bx.get_title()
+    plt.close(fig)

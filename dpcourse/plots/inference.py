@@ -4,14 +4,67 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+from scipy.special import log_ndtr, ndtri
 
-from .._validation import check_choice, check_epsilon, check_positive_int
-from ..inference import course_populations, interval_coverage
+from .._validation import check_choice, check_epsilon, check_positive_int, check_real
+from ..inference import _laplace_normal_tail, course_populations, interval_coverage, noise_aware_halfwidth
 
-__all__ = ["plot_interval_coverage", "plot_coverage_grid", "interval_widget"]
+__all__ = ["plot_error_law", "plot_interval_coverage", "plot_coverage_grid", "interval_widget"]
 
 _COLOURS = {"noise_aware": "tab:blue", "naive": "tab:orange", "non_private": "tab:grey"}
 _LABELS = {"noise_aware": "noise-aware", "naive": "naive", "non_private": "non-private"}
+
+
+def _error_law_density(x, sigma, b):
+    """The density of ``S + L`` at ``x``, ``S ~ N(0, sigma^2)`` and ``L ~ Laplace(b)`` independent (sigma, b > 0).
+
+    ``(1/(2b)) e^{sigma^2/(2b^2)} [e^{-x/b} Phi(x/sigma - sigma/b) + e^{x/b} Phi(-x/sigma - sigma/b)]``, the
+    derivative of the tail of theorem ``inf-thm-convolution``, evaluated in log space.
+    """
+    x = np.asarray(x, dtype=float)
+    half = sigma * sigma / (2.0 * b * b)
+    return (np.exp(half - x / b + log_ndtr(x / sigma - sigma / b))
+            + np.exp(half + x / b + log_ndtr(-x / sigma - sigma / b))) / (2.0 * b)
+
+
+def plot_error_law(sigma=1.0, b=1.0, *, level=0.95):
+    """Why the naive interval misses: the error of a private mean is sampling error plus Laplace noise.
+
+    The density of the sampling error alone (normal, standard deviation ``sigma``, dashed) and of the error
+    of the release (normal plus Laplace of scale ``b``, theorem ``inf-thm-convolution``, solid). The naive
+    half-width ``z sigma`` (orange) is right for the first and too short for the second: the orange tails
+    are the probability that the naive interval misses. The noise-aware half-width (blue) leaves
+    ``1 - level`` in the tails of the second. The legend states both miss probabilities, computed exactly.
+    """
+    s = check_real(sigma, "sigma", low=0.0, low_open=True)
+    bb = check_real(b, "b", low=0.0, low_open=True)
+    lev = check_real(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
+    z = float(-ndtri((1.0 - lev) / 2.0))
+    naive, aware = z * s, noise_aware_halfwidth(s, bb, lev)
+    miss_naive = float(_laplace_normal_tail(naive, s, bb))
+    miss_aware = float(_laplace_normal_tail(aware, s, bb))
+    reach = 1.35 * aware
+    x = np.linspace(-reach, reach, 801)
+    both = _error_law_density(x, s, bb)
+    alone = np.exp(-0.5 * (x / s) ** 2) / (s * np.sqrt(2.0 * np.pi))
+    fig, ax = plt.subplots(figsize=(9, 4.8))
+    ax.plot(x, alone, "--", color="tab:grey", label="sampling error alone")
+    ax.plot(x, both, color="k", label=f"sampling error + privacy noise (Laplace, b = {bb:g})")
+    tails = np.abs(x) > naive
+    ax.fill_between(x, 0, both, where=tails, color="tab:orange", alpha=0.35, lw=0)
+    for sign in (-1, 1):
+        ax.axvline(sign * naive, color="tab:orange", lw=2,
+                   label=f"naive ±{naive:.2f}: misses {miss_naive:.1%}" if sign > 0 else None)
+        ax.axvline(sign * aware, color="tab:blue", lw=2,
+                   label=f"noise-aware ±{aware:.2f}: misses {miss_aware:.1%}" if sign > 0 else None)
+    ax.set_xlim(-reach, reach)
+    ax.set_ylim(0, 1.1 * float(alone.max()))
+    ax.set_xlabel("error of the released mean (estimate minus target)")
+    ax.set_ylabel("density")
+    ax.set_title(f"a {lev:.0%} interval must hold {lev:.0%} of the solid curve")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=9, frameon=False)
+    fig.tight_layout()
+    return fig
 
 
 def plot_interval_coverage(n=1000, epsilon=0.1, *, kind="mean", shown=30, reps=200, rng=0):
