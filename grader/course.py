@@ -91,6 +91,7 @@ class Course:
     late_per_day: float
     late_max_days: int
     due: dict
+    titles: dict = dataclasses.field(default_factory=dict)
 
     def student(self, sid: str) -> Student:
         for s in self.roster:
@@ -113,7 +114,7 @@ def init_course(root) -> Path:
         fh.write(secrets.token_hex(32) + "\n")
     if not (root / "roster.csv").exists():
         (root / "roster.csv").write_text(ROSTER_TEMPLATE)
-    (root / ".gitignore").write_text("secret.key\nsubmissions/\nhandout/\nteacher/\ngradebook/\n")
+    (root / ".gitignore").write_text("secret.key\nroster.csv\nsubmissions/\nhandout/\nteacher/\ngradebook/\n")
     return root
 
 
@@ -122,11 +123,35 @@ def _check_sid(sid: str) -> str:
     return check_student_id(sid)
 
 
+def _read_csv(path: Path) -> tuple[list[str], list[tuple[int, dict]]]:
+    """``(header, [(line, row)])`` of a CSV file as spreadsheets save it: UTF-8 with or without a BOM (or
+    Windows-1252), comma or semicolon separated; blank rows skipped. ValueError names the file."""
+    raw = path.read_bytes()
+    for encoding in ("utf-8-sig", "cp1252"):
+        try:
+            text = raw.decode(encoding)
+            break
+        except UnicodeDecodeError:
+            continue
+    first = text.splitlines()[0] if text.strip() else ""
+    delimiter = ";" if first.count(";") > first.count(",") else ","
+    reader = csv.reader(text.splitlines(), delimiter=delimiter)
+    header = [h.strip() for h in next(reader, [])]
+    rows = []
+    for line, values in enumerate(reader, start=2):
+        if not any(v.strip() for v in values):
+            continue
+        rows.append((line, {h: (values[k].strip() if k < len(values) else "") for k, h in enumerate(header)}))
+    return header, rows
+
+
 def _read_roster(path: Path) -> list[Student]:
-    with open(path, newline="", encoding="utf-8-sig") as fh:
-        rows = list(csv.DictReader(fh))
-    out, seen = [], set()
-    for i, row in enumerate(rows, start=2):
+    header, rows = _read_csv(path)
+    if "student_id" not in header:
+        raise ValueError(f"{path.name} needs a header line with the column student_id (and name, email, lms_id), "
+                         f"got {header}")
+    out, seen, emails, lms = [], set(), {}, {}
+    for i, row in rows:
         sid = (row.get("student_id") or "").strip()
         try:
             sid = _check_sid(sid)
@@ -135,8 +160,12 @@ def _read_roster(path: Path) -> list[Student]:
         if sid in seen:
             raise ValueError(f"{path.name} line {i}: student_id {sid!r} appears twice")
         seen.add(sid)
-        out.append(Student(sid, (row.get("name") or "").strip(), (row.get("email") or "").strip(),
-                           (row.get("lms_id") or "").strip()))
+        student = Student(sid, row.get("name", ""), row.get("email", ""), row.get("lms_id", ""))
+        for value, used, what in ((student.email.lower(), emails, "email"), (student.lms_id, lms, "lms_id")):
+            if value and value in used:
+                raise ValueError(f"{path.name} line {i}: {what} {value!r} is also {used[value]}'s")
+            used[value] = sid
+        out.append(student)
     return out
 
 
@@ -166,6 +195,11 @@ def load_course(root) -> Course:
         if t.tzinfo is None:
             raise ValueError(f"due date of {hw} must name its time zone (e.g. +01:00), got {when!r}")
         due[hw] = t
+    for key, when in cfg.get("extensions", {}).items():   # "hw05.s1234" = a later due date for one student
+        t = dt.datetime.fromisoformat(str(when))
+        if "." not in key or t.tzinfo is None:
+            raise ValueError(f"an extension is written \"hwNN.<student id>\" = a time with its zone, got {key!r}")
+        due[key] = t
     course = Course(
         root=root, roster=_read_roster(path("roster", "roster.csv")), secret=secret,
         submissions=path("submissions", "submissions"), handout=path("handout", "handout"),
@@ -173,7 +207,8 @@ def load_course(root) -> Course:
         written_points=float(cfg.get("written_points", 2)),
         cell_timeout=float(limits.get("cell_timeout", 30)), notebook_timeout=float(limits.get("notebook_timeout", 300)),
         jobs=int(limits.get("jobs", 2)), grace=dt.timedelta(minutes=float(late.get("grace_minutes", 15))),
-        late_per_day=float(late.get("per_day", 0.1)), late_max_days=int(late.get("max_days", 5)), due=due)
+        late_per_day=float(late.get("per_day", 0.1)), late_max_days=int(late.get("max_days", 5)), due=due,
+        titles={str(k): str(v) for k, v in cfg.get("titles", {}).items()})
     if not (0 <= course.late_per_day <= 1) or course.late_max_days < 0:
         raise ValueError("late.per_day must be in [0, 1] and late.max_days at least 0")
     if not (course.written_points >= 0 and math.isfinite(course.written_points)):
@@ -259,7 +294,11 @@ def build_copy(assignment: str, *, secret: bytes | None = None, student: Student
                 sid = student.student_id if student is not None else "teacher-reference"
                 nums = student_numbers(secret, assignment, ex.label, sid)
                 numbers_all[ex.label] = nums
-                note += f" **Your own numbers:** {_numbers_text(nums)} (in place of those in the text)."
+                label = "Your own numbers" if student is not None else "Reference numbers (those of an example student)"
+                note += f" **{label}:** {_numbers_text(nums)} (in place of those in the text)."
+            if q.kind == "number":
+                note += (" Give the number to at least 4 significant digits, or exactly if it is a whole number "
+                         "(an answer within 0.1% of the exact value counts as right).")
         cells.append(new_markdown_cell(ex.text + "\n\n" + note))
         if reference is not None and ex.solutions:
             cells.append(new_markdown_cell("**Solution (teacher's copy).**\n\n" + "\n\n".join(ex.solutions)))
@@ -306,6 +345,13 @@ def generate(course: Course, only=None) -> dict:
         nb, _ = build_copy(hw, secret=course.secret, reference=ref, written_points=course.written_points)
         nbformat.write(nb, course.teacher / f"{hw}.ipynb")
         counts[hw] = len(course.roster)
+    course.handout.mkdir(parents=True, exist_ok=True)
+    with open(course.handout / "index.csv", "w", newline="", encoding="utf-8") as fh:   # for a mail merge
+        w = csv.writer(fh)
+        w.writerow(["student_id", "name", "email", "assignment", "file"])
+        for hw in chosen:
+            for s in course.roster:
+                w.writerow([s.student_id, s.name, s.email, hw, f"{s.student_id}/{hw}.ipynb"])
     return counts
 
 
@@ -335,11 +381,24 @@ def _letters(s: str) -> str:
 
 
 def _match_student(entry: str, roster: list[Student]) -> tuple[Student | None, str]:
-    """The roster student a download folder or file name belongs to, and how it matched (or why not)."""
+    """The roster student a download folder or file name belongs to, and how it matched (or why not).
+
+    A folder named by the student id or email matches directly. Moodle's "download all" folders
+    (``First Last_123_assignsubmission_file_``) carry a participant number of that assignment, not a user id:
+    they match by name only. Canvas's flat files (``lastfirst_12345_678_hw05.ipynb``) carry the Canvas user
+    id, the roster's ``lms_id``.
+    """
     low = entry.lower().strip()
     for s in roster:
         if low == s.student_id.lower() or (s.email and low == s.email.lower()):
             return s, "id"
+    if "_assignsubmission_" in low or "_onlinetext_" in low:
+        name = entry.split("_")[0]
+        hits = [s for s in roster if s.name and _letters(s.name) == _letters(name)]
+        if len(hits) == 1:
+            return hits[0], "name"
+        return None, ("ambiguous name: " + ", ".join(s.student_id for s in hits)) if hits else \
+            "no roster name matches this Moodle folder"
     tokens = set(re.split(r"[\s_.@()\[\]-]+", low)) - {""}
     hits = [s for s in roster if s.student_id.lower() in tokens or (s.lms_id and s.lms_id.lower() in tokens)
             or (s.email and s.email.lower() in low)]
@@ -376,11 +435,19 @@ def find_submissions(course: Course, assignment: str):
     by_student: dict[str, list[tuple[Path, str | None]]] = {}
     notes: dict[str, list[str]] = {}
     unmatched = []
-    root = course.submissions
-    if not root.is_dir():
-        raise ValueError(f"the submissions folder {root} does not exist")
+    root = submissions_root(course, assignment)
+    entries = []
     for entry in sorted(root.iterdir()):
-        if entry.name.startswith("."):
+        if entry.name.startswith(".") or (entry.is_file() and entry.suffix != ".ipynb"):
+            continue
+        if entry.is_dir() and _match_student(entry.name, course.roster)[0] is None and \
+                sum(_match_student(e.name if e.is_dir() else e.stem, course.roster)[0] is not None
+                    for e in entry.iterdir()) >= 2:
+            entries += sorted(e for e in entry.iterdir() if not e.name.startswith("."))   # a zip's top folder
+            continue
+        entries.append(entry)
+    for entry in entries:
+        if entry.is_file() and entry.suffix != ".ipynb":
             continue
         files = sorted(p for p in entry.rglob("*.ipynb") if not any(part.startswith(".") for part in
                                                                    p.relative_to(root).parts)) \
@@ -401,22 +468,45 @@ def find_submissions(course: Course, assignment: str):
     for sid, files in by_student.items():
         mine = [f for f, hw in files if hw == assignment]
         unknown = [f for f, hw in files if hw is None]
+        others = [(f, hw) for f, hw in files if hw is not None and hw != assignment]
         rel = lambda f: str(f.relative_to(root))  # noqa: E731
-        if not mine and len(unknown) == 1 and len(files) == 1:
+        if not mine and len(unknown) == 1 and not others:
             mine = unknown
             notes.setdefault(sid, []).append(f"the file {rel(unknown[0])} has no assignment in its name or "
                                              f"metadata; graded as {assignment}")
         elif unknown:
-            notes.setdefault(sid, []).append("not graded, no assignment in name or metadata: "
-                                             + ", ".join(rel(f) for f in unknown))
+            notes.setdefault(sid, []).append("not graded, no assignment in name or metadata (rename it to "
+                                             f"{assignment}.ipynb if it is this one): " + ", ".join(rel(f) for f in unknown))
+        if not mine and others:
+            notes.setdefault(sid, []).append(f"no file for {assignment}, but files for other assignments: "
+                                             + ", ".join(f"{rel(f)} ({hw})" for f, hw in others))
         if not mine:
             continue
-        mine.sort(key=lambda f: (f.stat().st_mtime, f.name))
+        mine.sort(key=lambda f: (f.stat().st_mtime, _copy_number(f.name), f.name))
         chosen[sid] = (mine[-1], "")
         if len(mine) > 1:
-            notes.setdefault(sid, []).append(f"{len(mine)} files for {assignment}; graded the newest, "
-                                             f"{rel(mine[-1])}; not graded: " + ", ".join(rel(f) for f in mine[:-1]))
+            tie = mine[-1].stat().st_mtime == mine[-2].stat().st_mtime
+            notes.setdefault(sid, []).append(
+                f"{len(mine)} files for {assignment}; graded " + (f"{rel(mine[-1])} (same file time as another: "
+                                                                   "the highest copy number, check it)" if tie else
+                                                                   f"the newest, {rel(mine[-1])}")
+                + "; not graded: " + ", ".join(rel(f) for f in mine[:-1]))
     return chosen, notes, unmatched
+
+
+def _copy_number(name: str) -> int:
+    """The n of a download's duplicate name ``hw05 (n).ipynb`` or ``hw05-n.ipynb`` (0 for the first copy)."""
+    m = re.search(r"(?:\((\d+)\)|-(\d+))\.ipynb$", name)
+    return int(m[1] or m[2]) if m else 0
+
+
+def submissions_root(course: Course, assignment: str) -> Path:
+    """``submissions/hwNN/`` if the teacher keeps each assignment's download apart (recommended), else
+    ``submissions/``."""
+    root = course.submissions
+    if not root.is_dir():
+        raise ValueError(f"the submissions folder {root} does not exist")
+    return root / assignment if (root / assignment).is_dir() else root
 
 
 def _notebook_assignment(path: Path) -> str | None:
@@ -553,9 +643,9 @@ def _run_test(test, answer, params, rng):
         return CheckResult(False, f"the test could not run your answer ({type(exc).__name__})")
 
 
-def _late(course: Course, assignment: str, submitted: dt.datetime | None) -> tuple[int, float]:
-    """``(days late, factor kept)`` under the course's late rule."""
-    due = course.due.get(assignment)
+def _late(course: Course, assignment: str, submitted: dt.datetime | None, sid: str = "") -> tuple[int, float]:
+    """``(days late, factor kept)`` under the course's late rule (a student's extension replaces the due date)."""
+    due = course.due.get(f"{assignment}.{sid}", course.due.get(assignment))
     if due is None or submitted is None:
         return 0, 1.0
     over = submitted - due - course.grace
@@ -572,16 +662,24 @@ def _submission_times(course: Course) -> dict:
     path = course.submissions / "times.csv"
     out = {}
     if path.is_file():
-        with open(path, newline="", encoding="utf-8-sig") as fh:
-            for row in csv.DictReader(fh):
-                t = dt.datetime.fromisoformat(row["submitted"].strip())
-                out[(row["student_id"].strip(), row["assignment"].strip())] = t if t.tzinfo else \
-                    t.replace(tzinfo=dt.timezone.utc)
+        header, rows = _read_csv(path)
+        if not {"student_id", "assignment", "submitted"} <= set(header):
+            raise ValueError(f"{path} needs the columns student_id, assignment, submitted; got {header}")
+        for line, row in rows:
+            try:
+                t = dt.datetime.fromisoformat(row["submitted"])
+            except ValueError:
+                raise ValueError(f"{path.name} line {line}: submitted must be an ISO time such as "
+                                 f"2026-10-12T23:10:00+01:00, got {row['submitted']!r}") from None
+            if t.tzinfo is None:
+                raise ValueError(f"{path.name} line {line}: the time {row['submitted']!r} must name its zone "
+                                 "(e.g. +01:00)")
+            out[(row["student_id"], row["assignment"])] = t
     return out
 
 
 def grade(course: Course, assignment: str, *, force: bool = False, jobs: int | None = None,
-          progress=None) -> list[dict]:
+          progress=None, students=None) -> list[dict]:
     """Grade every roster student's submission of ``assignment``; keep earlier results that did not change.
 
     Returns one row per roster student (graded, missing, unreadable, timed out or crashed, with the reason),
@@ -604,7 +702,8 @@ def grade(course: Course, assignment: str, *, force: bool = False, jobs: int | N
     times = _submission_times(course)
     run_key = secrets.token_hex(16)
     stage = stage_package(out / ".stage" / assignment, _forbidden_sets(assignment))
-    todo, rows = [], {}
+    todo, rows, reasons = [], {}, {}
+    only = set(students) if students else None
     for s in course.roster:
         sid = s.student_id
         key = f"{sid}/{assignment}"
@@ -616,9 +715,13 @@ def grade(course: Course, assignment: str, *, force: bool = False, jobs: int | N
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
         old = store["results"].get(key)
         if not force and old and old.get("sha256") == digest and old.get("version") == version \
-                and old.get("secret") == secret_mark:
+                and old.get("secret") == secret_mark and (only is None or sid not in only):
             rows[sid] = old["row"]
             continue
+        why = ("new submission" if not old else "forced" if force or (only and sid in only) else
+               "the file changed" if old.get("sha256") != digest else
+               "the grader or dpcourse changed" if old.get("version") != version else "the secret changed")
+        reasons[why] = reasons.get(why, 0) + 1
         todo.append((sid, path, digest))
     workers = max(1, int(jobs or course.jobs))
     ctx = multiprocessing.get_context("spawn")
@@ -648,14 +751,19 @@ def grade(course: Course, assignment: str, *, force: bool = False, jobs: int | N
         row["notes"] = notes.get(s.student_id, [])
         sub = chosen.get(s.student_id)
         when = times.get((s.student_id, assignment))
-        if when is None and sub is not None:
-            when = dt.datetime.fromtimestamp(sub[0].stat().st_mtime, dt.timezone.utc)
+        due = course.due.get(f"{assignment}.{s.student_id}", course.due.get(assignment))
+        if sub is not None and due is not None and when is None:
+            # file times say when a download was unpacked, not when the work was handed in: never used
+            row["notes"] = row["notes"] + ["no submission time in submissions/times.csv: the late rule was not "
+                                           "applied"]
+        if sub is not None and "_late_" in sub[0].name.lower():
+            row["notes"] = row["notes"] + ["Canvas marks this file late (_LATE_ in its name)"]
         row["submitted"] = when.isoformat() if when else ""
-        row["late_days"], row["late_factor"] = _late(course, assignment, when)
+        row["late_days"], row["late_factor"] = _late(course, assignment, when, s.student_id)
         result.append(row)
     store["unmatched"] = {assignment: unmatched}
     store_path.write_text(json.dumps(store, indent=1) + "\n")
-    write_gradebook(course, assignment, result, unmatched)
+    write_gradebook(course, assignment, result, unmatched, reasons)
     return result
 
 
@@ -678,25 +786,62 @@ def _forbidden_sets(assignment: str):
 # ------------------------------------------------------------------------------------------ the gradebook
 
 def _manual(course: Course, rows: list[dict], assignment: str) -> dict:
-    """Read (and extend, never overwrite) ``manual.csv``: the teacher's points for written answers."""
-    from dpcourse.homework import ASSIGNMENTS
+    """Read (and extend, never overwrite) ``manual.csv``: the teacher's points for written answers.
+
+    One row per student and written answer (``points`` empty until graded, out of ``written_points`` of
+    ``homework.toml``, between 0 and that), and any row the teacher adds with ``max`` 0: an adjustment after a
+    dispute (``points`` may then be negative). Saved by a spreadsheet: UTF-8 or Windows-1252, comma or semicolon,
+    a decimal comma. A row that cannot be read stops the run with its line named, before anything is written.
+    """
+    from dpcourse.homework import ASSIGNMENTS, questions
     from dpcourse.homework.notebooks import chapter_exercises
-    from dpcourse.homework import questions
 
     path = course.gradebook / "manual.csv"
     fields = ["student", "assignment", "question", "points", "max", "comment"]
     existing = []
     if path.is_file():
-        with open(path, newline="", encoding="utf-8") as fh:
-            existing = list(csv.DictReader(fh))
-    have = {(r["student"], r["assignment"], r["question"]) for r in existing}
+        header, lines = _read_csv(path)
+        if not {"student", "assignment", "question", "points"} <= set(header):
+            raise ValueError(f"{path} needs the columns {fields}, got {header}")
+        for line, r in lines:
+            r = dict(r)
+            r["_line"] = line
+            existing.append(r)
     _, exercises, _ = chapter_exercises(ASSIGNMENTS[assignment])
     graded = {q.label for q in questions(assignment)}
     written = [e.label for e in exercises if e.label not in graded]
+    out = {}
+    for r in existing:
+        if r["assignment"] != assignment:
+            continue
+        adjustment = r["question"] not in written
+        top = 0.0 if adjustment else course.written_points
+        pts_text = (r.get("points") or "").strip().replace(",", ".")
+        entry = out.setdefault(r["student"], {"points": 0.0, "graded": 0, "pending": 0, "max": 0.0, "items": []})
+        entry["max"] += top
+        if not pts_text:
+            entry["pending"] += 0 if adjustment else 1
+            continue
+        try:
+            pts = float(pts_text)
+        except ValueError:
+            raise ValueError(f"{path.name} line {r['_line']}: points must be a number, got {r['points']!r}") from None
+        if not math.isfinite(pts) or (not adjustment and not 0 <= pts <= top):
+            raise ValueError(f"{path.name} line {r['_line']}: points of {r['question']} must lie in [0, {top:g}], "
+                             f"got {pts:g} (an adjustment after a dispute goes in a row of its own with max 0)")
+        entry["points"] += pts
+        entry["graded"] += 1
+        entry["items"].append((r["question"], pts, top, r.get("comment", "")))
+    have = {(r["student"], r["assignment"], r["question"]) for r in existing}
     added = [{"student": r["student"], "assignment": assignment, "question": label, "points": "",
               "max": f"{course.written_points:g}", "comment": ""}
              for r in rows for label in written if (r["student"], assignment, label) not in have]
-    if added or not path.is_file():
+    stale = any(r["assignment"] == assignment and r["question"] in written and r.get("max") != f"{course.written_points:g}"
+                for r in existing)
+    if added or stale or not path.is_file():
+        for r in existing:   # the maximum follows homework.toml; points and comments stay as the teacher wrote them
+            if r["assignment"] == assignment and r["question"] in written:
+                r["max"] = f"{course.written_points:g}"
         tmp = path.with_suffix(".csv.tmp")
         with open(tmp, "w", newline="", encoding="utf-8") as fh:
             w = csv.DictWriter(fh, fieldnames=fields)
@@ -704,23 +849,14 @@ def _manual(course: Course, rows: list[dict], assignment: str) -> dict:
             for r in existing + added:
                 w.writerow({k: r.get(k, "") for k in fields})
         os.replace(tmp, path)
-    out = {}
-    for r in existing + added:
-        if r["assignment"] != assignment:
-            continue
-        pts = (r.get("points") or "").strip()
-        out.setdefault(r["student"], {"points": 0.0, "graded": 0, "pending": 0, "max": 0.0})
-        entry = out[r["student"]]
-        entry["max"] += float(r.get("max") or course.written_points)
-        if pts:
-            entry["points"] += float(pts)
-            entry["graded"] += 1
-        else:
-            entry["pending"] += 1
+    for r in added:
+        entry = out.setdefault(r["student"], {"points": 0.0, "graded": 0, "pending": 0, "max": 0.0, "items": []})
+        entry["max"] += course.written_points
+        entry["pending"] += 1
     return out
 
 
-def write_gradebook(course: Course, assignment: str, rows: list[dict], unmatched) -> None:
+def write_gradebook(course: Course, assignment: str, rows: list[dict], unmatched, reasons=None) -> None:
     """``grades_hwNN.csv``, ``feedback/<id>/hwNN.md``, ``canvas_hwNN.csv``, ``moodle_hwNN.csv``, ``report_hwNN.md``."""
     from dpcourse.homework import questions
 
@@ -735,7 +871,7 @@ def write_gradebook(course: Course, assignment: str, rows: list[dict], unmatched
                     "written", "written_max", "written_pending", "late_days", "late_factor", "total", "max",
                     "flags", "notes"])
         for r in rows:
-            m = manual.get(r["student"], {"points": 0.0, "graded": 0, "pending": 0, "max": 0.0})
+            m = manual.get(r["student"], {"points": 0.0, "graded": 0, "pending": 0, "max": 0.0, "items": []})
             auto = sum(q["points"] for q in r["questions"].values()) if r["questions"] else 0.0
             total = round((auto + m["points"]) * r.get("late_factor", 1.0), 4)
             top = auto_max + m["max"]
@@ -745,27 +881,50 @@ def write_gradebook(course: Course, assignment: str, rows: list[dict], unmatched
                         f"{auto:g}", f"{auto_max:g}", f"{m['points']:g}", f"{m['max']:g}", m["pending"],
                         r.get("late_days", 0), f"{r.get('late_factor', 1.0):g}", f"{total:g}", f"{top:g}",
                         " | ".join(r.get("flags", [])), " | ".join(r.get("notes", []))])
+    title = course.titles.get(assignment, assignment)   # the gradebook column's exact title ([titles] in homework.toml)
+    top_all = max((t[1] for t in totals.values()), default=0.0)
+
+    def shown(total, r):   # no grade for a student with nothing handed in and nothing graded by hand
+        graded_by_hand = manual.get(r["student"], {}).get("graded", 0)
+        return "" if r["status"] == "missing" and not graded_by_hand else f"{total:g}"
+
     with open(out / f"canvas_{assignment}.csv", "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)   # Canvas's gradebook import: these five columns, then one column per assignment
-        w.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", assignment])
-        w.writerow(["    Points Possible", "", "", "", "", f"{totals[rows[0]['student']][1]:g}" if rows else ""])
+        w.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", title])
+        w.writerow(["    Points Possible", "", "", "", "", f"{top_all:g}"])
         for s in course.roster:
             total, _, r = totals[s.student_id]
-            w.writerow([s.name or s.student_id, s.lms_id, s.student_id, s.email, "",
-                        "" if r["status"] == "missing" else f"{total:g}"])
+            w.writerow([s.name or s.student_id, s.lms_id, s.student_id, s.email, "", shown(total, r)])
+    no_email = []
     with open(out / f"moodle_{assignment}.csv", "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)   # Moodle's CSV grade import: map "Email address" to the user, the rest to grade items
-        w.writerow(["Email address", "ID number", "Full name", assignment, f"{assignment} feedback"])
+        w.writerow(["Email address", "ID number", "Full name", title, f"{title} feedback"])
         for s in course.roster:
             total, top, r = totals[s.student_id]
-            w.writerow([s.email, s.student_id, s.name, "" if r["status"] == "missing" else f"{total:g}",
+            if not s.email:   # Moodle refuses a whole file with a row it cannot match
+                no_email.append(s.student_id)
+                continue
+            w.writerow([s.email, s.student_id, s.name, shown(total, r),
                         f"{r['status']}: {total:g} / {top:g}" + (f" ({r['reason']})" if r["reason"] else "")])
     for s in course.roster:
         total, top, r = totals[s.student_id]
         d = out / "feedback" / s.student_id
         d.mkdir(parents=True, exist_ok=True)
         (d / f"{assignment}.md").write_text(_feedback(r, total, top, manual.get(s.student_id)))
+    with open(out / "feedback" / f"index_{assignment}.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)   # for returning the feedback files by a mail merge or an LMS's bulk upload
+        w.writerow(["student_id", "name", "email", "file"])
+        for s in course.roster:
+            w.writerow([s.student_id, s.name, s.email, f"{s.student_id}/{assignment}.md"])
     lines = [f"# {assignment}: {len(rows)} students", ""]
+    if no_email:
+        lines += [f"Not in moodle_{assignment}.csv (no email on the roster): {', '.join(no_email)}.", ""]
+    if reasons:
+        lines += ["Graded in this run: " + ", ".join(f"{n} ({why})" for why, n in sorted(reasons.items()))
+                  + "; the others kept their grades.", ""]
+    late = [(r["student"], r["late_days"]) for r in rows if r.get("late_days")]
+    if late:
+        lines += ["Late: " + ", ".join(f"{sid} ({d} day{'s' if d > 1 else ''})" for sid, d in late) + ".", ""]
     for status in ("graded", "missing", "unreadable", "timed out", "crashed"):
         who = [r["student"] for r in rows if r["status"] == status]
         lines.append(f"- {status}: {len(who)}" + (f" ({', '.join(who)})" if who and status != "graded" else ""))
@@ -788,16 +947,23 @@ def write_gradebook(course: Course, assignment: str, rows: list[dict], unmatched
 def _feedback(r: dict, total: float, top: float, manual) -> str:
     from dpcourse.homework import questions
 
-    lines = [f"# {r['assignment']}, student {r['student']}", "", f"Status: {r['status']}."
-             + (f" {r['reason']}." if r["reason"] else ""), ""]
+    lines = [f"# {r['assignment']}, student {r['student']}", "", f"Status: {r['status']}"
+             + (f" ({r['reason']})." if r["reason"] else "."), ""]
     if r["status"] == "missing":
         return "\n".join(lines + ["No submission was found for you. Ask your teacher if you handed one in.", ""])
+    if r["status"] == "unreadable":
+        lines += ["Your file could not be read as a notebook, so nothing in it was tested. Open it in Jupyter, "
+                  "check that it opens and runs, save it and hand it in again.", ""]
     lines.append(f"Total so far: {total:g} / {top:g}" + (f" (after a late penalty: {r['late_days']} day(s) late, "
                                                          f"{r['late_factor']:g} of the points kept)"
                                                          if r.get("late_days") else "") + ".")
     if manual and manual.get("pending"):
         lines.append(f"Written answers still to be graded by your teacher: {manual['pending']}.")
     lines.append("")
+    for question, pts, top_q, comment in (manual or {}).get("items", []):
+        head = f"## {question}: {pts:g} / {top_q:g} (graded by your teacher)" if top_q else \
+            f"## {question}: {pts:+g} points (your teacher's adjustment)"
+        lines += [head] + ([comment, ""] if comment else [""])
     for q in questions(r["assignment"]):
         res = r["questions"].get(q.label)
         if not res:
@@ -805,15 +971,42 @@ def _feedback(r: dict, total: float, top: float, manual) -> str:
         lines.append(f"## {q.label}: {res['points']:g} / {res['max']:g}")
         for t in res["tests"]:
             mark = "passed" if t["passed"] else "not passed"
-            lines.append(f"- {t['name']} ({t['points']:g} / {t['max']:g}, {mark}): {t['message']}")
+            lines.append(f"- {t['name']} ({t['points']:g} / {t['max']:g} point{'' if t['max'] == 1 else 's'}, "
+                         f"{mark}): {t['message']}")
         lines.append("")
     if r.get("cells_failed"):
-        lines += ["Cells of your notebook that raised or passed the time limit (code cells counted from 0): "
-                  + ", ".join(f"{c['cell']} ({c['status']})" for c in r["cells_failed"]) + ".", ""]
+        lines += ["Code cells of your notebook that raised or passed the time limit (counted from 1, code cells "
+                  "only): " + ", ".join(f"{c['cell'] + 1} ({c['status']})" for c in r["cells_failed"]) + ".", ""]
     return "\n".join(lines)
 
 
 # ------------------------------------------------------------------------------------------ disputes
+
+def final_grades(course: Course) -> Path:
+    """``gradebook/final.csv``: per student, the total and maximum of every assignment graded so far (from the
+    ``grades_hwNN.csv`` files, written points and late penalties included) and their sums."""
+    files = sorted(course.gradebook.glob("grades_hw*.csv"))
+    if not files:
+        raise ValueError(f"nothing graded yet in {course.gradebook}")
+    per = {}
+    for f in files:
+        hw = f.stem.split("_", 1)[1]
+        with open(f, newline="", encoding="utf-8") as fh:
+            for row in csv.DictReader(fh):
+                per.setdefault(row["student"], {})[hw] = (float(row["total"]), float(row["max"]))
+    hws = [f.stem.split("_", 1)[1] for f in files]
+    path = course.gradebook / "final.csv"
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["student_id", "name", "email", *hws, "total", "max", "percent"])
+        for s in course.roster:
+            got = per.get(s.student_id, {})
+            total = sum(got.get(hw, (0.0, 0.0))[0] for hw in hws)
+            top = sum(got.get(hw, (0.0, 0.0))[1] for hw in hws)
+            w.writerow([s.student_id, s.name, s.email, *[f"{got[hw][0]:g}" if hw in got else "" for hw in hws],
+                        f"{total:g}", f"{top:g}", f"{100 * total / top:.1f}" if top else ""])
+    return path
+
 
 def answer_report(course: Course, assignment: str, sid: str) -> str:
     """For the teacher only (it needs the secret): a student's numbers, expected answers and hidden tests."""

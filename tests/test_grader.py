@@ -425,3 +425,88 @@ def test_the_teachers_commands(tmp_path, capsys):
     assert "expected answer" in out and "ex-hist-argmax" in out
     assert cli.main(["answer", str(root), "hw05", "nobody"]) == 2
     assert cli.main(["grade", str(root), "hw99"]) == 2
+
+
+def _bare_course(tmp_path, rows=ROSTER[:4]):
+    root = tmp_path / "term"
+    hw.init_course(root)
+    with open(root / "roster.csv", "a", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+    course = hw.load_course(root)
+    course.submissions.mkdir()
+    return course
+
+
+def test_lms_downloads_are_told_apart_by_what_they_really_carry(tmp_path):
+    """Moodle's folder number is a participant number of the assignment, not a user id: a folder whose number
+    is another student's lms_id still goes to the student it names. Canvas's flat names carry the user id. A
+    zip's top folder is looked through; each assignment may have its own folder; equal file times prefer the
+    highest copy number, and a file for another assignment is reported, never dropped in silence."""
+    course = _bare_course(tmp_path)
+    nb = nbformat.v4.new_notebook()
+    sub = course.submissions / "hw05" / "DP 2027-Homework 5-123"
+    (sub / "Ada Lovelace_9002_assignsubmission_file_").mkdir(parents=True)   # 9002 is Alan's lms_id
+    nbformat.write(nb, sub / "Ada Lovelace_9002_assignsubmission_file_" / "hw05.ipynb")
+    nbformat.write(nb, sub / "turingalan_9002_77_hw05.ipynb")
+    (sub / "s03").mkdir()
+    nbformat.write(nb, sub / "s03" / "hw05.ipynb")
+    nbformat.write(nb, sub / "s03" / "hw05 (1).ipynb")
+    for p in (sub / "s03").iterdir():
+        os.utime(p, (1760000000, 1760000000))
+    (sub / "s04").mkdir()
+    nbformat.write(nb, sub / "s04" / "hw04.ipynb")
+    chosen, notes, unmatched = hw.find_submissions(course, "hw05")
+    assert {sid: p.name for sid, (p, _) in chosen.items()} == {
+        "s01": "hw05.ipynb", "s02": "turingalan_9002_77_hw05.ipynb", "s03": "hw05 (1).ipynb"}
+    assert any("same file time" in n for n in notes["s03"])
+    assert any("files for other assignments" in n and "hw04" in n for n in notes["s04"])
+    assert not unmatched
+
+
+def test_spreadsheet_edits_of_manual_grades(tmp_path):
+    """manual.csv saved by a spreadsheet (semicolons, a decimal comma, a BOM, CRLF) is read; points outside
+    [0, written_points] stop the run naming the line; a row with max 0 is an adjustment; comments reach the
+    student's feedback."""
+    course = _bare_course(tmp_path)
+    course.gradebook.mkdir()
+    rows = [{"student": s.student_id} for s in course.roster]
+    hw._manual(course, rows, "hw05")
+    path = course.gradebook / "manual.csv"
+    with open(path, newline="") as fh:
+        table = list(csv.DictReader(fh))
+    written = sorted({r["question"] for r in table})
+    assert len(written) >= 2 and {r["student"] for r in table} == {s.student_id for s in course.roster}
+
+    def save(entries):
+        lines = ["student;assignment;question;points;max;comment"]
+        lines += [";".join(e) for e in entries]
+        path.write_bytes(b"\xef\xbb\xbf" + ("\r\n".join(lines) + "\r\n").encode())
+
+    entries = [[r["student"], "hw05", r["question"], "", "2", ""] for r in table]
+    entries[0][3], entries[0][5] = "1,5", "clear proof"
+    entries.append(["s02", "hw05", "dispute", "-0,5", "0", "after a re-read"])
+    save(entries)
+    got = hw._manual(course, rows, "hw05")
+    first = entries[0][0]
+    assert got[first]["points"] == 1.5 and (entries[0][2], 1.5, 2.0, "clear proof") in got[first]["items"]
+    assert got["s02"]["points"] == -0.5 and ("dispute", -0.5, 0.0, "after a re-read") in got["s02"]["items"]
+    entries[1][3] = "20"
+    save(entries)
+    with pytest.raises(ValueError, match=r"manual.csv line 3: points of .* must lie in \[0, 2\], got 20"):
+        hw._manual(course, rows, "hw05")
+
+
+def test_late_needs_a_submission_time_with_its_zone(tmp_path):
+    course = _bare_course(tmp_path)
+    (course.submissions / "times.csv").write_text("student_id,assignment,submitted\ns01,hw05,2026-10-13 10:00\n")
+    with pytest.raises(ValueError, match="times.csv line 2: the time .* must name its zone"):
+        hw._submission_times(course)
+    (course.submissions / "times.csv").write_text("student_id,assignment,submitted\ns01,hw05,13/10/2026\n")
+    with pytest.raises(ValueError, match="times.csv line 2: submitted must be an ISO time"):
+        hw._submission_times(course)
+    course.due["hw05"] = hw.dt.datetime.fromisoformat("2026-10-12T23:59:00+00:00")
+    course.due["hw05.s02"] = hw.dt.datetime.fromisoformat("2026-10-20T23:59:00+00:00")
+    t = hw.dt.datetime.fromisoformat("2026-10-14T10:00:00+00:00")
+    assert hw._late(course, "hw05", t, "s01") == (2, pytest.approx(0.8))
+    assert hw._late(course, "hw05", t, "s02") == (0, 1.0)       # an extension
+    assert hw._late(course, "hw05", None, "s01") == (0, 1.0)    # no time: never guessed from file dates

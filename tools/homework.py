@@ -4,6 +4,7 @@
     python tools/homework.py generate COURSE [--only hw05]  # handout/<id>/hwNN.ipynb and teacher/hwNN.ipynb
     python tools/homework.py grade COURSE hw05 [--force]    # every roster student: a row, feedback, exports
     python tools/homework.py answer COURSE hw05 STUDENT_ID  # a student's numbers and expected answers (disputes)
+    python tools/homework.py final COURSE                   # every assignment's totals: gradebook/final.csv
 
 Every path is inside COURSE (its ``homework.toml`` names them, relative). Grading runs each submission in a
 bubblewrap sandbox (``apt-get install -y bubblewrap``) and the hidden tests in this process; see the book's
@@ -37,6 +38,9 @@ def main(argv=None) -> int:
     r.add_argument("assignment")
     r.add_argument("--force", action="store_true", help="re-grade submissions that did not change too")
     r.add_argument("--jobs", type=int, help="submissions graded at once (default: the course's setting)")
+    r.add_argument("--student", nargs="*", help="grade these students again (after a dispute or an extension)")
+    f = sub.add_parser("final", help="every assignment's totals side by side: gradebook/final.csv")
+    f.add_argument("course", type=Path)
     a = sub.add_parser("answer", help="a student's numbers and expected answers (needs the secret)")
     a.add_argument("course", type=Path)
     a.add_argument("assignment")
@@ -54,13 +58,15 @@ def main(argv=None) -> int:
             print(f"{len(counts)} assignment(s) for {len(course.roster)} student(s) written to {course.handout}, "
                   f"teacher copies in {course.teacher}, in {time.perf_counter() - start:.1f} s")
         elif args.command == "grade":
-            rows = hw.grade(course, args.assignment, force=args.force, jobs=args.jobs,
+            rows = hw.grade(course, args.assignment, force=args.force, jobs=args.jobs, students=args.student,
                             progress=lambda row: print(f"  {row['student']}: {row['status']}", flush=True))
             by = {}
             for row in rows:
                 by[row["status"]] = by.get(row["status"], 0) + 1
             print(f"{args.assignment}: " + ", ".join(f"{n} {s}" for s, n in sorted(by.items()))
                   + f"; gradebook in {course.gradebook}, in {time.perf_counter() - start:.1f} s")
+        elif args.command == "final":
+            print(f"written {hw.final_grades(course)}")
         else:
             print(hw.answer_report(course, args.assignment, args.student_id))
     except ValueError as exc:
