@@ -594,3 +594,89 @@ def test_profile_deltas_above_one_and_a_misspelt_method_are_refused_by_name():
         with pytest.raises(TypeError, match="method"):
             F.tradeoff_curve(events, 0.1, method=3)
     assert F.tradeoff_curve(dp.GaussianEvent(1.0), 0.1, method="rdp") == F.tradeoff_gaussian(0.1, 1.0)
+
+
+# ---------------------------------------------------------------------------------------------------
+# The chapter's figures (issue 37): what they draw is what the theorems say, and no legend covers data
+# ---------------------------------------------------------------------------------------------------
+
+def _print_png(fig):
+    """The figure as Jupyter shows it (book style, legends moved off data), with its PNG's text chunks."""
+    import io
+
+    from IPython.core.pylabtools import print_figure
+    from PIL import Image
+
+    import dpcourse.plots  # noqa: F401  (installs the book's figure style)
+
+    return Image.open(io.BytesIO(print_figure(fig, "png", bbox_inches="tight")))
+
+
+def test_threshold_test_errors_are_the_gaussian_tails_and_lie_on_g_mu():
+    from dpcourse.plots.fdp import threshold_test_errors
+
+    for mu, t in ((1.0, 1.0), (0.3, -2.0), (2.5, 0.7), (4.0, 6.0)):
+        a, b = threshold_test_errors(mu, t)
+        assert a == pytest.approx(stats.norm.sf(t), rel=1e-12)           # P[N(0, 1) > t]
+        assert b == pytest.approx(stats.norm.cdf(t - mu), rel=1e-12)     # P[N(mu, 1) <= t]
+        # a threshold test is a best test here (fdp-thm-gaussian-curve): its pair is on the curve
+        assert F.tradeoff_gaussian(a, mu) == pytest.approx(b, rel=1e-9)
+    assert threshold_test_errors(1.0, 1.0)[1] == 0.5
+    with pytest.raises(ValueError, match="mu"):
+        threshold_test_errors(0.0, 1.0)
+    with pytest.raises(ValueError, match="threshold"):
+        threshold_test_errors(1.0, float("nan"))
+
+
+def test_tradeoff_idea_figure_marks_the_test_on_the_curve():
+    import matplotlib.pyplot as plt
+
+    from dpcourse.plots.fdp import plot_tradeoff_idea, threshold_test_errors
+
+    fig = plot_tradeoff_idea(mu=1.5, threshold=0.4)
+    left, right = fig.axes
+    a, b = threshold_test_errors(1.5, 0.4)
+    labels = [t.get_text() for t in left.get_legend().get_texts()]
+    assert f"false positives α = {a:.2f}" in labels and f"misses β = {b:.2f}" in labels
+    curve, others, marked = right.lines[:3]
+    np.testing.assert_allclose(curve.get_ydata(), F.tradeoff_gaussian(curve.get_xdata(), 1.5), rtol=1e-12)
+    assert (marked.get_xdata()[0], marked.get_ydata()[0]) == (a, b)
+    # every other threshold's pair is on the curve too
+    np.testing.assert_allclose(others.get_ydata(), F.tradeoff_gaussian(np.asarray(others.get_xdata()), 1.5),
+                               rtol=1e-9)
+    # the shaded false positives are the density of N(0, 1) right of the threshold, and nothing left of it
+    shade = left.collections[0].get_paths()[0].vertices
+    assert shade[:, 0].min() >= 0.4 - 1e-9
+    assert _print_png(fig).text["dpcourse:legends-over-data"] == "0"
+    plt.close(fig)
+    with pytest.raises(ValueError, match="mu"):
+        plot_tradeoff_idea(mu=-1.0)
+
+
+def test_attack_caps_figure_draws_the_three_readings_of_a_run():
+    import matplotlib.pyplot as plt
+
+    from dpcourse.plots.fdp import plot_attack_caps
+
+    q, steps, delta, sigma = 0.05, 40, 1e-5, 2.0
+    run = dp.PrivacyAccountant().compose(dp.PoissonSampledEvent(q, dp.GaussianEvent(sigma)), steps)
+    eps = run.epsilon(delta, "pld")
+    mu = F.clt_mu_poisson_gaussian(q, sigma, steps)
+    fig = plot_attack_caps(run, eps, delta, mu, fpr=0.02)
+    ax = fig.axes[0]
+    chance, pair, profile, clt = ax.lines[:4]
+    a = np.asarray(profile.get_xdata())
+    assert 0.02 in a
+    np.testing.assert_allclose(pair.get_ydata(), 1 - F.tradeoff_epsilon_delta(a, eps, delta), rtol=1e-12)
+    np.testing.assert_allclose(profile.get_ydata(), 1 - F.tradeoff_curve(run, a), rtol=1e-12)
+    np.testing.assert_allclose(clt.get_ydata(), 1 - F.tradeoff_gaussian(a, mu), rtol=1e-12)
+    np.testing.assert_array_equal(chance.get_ydata(), a)
+    i = int(np.searchsorted(a, 0.02))
+    title = ax.get_title()
+    assert f"{1 - F.tradeoff_curve(run, 0.02):.4f} (profile)" in title and "not a bound" in title
+    assert f"{1 - F.tradeoff_epsilon_delta(0.02, eps, delta):.4f} (pair)" in title
+    assert np.all(np.asarray(profile.get_ydata()) >= a - 1e-12) and i > 0   # no guarantee below a blind guess
+    assert _print_png(fig).text["dpcourse:legends-over-data"] == "0"
+    plt.close(fig)
+    with pytest.raises(ValueError, match="mu_clt"):
+        plot_attack_caps(run, eps, delta, 0.0)

@@ -409,3 +409,63 @@ def test_train_models_gives_every_model_its_own_generator():
     W = mia.train_models(noise, np.zeros((3, 2)), [0, 1, 0], masks, rng=5)
     assert len({tuple(w) for w in W}) == 6
     np.testing.assert_array_equal(W, mia.train_models(noise, np.zeros((3, 2)), [0, 1, 0], masks, rng=5))
+
+
+# ----------------------------------------------------------------------------------------------------------
+# the chapter's first figure (issue 37): one record's confidences in and out, a typical and the most exposed
+
+
+def test_lira_idea_summary_fits_each_record_by_hand():
+    from dpcourse.plots.membership import lira_idea_summary
+
+    phi = np.array([[2.0, 0.1, 5.0], [2.2, 0.0, 5.2], [0.0, 0.2, 4.8], [0.2, 0.1, 5.1], [0.1, 0.3, 5.0]])
+    masks = np.array([[True, True, False], [True, False, True], [False, True, True], [False, False, False],
+                      [False, True, False]])
+    s = lira_idea_summary(phi, masks)
+    # record 0: in (2.0, 2.2), out (0.0, 0.2, 0.1); record 1: in (0.1, 0.2, 0.3), out (0.0, 0.1);
+    # record 2: in (5.2, 4.8), out (5.0, 5.1, 5.0)
+    e = s["exposed"]
+    assert e["record"] == 0
+    assert e["mean_in"] == pytest.approx(2.1) and e["mean_out"] == pytest.approx(0.1)
+    assert e["sd_in"] == pytest.approx(math.sqrt(0.02)) and e["sd_out"] == pytest.approx(0.1)
+    assert e["separation"] == pytest.approx(2.0 / math.sqrt((0.02 + 0.01) / 2))
+    sep1 = (0.2 - 0.05) / math.sqrt((0.01 + 0.005) / 2)
+    sep2 = (5.0 - 5.1 / 3 - 10.0 / 3) / math.sqrt((0.08 + np.var([5.0, 5.1, 5.0], ddof=1)) / 2)
+    assert sep2 < sep1 < e["separation"]
+    assert s["typical"]["record"] == 1 and s["typical"]["separation"] == pytest.approx(sep1)
+    with pytest.raises(ValueError, match="masks"):
+        lira_idea_summary(phi, masks[:, :2])
+    with pytest.raises(ValueError, match="at least 2"):
+        lira_idea_summary(phi, np.ones_like(masks))
+
+
+def test_lira_idea_figure_draws_the_two_records_it_names():
+    import io
+
+    import matplotlib.pyplot as plt
+    from IPython.core.pylabtools import print_figure
+    from PIL import Image
+
+    import dpcourse.plots  # noqa: F401  (installs the book's figure style)
+    from dpcourse.plots.membership import lira_idea_summary, plot_lira_idea
+
+    rng = np.random.default_rng(7)
+    masks = mia.inclusion_masks(9, 16, rng=3)
+    phi = rng.normal(size=masks.shape) + 3.0 * masks * (np.arange(9) == 4)   # record 4 moves by 3 when in
+    s = lira_idea_summary(phi, masks)
+    assert s["exposed"]["record"] == 4
+    fig = plot_lira_idea(phi, masks)
+    for ax, fit in zip(fig.axes, (s["typical"], s["exposed"])):
+        i = fit["record"]
+        outside, inside = ax.containers            # out first, then in
+        for bars, values in ((outside, phi[~masks[:, i], i]), (inside, phi[masks[:, i], i])):
+            heights = np.array([b.get_height() for b in bars])
+            widths = np.array([b.get_width() for b in bars])
+            assert np.sum(heights * widths) == pytest.approx(1.0)   # a density of exactly these values
+            edges = [b.get_x() for b in bars] + [bars[-1].get_x() + widths[-1]]
+            counts, _ = np.histogram(values, bins=edges)
+            np.testing.assert_allclose(heights, counts / (values.size * widths))
+        assert f"in {fit['mean_in']:.1f} ± {fit['sd_in']:.1f}, out {fit['mean_out']:.1f}" in ax.get_title()
+    image = Image.open(io.BytesIO(print_figure(fig, "png", bbox_inches="tight")))
+    assert image.text["dpcourse:legends-over-data"] == "0"
+    plt.close(fig)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -10,10 +12,88 @@ from ..membership import dp_tpr_bound, gdp_tpr_bound
 from ..queries import tpr_at_fpr
 from .explorer import STATIC_DPI
 
-__all__ = ["FPR_GRID", "roc_on_grid", "plot_attack_roc", "membership_widget"]
+__all__ = ["FPR_GRID", "lira_idea_summary", "plot_lira_idea", "roc_on_grid", "plot_attack_roc", "membership_widget"]
 
 #: False-positive rates at which a ROC is kept for the figures (log-spaced, 1e-3 to 1).
 FPR_GRID = np.round(np.logspace(-3, 0, 31), 6)
+
+
+def _record_fit(phi, masks, i):
+    inside, outside = phi[masks[:, i], i], phi[~masks[:, i], i]
+    m_in, m_out = float(inside.mean()), float(outside.mean())
+    s_in, s_out = float(inside.std(ddof=1)), float(outside.std(ddof=1))
+    spread = max(math.sqrt((s_in ** 2 + s_out ** 2) / 2), 1e-12)  # a floor for a constant column, as in lira_scores
+    return {"record": int(i), "mean_in": m_in, "sd_in": s_in, "mean_out": m_out, "sd_out": s_out,
+            "separation": (m_in - m_out) / spread}
+
+
+def lira_idea_summary(confidences, masks) -> dict:
+    """How far one record's confidence moves when it is trained on: a typical record and the most exposed one.
+
+    ``confidences[j, i]`` is model j's confidence on record i (:func:`dpcourse.membership.logit_confidence`),
+    ``masks[j, i]`` whether model j trained on record i (:func:`dpcourse.membership.inclusion_masks`). For each
+    record the confidences under the models that trained on it ("in") and under the others ("out") have means
+    and standard deviations; the record's *separation* is the difference of the means over the root mean square
+    of the two standard deviations. Returns ``{"typical": fit, "exposed": fit}`` for the record of median
+    separation (the lower median) and for the record of the largest, each fit a dict with keys ``record,
+    mean_in, sd_in, mean_out, sd_out, separation``. LiRA (definition ``mia-def-lira``) fits exactly these
+    Gaussians, per record, from shadow models.
+
+    Examples
+    --------
+    >>> phi = np.array([[2.0, 0.1], [2.2, 0.0], [0.0, 0.2], [0.2, 0.1]])
+    >>> masks = np.array([[True, True], [True, False], [False, True], [False, False]])
+    >>> s = lira_idea_summary(phi, masks)
+    >>> s["exposed"]["record"], round(s["exposed"]["separation"], 1), s["typical"]["record"]
+    (0, 14.1, 1)
+    """
+    phi = check_real_array(confidences, "confidences", ndim=2)
+    masks = np.asarray(masks)
+    if masks.dtype != bool or masks.shape != phi.shape:
+        raise ValueError(f"masks must be a boolean array of the shape of confidences {phi.shape}")
+    n_in = masks.sum(axis=0)
+    if n_in.min() < 2 or (masks.shape[0] - n_in).min() < 2:
+        raise ValueError("every record must be in at least 2 and out of at least 2 models (use inclusion_masks)")
+    fits = [_record_fit(phi, masks, i) for i in range(phi.shape[1])]
+    order = sorted(range(len(fits)), key=lambda i: (fits[i]["separation"], i))
+    return {"typical": fits[order[(len(order) - 1) // 2]], "exposed": fits[order[-1]]}
+
+
+def plot_lira_idea(confidences, masks):
+    """One respondent's confidence under the models that trained on her and under those that did not, for a
+    typical respondent and for the most exposed one, with the Gaussians fitted to each side.
+
+    The records are those of :func:`lira_idea_summary`. Where the two Gaussians overlap, no test tells a model
+    that trained on the record from one that did not; where they are apart, a likelihood-ratio test (LiRA,
+    definition ``mia-def-lira``) can say "member" with few false positives. The titles state the means and
+    standard deviations."""
+    phi = check_real_array(confidences, "confidences", ndim=2)
+    masks = np.asarray(masks)
+    summary = lira_idea_summary(phi, masks)
+    fig, axes = plt.subplots(1, 2, figsize=(9.6, 3.9), dpi=STATIC_DPI)
+    for ax, (kind, fit) in zip(axes, (("a typical respondent", summary["typical"]),
+                                      ("the most exposed respondent", summary["exposed"]))):
+        i = fit["record"]
+        inside, outside = phi[masks[:, i], i], phi[~masks[:, i], i]
+        lo = min(inside.min(), outside.min())
+        hi = max(inside.max(), outside.max())
+        pad = 0.15 * (hi - lo) + 1e-9
+        bins = np.linspace(lo - pad, hi + pad, 25)
+        ax.hist(outside, bins=bins, density=True, color="C1", alpha=0.45, label="models without her (out)")
+        ax.hist(inside, bins=bins, density=True, color="C0", alpha=0.45, label="models trained on her (in)")
+        grid = np.linspace(bins[0], bins[-1], 400)
+        for m, s, color in ((fit["mean_out"], fit["sd_out"], "C1"), (fit["mean_in"], fit["sd_in"], "C0")):
+            s = max(s, 1e-12)
+            ax.plot(grid, np.exp(-0.5 * ((grid - m) / s) ** 2) / (s * math.sqrt(2 * math.pi)), color=color, lw=2)
+        top = ax.get_ylim()[1]
+        ax.set_ylim(0, top * 1.45)
+        ax.set_xlabel("confidence φ on her true answer")
+        ax.set_ylabel("density")
+        ax.set_title(f"{kind}\nin {fit['mean_in']:.1f} ± {fit['sd_in']:.1f}, out {fit['mean_out']:.1f} ± "
+                     f"{fit['sd_out']:.1f}", fontsize=10)
+        ax.legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    return fig
 
 
 def roc_on_grid(member_scores, nonmember_scores, grid=FPR_GRID) -> np.ndarray:
