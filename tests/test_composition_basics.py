@@ -198,6 +198,31 @@ def test_figures_draw():
     plt.close("all")
 
 
+def test_composition_loss_figure_draws_probabilities():
+    """The loss of k Laplace releases has atoms (every output beyond one answer): the figure draws them as stems
+    at their exact probabilities on a probability axis, and the rest as the share of draws per bin."""
+    from matplotlib.container import BarContainer, StemContainer
+
+    values, probs = figs.loss_atoms(0.5, 4)
+    assert values.tolist() == pytest.approx([-2.0, -1.0, 0.0, 1.0, 2.0])
+    assert probs[-1] == pytest.approx(1 / 16) and probs[0] == pytest.approx((math.exp(-0.5) / 2) ** 4)
+    assert probs[2] == pytest.approx(6 * 0.25 * (math.exp(-0.5) / 2) ** 2)
+    losses = figs.composed_laplace_losses(0.5, 4, n_samples=20_000, rng=0)
+    assert np.mean(np.abs(losses - 2.0) < 1e-9) == pytest.approx(1 / 16, abs=5 * math.sqrt(1 / 16 / 20_000))
+    fig = figs.plot_composition_loss(0.5, 4, n_samples=20_000, rng=0)
+    left = fig.axes[0]
+    assert left.get_ylabel() == "probability"
+    stems = [c for c in left.containers if isinstance(c, StemContainer)]
+    bars = [c for c in left.containers if isinstance(c, BarContainer)]
+    assert len(stems) == 1 and len(bars) == 1
+    assert stems[0].markerline.get_xdata() == pytest.approx(values)
+    assert stems[0].markerline.get_ydata() == pytest.approx(probs)
+    spread = sum(patch.get_height() for patch in bars[0])
+    assert spread == pytest.approx(1 - probs.sum(), abs=0.02)  # the rest of the probability, spread over bins
+    assert max(patch.get_height() for patch in bars[0]) < probs.max()  # no spike: bins hold probabilities
+    plt.close(fig)
+
+
 def test_averaging_attack_draws():
     """k fresh releases per analyst: averages centred on the two counts, spread sqrt(2)/(eps sqrt k), independent."""
     n, k, eps = 20_000, 10, 0.5

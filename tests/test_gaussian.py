@@ -358,6 +358,36 @@ def test_widgets_build():
         plt.close("all")
 
 
+@pytest.mark.parametrize("mu, eps", [(1.0, 1.0), (0.5, 2.0)])
+def test_density_ratio_figure_draws_the_unbounded_ratio(mu, eps):
+    """Chapter 07's first picture: the ratio of the two Gaussian densities is exp(mu z - mu^2/2), a line on a
+    log axis that crosses e^eps at z = mu/2 + eps/mu and keeps growing; the y axis spans that line, no more."""
+    import io
+
+    import matplotlib.pyplot as plt
+    from scipy import stats
+
+    from dpcourse.plots import gaussian as figs
+
+    fig = figs.plot_density_ratio(mu, eps)
+    fig.savefig(io.BytesIO(), format="png")  # as Jupyter prints it, in the book's style
+    left, right = fig.axes
+    z, ratio = (np.asarray(v, dtype=float) for v in right.lines[0].get_data())
+    assert ratio == pytest.approx(stats.norm.pdf(z, mu) / stats.norm.pdf(z, 0.0), rel=1e-9)
+    border = right.lines[-1].get_xdata()[0]
+    assert border == pytest.approx(mu / 2 + eps / mu)
+    assert np.all(ratio[z > border] > math.exp(eps)) and np.all(ratio[z < border] < math.exp(eps))
+    low, high = right.get_ylim()
+    assert low == pytest.approx(ratio.min() / 3) and high == pytest.approx(ratio.max() * 3)
+    q, p = (np.asarray(line.get_ydata(), dtype=float) for line in left.lines[:2])
+    assert p.max() == pytest.approx(q.max(), rel=1e-3)  # the same bell curve, shifted by mu
+    plt.close(fig)
+    with pytest.raises(ValueError, match="mu"):
+        figs.plot_density_ratio(0.0, 1.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        figs.plot_density_ratio(1.0, -1.0)
+
+
 def _polygon_area(vertices):
     x, y = vertices[:, 0], vertices[:, 1]
     return 0.5 * abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))

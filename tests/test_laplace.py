@@ -345,6 +345,23 @@ def test_figures_draw():
     plt.close("all")
 
 
+def test_mean_rmse_figure_spans_its_data_only():
+    """The y axis of the RMSE figure, printed as PNG as Jupyter does, spans the drawn values (a factor 2 either
+    side): a legend over the lines used to make the book's style raise the top of the axis to 10^7."""
+    import io
+
+    ns, epsilons = [10, 30, 100, 300, 1000, 3000], [0.1, 1.0, 10.0]
+    population = np.random.default_rng(0).normal(4200, 800, 342).clip(2000, 7000)
+    rmse, se = figs.mean_rmse(population, 2000, 7000, ns, epsilons, n_trials=20, rng=0)
+    fig = figs.plot_mean_rmse(ns, epsilons, rmse, se, lower=2000, upper=7000, unit="(g)")
+    fig.savefig(io.BytesIO(), format="png")
+    noise = [np.sqrt(2) * 5000 / (np.asarray(ns, dtype=float) * e) for e in epsilons]
+    drawn = np.concatenate([rmse.ravel(), se, *noise])
+    low, high = fig.axes[0].get_ylim()
+    assert low == pytest.approx(drawn.min() / 2) and high == pytest.approx(drawn.max() * 2)
+    plt.close(fig)
+
+
 def test_sensitivity_by_hand_states_the_moves():
     """The hand example's titles state how far the count and the clamped mean moved, and their worst case."""
     fig = figs.plot_sensitivity_by_hand([3750, 3300, 4500], ["Adelie", "Chinstrap", "Gentoo"], 0, 6300, "Gentoo",

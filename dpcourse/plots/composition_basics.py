@@ -21,7 +21,7 @@ from ..composition import basic_composition
 from ..composition_basics import laplace_privacy_loss
 from ..laplace import laplace_mechanism
 
-__all__ = ["averaging_attack", "plot_averaging_attack", "plot_partition", "composed_laplace_losses",
+__all__ = ["averaging_attack", "plot_averaging_attack", "plot_partition", "composed_laplace_losses", "loss_atoms",
            "plot_composition_loss", "composition_loss_widget"]
 
 
@@ -161,10 +161,30 @@ def composed_laplace_losses(epsilon, k, *, n_samples=100_000, rng=None) -> np.nd
     return laplace_privacy_loss(y, np.zeros(k), np.ones(k), 1.0 / eps)
 
 
+def loss_atoms(epsilon, k):
+    """The values the total privacy loss of k Laplace releases takes with positive probability, and those probabilities.
+
+    With the count 0 on x and 1 on x' and Lap(1/epsilon) noise, one release has loss exactly ``+epsilon`` when its
+    output is at most 0 (probability 1/2 on x), exactly ``-epsilon`` when it is at least 1 (probability
+    ``e^-epsilon / 2``), and a value strictly between otherwise. So the total L is exactly ``(2a - k) epsilon`` when
+    ``a`` releases are at ``+epsilon`` and the other ``k - a`` at ``-epsilon``, with the binomial probability
+    ``C(k, a) (1/2)^a (e^-epsilon / 2)^(k - a)``; every other value of L has probability 0. Returns
+    ``(values, probabilities)`` for ``a = 0, ..., k``; the largest value is the bound ``k epsilon`` of theorem
+    ``thm-basic-composition``, with probability ``2^-k``.
+    """
+    eps = check_epsilon(epsilon)
+    k = check_positive_int(k, "k")
+    a = np.arange(k + 1)
+    probs = np.array([math.comb(k, int(j)) * 0.5 ** int(j) * (0.5 * math.exp(-eps)) ** (k - int(j)) for j in a])
+    return (2 * a - k) * eps, probs
+
+
 def plot_composition_loss(epsilon, k, *, n_samples=100_000, rng=None):
     """The distribution of the total privacy loss of k epsilon-DP Laplace releases, against k epsilon.
 
-    Left: histogram of the draws of :func:`composed_laplace_losses`, with the basic-composition bound
+    Left, on a probability axis: stems at the values that L takes with positive probability (every output
+    beyond one of the two answers), at their exact probabilities (:func:`loss_atoms`), and bars giving the
+    share of the other draws of :func:`composed_laplace_losses` in each bin; with the basic-composition bound
     ``+-k epsilon`` (theorem ``thm-basic-composition``) and the mean ``k (epsilon + e^-epsilon - 1)``.
     Right: the empirical ``P[L >= t]`` on a log axis; it ends at ``t = k epsilon`` with the atom
     ``P[L = k epsilon] = 2^-k`` (every release on the far side of f(x) from f(x')).
@@ -174,16 +194,26 @@ def plot_composition_loss(epsilon, k, *, n_samples=100_000, rng=None):
     losses = composed_laplace_losses(eps, k, n_samples=n_samples, rng=rng)
     bound, _ = basic_composition(eps, k)
     mean = k * (eps + np.expm1(-eps))
+    values, probs = loss_atoms(eps, k)
+    at_atom = np.abs(losses[:, None] - values[None, :]).min(axis=1) <= 1e-9 * max(1.0, bound)
+    bins = min(60, 8 * k)
+    edges = np.linspace(-bound, bound, bins + 1)
+    spread, _ = np.histogram(losses[~at_atom], bins=edges)
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8))
-    heights, _, _ = left.hist(losses, bins=80, range=(-bound * 1.05, bound * 1.05), density=True, color="C0",
-                              alpha=0.7)
-    top = 1.05 * float(np.max(heights))  # the marks end at the data, so that a legend can sit above them
+    left.bar(edges[:-1], spread / losses.size, width=np.diff(edges), align="edge", color="C0", alpha=0.45,
+             label=f"P[L in a bin of width {edges[1] - edges[0]:.2g}]")
+    stems = left.stem(values, probs, linefmt="C0-", markerfmt="C0o", basefmt=" ",
+                      label="P[L = value] (exact)")
+    stems.markerline.set_markersize(5)
+    top = 1.05 * float(max(np.max(probs), np.max(spread) / losses.size))
     left.vlines([-bound, bound], 0, top, color="C3", ls="--")
-    left.vlines([mean], 0, top, color="k", ls=":", label=f"mean k(ε + e^-ε - 1) = {mean:.3g}")
-    left.plot([], [], color="C3", ls="--", label=f"basic composition ±kε = ±{bound:.3g}")
+    left.vlines([mean], 0, top, color="k", ls=":", label=f"mean = {mean:.3g}")
+    left.plot([], [], color="C3", ls="--", label=f"±kε = ±{bound:.3g}")
     left.set_xlabel("total privacy loss L")
-    left.set_title(f"k = {k} Laplace releases, ε = {eps:g} each")
-    left.legend(fontsize=8, loc="upper left")
+    left.set_ylabel("probability")
+    left.set_title(f"k = {k} release{'s' if k > 1 else ''}, ε = {eps:g} each")
+    left.set_ylim(0, 1.08 * top)
+    left.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=2)  # below the axes, off the data
     t = np.linspace(-bound, bound, 400)
     sorted_losses = np.sort(losses)
     surv = 1.0 - np.searchsorted(sorted_losses, t, side="left") / losses.size
@@ -192,7 +222,7 @@ def plot_composition_loss(epsilon, k, *, n_samples=100_000, rng=None):
     right.axhline(0.5**k, color="C2", ls=":", label=f"2^-k = {0.5 ** k:.2g}")
     right.set_xlabel("t")
     right.set_title("tail of the total privacy loss")
-    right.legend(fontsize=8, loc="lower left")
+    right.legend(fontsize=8, loc="center left")  # the line 2^-k runs along the bottom
     fig.tight_layout()
     return fig
 

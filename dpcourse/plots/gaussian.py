@@ -11,6 +11,7 @@ from ..gaussian import (_classic_sigma_formula, analytic_gaussian_sigma, gaussia
                         gaussian_loss_tail)
 
 __all__ = [
+    "plot_density_ratio",
     "plot_hockey_stick_region",
     "plot_privacy_profiles",
     "plot_round_noise",
@@ -22,6 +23,46 @@ __all__ = [
     "plot_sigma_ratio",
     "plot_high_dim_error",
 ]
+
+
+def plot_density_ratio(mu=1.0, epsilon=1.0):
+    """Gaussian noise on two neighbouring answers: the two densities almost coincide, yet their ratio grows without bound.
+
+    The horizontal axis is the output in standard deviations of the noise, counted from the answer on ``x'``
+    (density ``q``, N(0, 1)); the answer on ``x`` is ``mu`` standard deviations larger (density ``p``,
+    N(mu, 1)). Left: the two densities. Right: their ratio ``p/q = exp(mu z - mu^2/2)`` on a log axis, a
+    straight line, against the dashed band ``e^-epsilon .. e^epsilon`` that epsilon-DP would need; right of
+    ``z = mu/2 + epsilon/mu`` (dotted) the ratio exceeds ``e^epsilon``, so no epsilon holds for every output
+    (the picture behind lemma ``lem-approx-hockey`` and theorem ``thm-gaussian-profile``).
+    """
+    m = check_real(mu, "mu", low=0.0, low_open=True, high=10.0)
+    eps = check_real(epsilon, "epsilon", low=0.0, high=10.0)
+    grid = np.linspace(-4.0, m + 6.0, 600)
+    q = np.exp(-grid ** 2 / 2) / np.sqrt(2 * np.pi)
+    p = np.exp(-(grid - m) ** 2 / 2) / np.sqrt(2 * np.pi)
+    ratio = np.exp(m * grid - m * m / 2)
+    border = m / 2 + eps / m
+    xlabel = "output $z$ (in noise standard deviations)"
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8))
+    left.plot(grid, q, color="tab:orange", lw=1.5, label=r"$q$: density on $x'$")
+    left.plot(grid, p, color="tab:blue", lw=1.5, label=r"$p$: density on $x$")
+    left.set_ylim(0, 1.45 * float(np.max(p)))
+    left.set_xlabel(xlabel)
+    left.set_ylabel("density")
+    left.set_title(rf"densities on two neighbours, $\mu$ = {m:g} apart")
+    left.legend(fontsize=8, loc="upper left")
+    right.semilogy(grid, ratio, color="k", lw=1.5, label=r"ratio $p/q = e^{\mu z - \mu^2/2}$")
+    right.axhline(np.exp(eps), color="tab:red", ls="--", lw=1, label=rf"$e^{{\pm\varepsilon}}$, $\varepsilon$ = {eps:g}")
+    right.axhline(np.exp(-eps), color="tab:red", ls="--", lw=1)
+    right.axvline(border, color="grey", ls=":", lw=1, label=r"right of it, $p/q > e^{\varepsilon}$")
+    right.set_xlim(grid[0], grid[-1])
+    right.set_ylim(float(ratio[0]) / 3, float(ratio[-1]) * 3)
+    right.set_xlabel(xlabel)
+    right.set_ylabel("p / q (log scale)")
+    right.set_title("their ratio: a line without bound")
+    right.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2)  # below: the lines cross
+    fig.tight_layout()
+    return fig
 
 
 def plot_hockey_stick_region(mu=1.0, epsilon=1.0):

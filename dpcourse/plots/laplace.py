@@ -376,18 +376,26 @@ def plot_mean_rmse(ns, epsilons, rmse, sampling_se, *, lower, upper, unit=""):
     """Log-log plot of the RMSE table from :func:`mean_rmse`, one line per epsilon.
 
     Dotted lines: the Laplace noise alone, ``sqrt(2) (upper - lower) / (n epsilon)``; dashed black: the
-    sampling standard error ``sigma / sqrt(n)`` that even an exact mean has.
+    sampling standard error ``sigma / sqrt(n)`` that even an exact mean has. The y axis spans the drawn
+    values (a factor 2 either side), so no decade is left empty; the legend sits below the axes, off the lines.
     """
     lo, hi = check_bounds(lower, upper)
     ns = np.asarray(ns, dtype=float)
     fig, ax = plt.subplots(figsize=(7, 4.5))
+    drawn = [np.asarray(sampling_se, dtype=float)]
     for eps, row in zip(epsilons, rmse):
-        line, = ax.loglog(ns, row, "o-", label=f"dp_mean RMSE, eps = {eps:g}")
-        ax.loglog(ns, np.sqrt(2) * (hi - lo) / (ns * eps), ":", color=line.get_color())
+        noise = np.sqrt(2) * (hi - lo) / (ns * eps)
+        line, = ax.loglog(ns, row, "o-", label=f"RMSE, ε = {eps:g}")
+        ax.loglog(ns, noise, ":", color=line.get_color())
+        drawn += [np.asarray(row, dtype=float), noise]
     ax.loglog(ns, sampling_se, "k--", label=r"sampling s.e. $\sigma/\sqrt{n}$")
+    values = np.concatenate([np.ravel(v) for v in drawn])
+    values = values[np.isfinite(values) & (values > 0)]
+    if values.size:  # the y axis spans the drawn values, a factor 2 either side, and no more
+        ax.set_ylim(values.min() / 2, values.max() * 2)
     ax.set_xlabel("sample size n")
     ax.set_ylabel(f"RMSE {unit}".strip())
     ax.set_title("error of the private mean (dotted: noise alone)")
-    ax.legend(fontsize="small")
+    ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)  # below: off the lines
     fig.tight_layout()
     return fig
