@@ -298,6 +298,63 @@ def test_tracing_roc_and_figures():
     assert len(list(figs.tracing_widget().controls)) == 2
 
 
+def _dlap_mass(eps, ks):
+    """Exact mass of the discrete Laplace of scale 1/eps on the integers ks: (1 - p)/(1 + p) p^|k|, p = e^-eps."""
+    p = math.exp(-eps)
+    return sum((1 - p) / (1 + p) * p ** abs(k) for k in ks)
+
+
+@pytest.mark.parametrize("eps, m", [(1.0, 4), (0.5, 1), (2.0, 3), (0.25, 10)])
+def test_packing_masses_are_exact_and_obey_group_privacy(eps, m):
+    r = figs.packing_masses(eps, m)
+    near = [k for k in range(-m, m + 1) if abs(k) < m / 2]        # the open ball of half-width m/2
+    far = [k + m for k in near]                                    # the centre's noise must reach D1's counts
+    assert r["own"] == pytest.approx(_dlap_mass(eps, near) ** 2, rel=1e-12)
+    assert r["centre_in"][0] == r["own"]
+    assert r["centre_in"][1] == r["centre_in"][2] == pytest.approx(_dlap_mass(eps, near) * _dlap_mass(eps, far),
+                                                                   rel=1e-12)
+    # group privacy over m records (theorem lb-thm-packing): own <= e^(eps m) Pr[M(D0) in B1], tight at m = 1
+    assert r["own"] <= math.exp(eps * m) * r["centre_in"][1] * (1 + 1e-12)
+    if m == 1:
+        assert r["own"] == pytest.approx(math.exp(eps) * r["centre_in"][1], rel=1e-12)
+
+
+def test_packing_balls_figure_states_the_exact_masses():
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    fig = figs.plot_packing_balls(1.0, 4)
+    ax = fig.axes[0]
+    squares = [p for p in ax.patches if isinstance(p, Rectangle)]
+    assert sorted((s.get_x(), s.get_y(), s.get_width()) for s in squares) == [(-2, -2, 4), (-2, 2, 4), (2, -2, 4)]
+    r = figs.packing_masses(1.0, 4)
+    title = ax.get_title()
+    assert f"{r['own']:.3f}" in title and f"{r['centre_in'][1]:.4f}" in title and "54.6" in title
+    plt.close(fig)
+    for bad, error in ((0, ValueError), (41, ValueError), (2.5, TypeError)):
+        with pytest.raises(error, match="m"):
+            figs.plot_packing_balls(1.0, bad)
+    with pytest.raises(ValueError, match="epsilon"):
+        figs.plot_packing_balls(float("nan"), 4)
+
+
+def test_tracing_scores_figure_is_the_tracing_trial():
+    import matplotlib.pyplot as plt
+
+    fig = figs.plot_tracing_scores(20, 300, epsilon=2.0, delta=1e-5, n_outsiders=50, seed=11)
+    for ax, kind in zip(fig.axes, ("exact", "gaussian")):
+        out = lb.tracing_trial(20, 300, release=kind, epsilon=2.0, delta=1e-5, n_outsiders=50, rng=11)
+        assert f"mean |error| {out['mean_abs_error']:.4f}" in ax.get_title()
+        caught = np.mean(out["members"] > np.quantile(out["outsiders"], 0.99))
+        assert f"members above the line: {caught:.0%}" in ax.get_title()
+        heights = [sum(p.get_height() * p.get_width() for p in c) for c in ax.containers]
+        assert heights == pytest.approx([1.0, 1.0])                # two density histograms: outsiders, members
+    plt.close(fig)
+    for kwargs, error in (({"n": 0}, ValueError), ({"delta": 1.5}, ValueError), ({"epsilon": -1.0}, ValueError)):
+        with pytest.raises(error):
+            figs.plot_tracing_scores(**{"n": 10, "d": 50, **kwargs})
+
+
 def test_extreme_public_parameters_give_capped_true_answers():
     low, high = lb.fingerprinting_sample_bound(10**12, 5e-324, 0.0, 5e-324)
     assert 0 < low and high == lb.FINGERPRINT_MAX_N

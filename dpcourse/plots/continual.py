@@ -7,11 +7,144 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .._validation import check_epsilon, check_positive_int
+from .._validation import check_binary_array, check_choice, check_epsilon, check_positive_int
 from ..continual import (factorization_counts, factorization_variance, naive_counts, naive_variance, tree_counts,
-                         tree_variance)
+                         tree_levels, tree_variance)
 
-__all__ = ["exact_errors", "plot_errors_vs_horizon", "plot_continual", "continual_widget"]
+__all__ = ["plot_running_count", "tree_nodes", "plot_dyadic_tree", "exact_errors", "plot_errors_vs_horizon",
+           "plot_continual", "continual_widget"]
+
+_RUN_LABELS = {"fresh": "fresh noise on every answer", "increments": "noise on every event, summed",
+               "tree": "binary tree counter"}
+
+
+def plot_running_count(stream, epsilon=1.0, *, methods=("fresh", "increments"), errors=False, seed=0):
+    """The true running count of a stream and one private run of each counter, answer after answer.
+
+    One panel per entry of ``methods``: ``"fresh"`` (every count with its own discrete Laplace noise of scale
+    T/epsilon), ``"increments"`` (noise of scale 1/epsilon on every event, then running sums; both theorem
+    ``cr-thm-naive``) and ``"tree"`` (the Laplace tree counter, theorem ``cr-thm-tree-privacy``), each epsilon-DP
+    under event-level neighbours, the runs drawn in the order of ``methods`` from one generator seeded with
+    ``seed``. With ``errors=False`` the true count is drawn in black and the private answers in colour; with
+    ``errors=True`` the error of each answer (private minus true) is drawn inside the band of plus or minus two
+    exact standard deviations (``naive_variance``, ``tree_variance``). Each title gives the largest exact standard
+    deviation of an answer.
+    """
+    x = check_binary_array(stream, "stream", ndim=1)
+    eps = check_epsilon(epsilon)
+    chosen = tuple(check_choice(m, "methods", tuple(_RUN_LABELS)) for m in
+                   ((methods,) if isinstance(methods, str) else tuple(methods)))
+    if not 1 <= len(chosen) <= 3 or len(set(chosen)) != len(chosen):
+        raise ValueError(f"methods must name 1 to 3 different counters among {tuple(_RUN_LABELS)}, got {chosen!r}")
+    if not isinstance(errors, (bool, np.bool_)):
+        raise TypeError(f"errors must be True or False, got {errors!r}")
+    T = x.size
+    t = np.arange(1, T + 1)
+    truth = np.cumsum(x)
+    gen = np.random.default_rng(seed)
+    fig, axes = plt.subplots(1, len(chosen), figsize=(4.6 * len(chosen) + 0.8, 3.9), squeeze=False, sharey=bool(errors))
+    colors = {"fresh": "tab:gray", "increments": "tab:orange", "tree": "tab:blue"}
+    for ax, method in zip(axes[0], chosen):
+        if method == "tree":
+            y = tree_counts(x, eps, rng=gen)
+            sd = np.sqrt(tree_variance(t, T, eps))
+        else:
+            y = naive_counts(x, eps, method=method, rng=gen)
+            sd = np.sqrt(naive_variance(t, T, eps, method=method))
+        if errors:
+            ax.fill_between(t, -2 * sd, 2 * sd, color=colors[method], alpha=0.2, lw=0)
+            ax.plot(t, y - truth, color=colors[method], lw=0.7)
+            ax.axhline(0, color="black", lw=0.8)
+            ax.set_title(f"{_RUN_LABELS[method]}: largest sd {sd.max():,.1f}\nshaded: ± 2 sd of each answer (exact)",
+                         fontsize=10)
+        else:
+            ax.plot(t, y, color=colors[method], lw=0.7, label="private answers")
+            ax.plot(t, truth, color="black", lw=1.4, label="true count")
+            ax.set_title(f"{_RUN_LABELS[method]}\nlargest sd of an answer: {sd.max():,.1f}", fontsize=10)
+            ax.legend(fontsize=8, loc="upper left")
+        ax.set_xlabel("step t (events so far)")
+    axes[0][0].set_ylabel("private − true count" if errors else "running count")
+    fig.tight_layout()
+    return fig
+
+
+def tree_nodes(horizon, t):
+    """The nodes of the binary tree counter that answer step t: ``[(level, start, end), ...]``, largest first.
+
+    The node of level j covers the steps ``start + 1 .. end`` with ``end - start = 2**j``; one node per 1 bit of
+    ``t`` (definition ``cr-def-tree``), so there are popcount(t) of them and they cover 1..t exactly.
+
+    >>> tree_nodes(16, 13)
+    [(3, 0, 8), (2, 8, 12), (0, 12, 13)]
+    """
+    T = check_positive_int(horizon, "horizon")
+    step = check_positive_int(t, "t")
+    if step > T:
+        raise ValueError(f"t must be at most the horizon {T}, got {step}")
+    nodes, start = [], 0
+    for j in range(step.bit_length() - 1, -1, -1):
+        if step >> j & 1:
+            nodes.append((j, start, start + 2**j))
+            start += 2**j
+    return nodes
+
+
+def plot_dyadic_tree(horizon=16, t=13, event=5):
+    """The binary tree over T steps: the answer at step t adds one node per 1 bit of t, and one event lies in at
+    most one released node per level.
+
+    Level j holds the nodes of 2**j steps, ``((k - 1) 2**j, k 2**j]``; only the nodes with odd k are released
+    (solid boxes, definition ``cr-def-tree``), the others are never needed (dashed). The nodes of :func:`tree_nodes`
+    answering ``t`` are filled blue; the released nodes that contain the step ``event`` are outlined in red (at most
+    L = floor(log2 T) + 1 of them, lemma ``cr-lem-tree-sensitivity``). At most 64 steps, so that every box can be
+    drawn.
+    """
+    from matplotlib.patches import Patch, Rectangle
+
+    T = check_positive_int(horizon, "horizon")
+    if T > 64:
+        raise ValueError(f"horizon must be at most 64 so that every node can be drawn, got {T}")
+    answer = tree_nodes(T, t)
+    s = check_positive_int(event, "event")
+    if s > T:
+        raise ValueError(f"event must be a step between 1 and the horizon {T}, got {s}")
+    L = tree_levels(T)
+    step_t = answer[-1][2]
+    answering = {(j, a) for j, a, _ in answer}
+    fig, ax = plt.subplots(figsize=(9.5, 1.0 + 0.62 * L))
+    hits = 0
+    for j in range(L):
+        width = 2**j
+        for k in range(1, T // width + 1):
+            a = (k - 1) * width
+            released = k % 2 == 1
+            has_event = a < s <= a + width
+            fill = "tab:blue" if (j, a) in answering else ("0.93" if released else "none")
+            edge = "tab:red" if released and has_event else ("0.25" if released else "0.6")
+            hits += released and has_event
+            ax.add_patch(Rectangle((a + 0.08, j + 0.1), width - 0.16, 0.8, facecolor=fill,
+                                   alpha=0.75 if fill == "tab:blue" else 1.0, edgecolor=edge,
+                                   lw=2.4 if edge == "tab:red" else 1.0, ls="-" if released else "--"))
+            if released and width >= 4:
+                ax.text(a + width / 2, j + 0.5, f"({a}, {a + width}]", ha="center", va="center", fontsize=8,
+                        color="white" if (j, a) in answering else "black")
+    ax.axvline(step_t, color="tab:blue", ls=":", lw=1.2)
+    ax.set_xlim(0, T)
+    ax.set_ylim(-0.05, L + 0.05)
+    ax.set_xticks(np.arange(T) + 0.5, [str(v) for v in range(1, T + 1)], fontsize=8)
+    ax.set_yticks(np.arange(L) + 0.5, [f"level {j}: {2**j} step{'s' if j else ''}" for j in range(L)], fontsize=8)
+    ax.set_xlabel("step")
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    ax.set_title(f"T = {T}, L = {L} levels: the answer at t = {step_t} = {step_t:b}₂ adds {len(answer)} nodes; "
+                 f"event {s} lies in {hits} released nodes", fontsize=10)
+    handles = [Patch(facecolor="0.93", edgecolor="0.25", label="released node (its noisy sum)"),
+               Patch(facecolor="none", edgecolor="0.6", ls="--", label="never released"),
+               Patch(facecolor="tab:blue", alpha=0.75, edgecolor="0.25", label=f"nodes that answer t = {step_t}"),
+               Patch(facecolor="none", edgecolor="tab:red", lw=2.4, label=f"released nodes holding event {s}")]
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=2, fontsize=8, frameon=False)
+    fig.tight_layout()
+    return fig
 
 
 def exact_errors(horizon, epsilon) -> dict:
