@@ -834,3 +834,92 @@ def test_measured_tree_figure_draws_the_chosen_pairs_thickest_dependence_and_the
     assert heights == [0.5, 0.5, 0.5, 1.0]
     assert "not measured" in bx.get_title()
     plt.close(fig)
+
+
+# --- Fresh hostile read (issue 35 closure round 2): the comparison's relation and delta, the classifier's
+# features, the exact sigma guard where the float formula falls a grid step short, the fit's mixing -----------
+
+def test_compare_methods_runs_each_method_under_replace_one_at_the_rho_of_its_delta(monkeypatch):
+    """compare_methods promises (epsilon, delta)-DP under replace one record for every method: MST and the
+    independent baseline at rho_for_epsilon(epsilon, delta) of the *given* delta, MWEM at epsilon. Recorded
+    from the releases themselves (their budgets), at a delta other than the default."""
+    import dpcourse.queries as Q
+
+    seen = {"mst": [], "independent": [], "mwem": []}
+    real_mst, real_ind, real_mwem = S.mst_synthesize, S.independent_synthesize, Q.mwem
+
+    def spy(name, fn):
+        def wrapped(*args, **kwargs):
+            rel = fn(*args, **kwargs)
+            seen[name].append((rel.budget.relation, rel.budget.rho, len(rel.budget.rho_parts)))
+            return rel
+        return wrapped
+
+    def spy_mwem(hist, queries, epsilon, **kwargs):
+        seen["mwem"].append(epsilon)
+        return real_mwem(hist, queries, epsilon, **kwargs)
+
+    monkeypatch.setattr(S, "mst_synthesize", spy("mst", real_mst))
+    monkeypatch.setattr(S, "independent_synthesize", spy("independent", real_ind))
+    monkeypatch.setattr(Q, "mwem", spy_mwem)
+    x = np.random.default_rng(3).integers(0, 2, (60, 3))
+    res = S.compare_methods(x, (2, 2, 2), [0.5, 2.0], delta=1e-3, mwem_iterations=2, rng=1)
+    want = [S.rho_for_epsilon(e, 1e-3) for e in (0.5, 2.0)]
+    assert want[0] > 1.5 * S.rho_for_epsilon(0.5, 1e-6)          # the delta matters at these numbers
+    np.testing.assert_array_equal(res["rho"], want)
+    assert seen["mst"] == [("replace_one", r, 3) for r in want]
+    assert seen["independent"] == [("replace_one", r, 1) for r in want]
+    assert seen["mwem"] == [0.5, 2.0]
+
+
+def test_classifier_accuracy_never_sees_the_target_among_its_features():
+    """A target independent of the other columns is predicted at about the majority rate (the label among the
+    features would give 1.0); a target that copies another column is predicted perfectly through that column."""
+    gen = np.random.default_rng(11)
+    train, test = gen.integers(0, 2, (400, 3)), gen.integers(0, 2, (400, 3))
+    acc = S.classifier_accuracy(train, test, (2, 2, 2), target=2)
+    assert 0.4 < acc < 0.62                                     # 400 coin flips: 0.5 +- 0.06 at 2.4 sigma
+    train[:, 2], test[:, 2] = train[:, 0], test[:, 0]
+    assert S.classifier_accuracy(train, test, (2, 2, 2), target=2) == 1.0
+    one_class = train.copy()
+    one_class[:, 1] = 1                                         # one class only: the constant classifier
+    assert S.classifier_accuracy(one_class, test, (2, 2, 2), target=1) == float(np.mean(test[:, 1] == 1))
+
+
+@pytest.mark.parametrize("rho, d, relation, independent, step", [
+    (0.000875264376365145, 9, "replace_one", True, 0),
+    (0.0011781136666743806, 33, "add_remove", True, 0),
+    (0.026543734211634716, 48, "replace_one", False, 0),
+    (0.018667687643086874, 49, "replace_one", False, 2),
+])
+def test_sigma_is_the_smallest_grid_point_where_the_float_formula_falls_a_step_short(rho, d, relation, independent,
+                                                                                     step):
+    """Cases found by search: the float sigma * 2**20 lands just below an integer m while the exact
+    c m_k G^2 / (2 share) is m^2 plus a fraction, so the exact guard must give m + 1 (ceil, not floor, of that
+    fraction): the spend is recomputed in rationals, and one grid step lower would overspend the step's share."""
+    from dpcourse.synthetic import MST_SPLIT, SIGMA_GRID
+
+    b = dpcourse.mst_budget(rho, d, relation=relation, independent=independent)
+    c = 2 if relation == "replace_one" else 1
+    m = d if step == 0 else d - 1
+    sigma = b.sigma_one_way if step == 0 else b.sigma_two_way
+    share = Fraction(rho) if independent else Fraction(MST_SPLIT[step]) * Fraction(rho)
+    x = Fraction(c * m * SIGMA_GRID**2) / (2 * share)              # the exact (sigma * G)^2 at the share
+    k = sigma * SIGMA_GRID
+    assert k.denominator == 1 and math.floor(x) == (k - 1) ** 2 < x   # floor(x) is a square just below x
+    assert Fraction(c * m) / (2 * sigma**2) <= share
+    assert Fraction(c * m) / (2 * (sigma - Fraction(1, SIGMA_GRID)) ** 2) > share
+
+
+def test_fit_reaches_the_one_way_margins_when_the_projection_empties_a_row():
+    """Lemma syn-lem-consistency: the mixing with p_i x p_j makes the table positive on the supports, so Sinkhorn
+    reaches every margin. Here the noisy two-way row of value 1 is all negative (projected to zeros) while the
+    one-way counts give value 1 half of the mass: without the mixing that row could never get its mass."""
+    one = {0: np.array([50.0, 50.0]), 1: np.array([50.0, 50.0])}
+    two = {(0, 1): np.array([[60.0, 40.0], [-200.0, -200.0]])}
+    p, q, _ = S.fit_tree_marginals(one, two, (2, 2), sigma_one=1.0, sigma_two=100.0)
+    assert (p[0] > 0.49).all() and (p[1] > 0.49).all()
+    t = q[(0, 1)]
+    assert (t >= 0).all()
+    np.testing.assert_allclose(t.sum(axis=1), p[0], atol=1e-12)
+    np.testing.assert_allclose(t.sum(axis=0), p[1], atol=1e-12)
