@@ -903,3 +903,53 @@ def test_factorization_answers_at_any_horizon():
         x = np.random.default_rng(T + 1).integers(0, 2, T)
         y = cc.factorization_counts(x, 1e6, rng=T)
         assert np.abs(y - np.cumsum(x)).max() < 0.05
+
+
+def test_a_feed_failing_after_its_noise_sums_leaves_the_stored_node_noise(monkeypatch):
+    """A feed that fails after _expansion_noise has updated the last node noise of each level (a MemoryError in a
+    later allocation, a KeyboardInterrupt) must leave the counter as it was: its retry answers as a counter that
+    never failed. If the feed let _expansion_noise update the counter's own list, the retry answered a step whose
+    level-j node ended before the feed with the noise of a later node: a released node sum published again with
+    other noise (two noisy copies of one sum), and answers that no longer add up to the tree."""
+    real = cc._expansion_noise
+
+    def fails_after(*args):
+        real(*args)
+        raise MemoryError
+
+    T = 40
+    x = np.random.default_rng(6).integers(0, 2, T)
+    want = cc.TreeCounter(T, 1.0, rng=11).feed(x).tolist()
+    for a, b in ((2, 17), (3, 17), (5, 30), (6, 9), (1, 40)):
+        c = cc.TreeCounter(T, 1.0, rng=11)
+        got = c.feed(x[:a]).tolist()                      # draws the whole block (T < NOISE_BLOCK): no redraw below
+        monkeypatch.setattr(cc, "_expansion_noise", fails_after)
+        with pytest.raises(MemoryError):
+            c.feed(x[a:b])
+        monkeypatch.setattr(cc, "_expansion_noise", real)
+        assert c.t == a
+        got += c.feed(x[a:b]).tolist() + c.feed(x[b:]).tolist()
+        assert got == want, (a, b)
+
+
+def test_factorization_variance_is_the_rational_ceiling_at_rhos_near_a_tie():
+    """factorization_lattice's docstring: variance = ceil(D^2 / (2 rho)) with D = ceil(sqrt N) / 2^shift +
+    ceil(sqrt T), in exact rational arithmetic. At the rhos below, D^2 / (2 rho) lies within a few ulps of an
+    integer K (about 3.3e7 lattice steps squared), so a float computation (float(D)**2 / (2 * rho)) can round it to K where the exact ceiling is K + 1:
+    less noise than charged. Checked against Python's Fractions, at rhos on both sides of each tie."""
+    T = 16
+    _, n = cc._integer_factor(T)
+    exponent, variance_half, _ = cc.factorization_lattice(T, 0.5)
+    shift = cc.COEF_BITS + exponent
+    D = Fraction(math.isqrt(n - 1) + 1, 1 << shift) + (math.isqrt(T - 1) + 1)
+    near_ties = 0
+    for K in range(variance_half - 200, variance_half + 200):   # lattice steps squared, about 3.3e7 at rho = 0.5
+        r0 = float(D * D / (2 * K))                        # the float nearest the rho that makes D^2 / (2 rho) = K
+        for rho in (r0, math.nextafter(r0, 0), math.nextafter(r0, 1)):
+            e, variance, _ = cc.factorization_lattice(T, rho)
+            if e != exponent:
+                continue
+            exact = D * D / (2 * Fraction(rho))
+            assert variance == math.ceil(exact), (K, rho)
+            near_ties += 0 < exact - math.floor(exact) < exact * 2.0**-50
+    assert near_ties > 100                               # the test does reach rhos just above a tie

@@ -1437,6 +1437,33 @@ MUTANTS = [
     Mutant("cr_fact_variance_in_floats", "rounding", "dpcourse/continual.py",
            "variance = math.ceil(steps * steps / (2 * Fraction(r)))",
            "variance = math.ceil(float(steps) ** 2 / (2 * r))", ("tests/test_continual.py",)),
+    # ---- fdp, issue 35 closure fresh read of ch21: one pure-DP event read as randomized response (not Laplace),
+    # a profile longer than its deltas, the Laplace curve where e^-eps is subnormal
+    Mutant("fdp_closure_pure_event_read_as_laplace", "composition", "dpcourse/fdp.py",
+           "f = tradeoff_laplace if isinstance(e, LaplaceEvent) else tradeoff_randomized_response",
+           "f = tradeoff_randomized_response if isinstance(e, LaplaceEvent) else tradeoff_laplace", ("tests/test_fdp.py",)),
+    Mutant("fdp_closure_profile_longer_than_deltas", "validation", "dpcourse/fdp.py", "eps.size != d.size",
+           "eps.size < d.size", ("tests/test_fdp.py",)),
+    Mutant("fdp_closure_laplace_direct_with_subnormal_e_minus_eps", "rounding", "dpcourse/fdp.py",
+           "    if eps <= 700.0:  # e^eps", "    if eps <= 745.0:  # e^eps", ("tests/test_fdp.py",)),
+    # ---- private inference (chapter 23), issue 35 closure fresh read: the textbook variance (divisor n - 1) of
+    # the mean and difference intervals and of the simulated non-private interval, the ranks' clip shortcut, the
+    # naive proportion interval's clip of p (a count outside [0, n] must not raise)
+    Mutant("infer_closure_mixture_variance_divisor_n", "estimator", "dpcourse/inference.py",
+           "0.0, h2) / (n - 1))\n", "0.0, h2) / n)\n", ("tests/test_inference.py",)),
+    Mutant("infer_closure_naive_mean_variance_divisor_n", "estimator", "dpcourse/inference.py",
+           "np.sqrt(np.asarray(var_t, float) / (n - 1))", "np.sqrt(np.asarray(var_t, float) / n)",
+           ("tests/test_inference.py",)),
+    Mutant("infer_closure_bootstrap_variance_divisor_n", "estimator", "dpcourse/inference.py",
+           "sigma = t_factor * np.sqrt(vx / (n_x - 1) + vy / (n_y - 1))", "sigma = t_factor * np.sqrt(vx / n_x + vy / n_y)",
+           ("tests/test_inference.py",)),
+    Mutant("infer_closure_simulated_textbook_variance_divisor_n", "estimator", "dpcourse/inference.py",
+           "clamped.var(axis=1, ddof=1)", "clamped.var(axis=1)", ("tests/test_inference.py",)),
+    Mutant("infer_closure_ranks_clip_at_half_n", "estimator", "dpcourse/inference.py",
+           '    if method != "naive" and b * -math.log1p(-level) >= n:\n',
+           '    if method != "naive" and b * -math.log1p(-level) >= n / 2:\n', ("tests/test_inference.py",)),
+    Mutant("infer_closure_naive_proportion_p_not_clipped", "clamp", "dpcourse/inference.py",
+           "        pc = min(max(p, 0.0), 1.0)\n", "        pc = p\n", ("tests/test_inference.py",)),
 ]
 
 
