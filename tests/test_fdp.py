@@ -596,6 +596,42 @@ def test_profile_deltas_above_one_and_a_misspelt_method_are_refused_by_name():
     assert F.tradeoff_curve(dp.GaussianEvent(1.0), 0.1, method="rdp") == F.tradeoff_gaussian(0.1, 1.0)
 
 
+
+def test_one_pure_dp_event_reads_as_randomized_response_not_laplace():
+    # One PureDPEvent is known only to be eps-DP: its guarantee is f_{eps, 0}, the curve of randomized response
+    # (fdp-thm-rr-curve), not the Laplace curve, which lies strictly above it for e^-eps/2 < alpha < 1/2 and would
+    # promise more than eps-DP does. Values by hand at eps = ln 3: f = max(1 - 3 alpha, (1 - alpha)/3), Laplace
+    # 1/(12 alpha) in the middle (knee 1/6). The alphas sit in the middle, where the two differ (at 0, 0.01, 0.2,
+    # 0.7 and 1, with eps = 0.5, they coincide: swapping the two closed forms went unnoticed).
+    eps = math.log(3)
+    a = np.array([0.2, 0.25, 0.3, 0.4])
+    f_pure = np.maximum(1 - 3 * a, (1 - a) / 3)
+    lap = 1 / (12 * a)
+    assert np.all(lap > f_pure + 0.005)
+    np.testing.assert_allclose(F.tradeoff_curve(dp.PureDPEvent(eps), a), f_pure, rtol=1e-12)
+    np.testing.assert_allclose(F.tradeoff_curve(dp.LaplaceEvent(eps), a), lap, rtol=1e-12)
+
+
+def test_profile_of_unequal_lengths_is_refused_either_way():
+    # zip would drop the surplus silently: more epsilons than deltas is as wrong as fewer
+    for eps, ds in (([1.0, 2.0], [0.1]), ([1.0], [0.1, 0.2]), ([1.0, 2.0, 3.0], [0.1, 0.01])):
+        with pytest.raises(ValueError, match="equal length"):
+            F.tradeoff_from_profile(0.1, eps, ds)
+
+
+def test_laplace_curve_where_e_minus_eps_is_subnormal_against_mpmath():
+    # from eps = 708.4, e^-eps is subnormal (at eps = 740 it has 7 significant bits): the middle piece
+    # e^-eps / (4 alpha) near the knee is about 1/3 and must not inherit that rounding (the log-space branch
+    # from eps = 700 keeps it to ~1e-13)
+    mpmath.mp.dps = 50
+    for eps in (712.0, 730.0, 740.0):
+        e = mpmath.mpf(eps)
+        knee = mpmath.exp(-e) / 2
+        for a in (float(1.5 * knee), float(1.9 * knee), float(3 * knee)):
+            am = mpmath.mpf(a)
+            want = mpmath.exp(-e) / (4 * am)
+            assert F.tradeoff_laplace(a, eps) == pytest.approx(float(want), rel=1e-12, abs=0), (eps, a)
+
 # ---------------------------------------------------------------------------------------------------
 # The chapter's figures (issue 37): what they draw is what the theorems say, and no legend covers data
 # ---------------------------------------------------------------------------------------------------
