@@ -41,6 +41,7 @@ import dpcourse.exercises as ex
 import dpcourse.plots
 from dpcourse import exact_histogram, laplace_mechanism
 from dpcourse.exercises import Forbidden, call_student
+from dpcourse.exercises import audit as ex_audit
 from dpcourse.exercises import composition as ex_composition
 from dpcourse.exercises import composition_basics as ex_basics
 from dpcourse.exercises import continual as ex_continual
@@ -53,8 +54,10 @@ from dpcourse.exercises import learning as ex_learning
 from dpcourse.exercises import local_dp as ex_local_dp
 from dpcourse.exercises import lower_bounds as ex_lower_bounds
 from dpcourse.exercises import membership as ex_membership
+from dpcourse.exercises import noise as ex_noise
 from dpcourse.exercises import promise as ex_promise
 from dpcourse.exercises import quantiles as ex_quantiles
+from dpcourse.exercises import queries as ex_queries
 from dpcourse.exercises import randomized_response as ex_rr
 from dpcourse.exercises import scale as ex_scale
 from dpcourse.exercises import selection as ex_selection
@@ -313,6 +316,28 @@ def _chain_call(f, q12, q23):
     return f(p, {(0, 1): q12, (1, 2): q23}, [(0, 1), (1, 2)], (q12.shape[0], q12.shape[1], q23.shape[1]))
 
 
+def _dp_mean(x, lo, hi, e, g):   # clamp, then laplace_mechanism (allowed) at the clamped mean's sensitivity
+    x = np.clip(np.asarray(x, dtype=float), lo, hi)
+    return laplace_mechanism(float(x.mean()), (hi - lo) / x.size, e, rng=g)
+
+
+def _dp_mean_private(x, lo, hi, e, g):
+    value, sens = dpcourse.laplace._clamped_mean_query(np.asarray(x, dtype=float), lo, hi)
+    return laplace_mechanism(value, sens, e, rng=g)
+
+
+def _lattice_scale(s, e, g, d):
+    return g * (math.floor(s / g) + d) / e
+
+
+def _lattice_private(s, e, g, d):
+    return dpcourse.discrete._laplace_lattice(s, e, d, g).noise_scale
+
+
+def _sample_size(k, a):
+    return math.floor(math.log(2 * k) / (2 * a * a)) + 1
+
+
 @dataclass(frozen=True)
 class Spec:
     checker: Callable
@@ -382,6 +407,13 @@ SPECS = {
                                 ("inference:_common", "inference:_proportion_release", "inference:_halfwidth",
                                  "inference:_record", "accounting:LaplaceEvent.__post_init__", "discrete:*",
                                  "laplace:*"), exact=False),
+    "dp_mean": Spec(ex_audit.check_clamped_mean, ex_audit, "_FORBIDDEN", dpcourse.dp_mean,
+                    lambda f, x, lo, hi, e, g: f(x, lo, hi, e, rng=g), _dp_mean, (), {"private": _dp_mean_private}),
+    "lattice_scale": Spec(ex_noise.check_lattice_scale, ex_noise, "_LATTICE_FORBIDDEN", dpcourse.laplace_lattice,
+                          lambda f, s, e, g, d: f(s, e, dim=d, spacing=g).noise_scale, _lattice_scale, (),
+                          {"private": _lattice_private}),
+    "sample_size": Spec(ex_queries.check_sample_size, ex_queries, "_SIZE_FORBIDDEN",
+                        dpcourse.queries.smalldb_sample_size, lambda f, k, a: f(k, a), _sample_size),
     "chain_joint": Spec(ex_synthetic.check_chain_joint, ex_synthetic, "_JOINT_FORBIDDEN",
                         dpcourse.synthetic.tree_joint, _chain_call, _chain,
                         ("synthetic:_check_domain", "synthetic:_check_tree"), {"private": _chain_private}),

@@ -13,6 +13,8 @@ and on every member the expected answer passes and each named slip fails.
 import hashlib
 import math
 from collections import Counter
+from fractions import Fraction
+from functools import lru_cache
 from pathlib import Path
 
 import nbformat
@@ -337,6 +339,126 @@ def test_a_histogram_that_is_not_private_fails(name, fn, words):
         assert not verdict.passed and words in verdict.message, (name, seed, verdict.message)
 
 
+def _rounded_float(data, categories, epsilon, relation, rng):
+    # numpy's float Laplace sampler, rounded to the grid 2**-40: finer than the secure release's lattice
+    counts = _counts(data, categories)
+    return np.round((counts + rng.laplace(0.0, right_sensitivity(relation) / epsilon, counts.size)) / 2**-40) * 2**-40
+
+
+def _paired_noise(data, categories, epsilon, relation, rng):
+    # secure noise z on one category of each pair and -z on the other: each pair's sum is released exactly
+    counts = _counts(data, categories)
+    z = laplace_mechanism(np.zeros((counts.size + 1) // 2), right_sensitivity(relation), epsilon, rng=rng)
+    return counts + np.concatenate([z, -z])[:counts.size]
+
+
+def _little_noise_on_small_counts(data, categories, epsilon, relation, rng):
+    # the right noise, except 1000 times less on the categories with 0 or 1 records (where presence shows most)
+    counts = _counts(data, categories)
+    out = laplace_mechanism(counts, right_sensitivity(relation), epsilon, rng=rng)
+    small = counts <= 1
+    out[small] = laplace_mechanism(counts[small], right_sensitivity(relation) / 1000, epsilon, rng=rng)
+    return out
+
+
+def _slip_at_epsilon_one(data, categories, epsilon, relation, rng):
+    # the sensitivity of add/remove under both relations, only at epsilon = 1
+    sensitivity = 1.0 if epsilon == 1.0 else right_sensitivity(relation)
+    return laplace_mechanism(_counts(data, categories), sensitivity, epsilon, rng=rng)
+
+
+@pytest.mark.parametrize("name, fn, words", [
+    ("float noise rounded to 2**-40", _rounded_float, "not on the lattice of the secure release"),
+    ("noise z and -z on pairs of categories", _paired_noise, "same noise up to its sign"),
+    ("1000 times less noise on 0 or 1 records", _little_noise_on_small_counts, "too little noise"),
+    ("the factor-two slip at epsilon = 1 only", _slip_at_epsilon_one, "too little noise for relation='replace_one'"),
+])
+def test_a_histogram_that_the_review_found_passing_now_fails(name, fn, words):
+    for seed in (*GRADER_SEEDS, 303):
+        verdict = ex_histogram.check_my_dp_histogram(fn, rng=grader(seed))
+        assert not verdict.passed and words in verdict.message, (name, seed, verdict.message)
+
+
+def _reference_histogram():
+    import sys
+    if not (ROOT / "grader").is_dir():   # a copy of the package and tests only (tools/mutation_test.py)
+        pytest.skip("the grader is not in this copy")
+    sys.path.insert(0, str(ROOT))
+    from grader.reference_solutions import REFERENCE_CODE
+
+    namespace = {}
+    exec("import math\nimport numpy as np\nimport dpcourse\n" + REFERENCE_CODE["ex-hist-implement"], namespace)  # noqa: S102
+    return namespace["my_dp_histogram"]
+
+
+def _per_category_loop(data, categories, epsilon, relation, rng):
+    counts = _counts(data, categories)
+    return np.array([laplace_mechanism(float(c), right_sensitivity(relation), epsilon, rng=rng) for c in counts])
+
+
+def _dict_counting(data, categories, epsilon, relation, rng):
+    counts = {c: 0 for c in categories.tolist()}
+    for x in data.tolist():
+        if x not in counts:
+            raise ValueError("a record is not one of the categories")
+        counts[x] += 1
+    return laplace_mechanism(np.array([float(counts[c]) for c in categories.tolist()]), right_sensitivity(relation),
+                             epsilon, rng=rng)
+
+
+def _clipped(data, categories, epsilon, relation, rng):
+    return np.maximum(honest_histogram(data, categories, epsilon, relation, rng), 0.0)
+
+
+def test_the_overall_noise_test_sees_the_same_statistic_for_a_release_clipped_at_zero():
+    # clipping at 0 is post-processing: the one-sided test on all categories must not hold it against the release
+    case = ex_histogram._case(grader(9), epsilon=0.5)
+    counts = _counts(case.data, case.categories)
+    honest = laplace_mechanism(counts, 2.0, 0.5, rng=grader(10))
+    clipped = np.maximum(honest, 0.0)
+    assert np.sum(clipped == 0) > 20     # the clipping did something
+    for out in (honest, clipped):
+        assert not ex_histogram._too_small_overall(out - counts, counts, 4.0)
+    assert ex_histogram._too_small_overall(0.8 * (honest - counts), counts, 4.0)
+
+
+@pytest.mark.parametrize("name", ["reference", "per-category loop", "dict counting", "clipped at 0"])
+def test_honest_histograms_written_other_ways_pass(name):
+    fn = _reference_histogram() if name == "reference" else {
+        "per-category loop": _per_category_loop, "dict counting": _dict_counting, "clipped at 0": _clipped}[name]
+    for seed in GRADER_SEEDS if name == "per-category loop" else (*GRADER_SEEDS, 303, 404):   # the loop is slow
+        verdict = ex_histogram.check_my_dp_histogram(fn, rng=grader(seed))
+        assert verdict.passed, (name, seed, verdict.message)
+    assert ex_histogram.check_my_dp_histogram(fn).passed, name
+
+
+def test_the_grader_checks_the_secure_lattice_of_the_right_sensitivity(monkeypatch):
+    # the lattice of the whole vector divides the one of a per-category release (and of a coarser forced spacing),
+    # and the grader has a case at epsilon exactly 1 besides the drawn one
+    from dpcourse.discrete import laplace_lattice
+
+    gen = grader(5)
+    for _ in range(200):
+        k, epsilon = int(gen.integers(*ex_histogram._K_RANGE)), round(float(gen.uniform(0.5, 2.0)), 2)
+        for relation in ("add_remove", "replace_one"):
+            whole = laplace_lattice(right_sensitivity(relation), epsilon, dim=k).spacing
+            single = laplace_lattice(right_sensitivity(relation), epsilon, dim=1).spacing
+            ratio = single / whole
+            assert ratio >= 1 and ratio == 2.0 ** round(math.log2(ratio)), (k, epsilon, relation)
+            assert (2.0**-10 / whole).is_integer()
+    epsilons = []
+    real_case = ex_histogram._case
+
+    def spy(rng=None, epsilon=None):
+        case = real_case(rng, epsilon)
+        epsilons.append(case.epsilon)
+        return case
+
+    monkeypatch.setattr(ex_histogram, "_case", spy)
+    assert ex_histogram.check_my_dp_histogram(honest_histogram, rng=grader(6)).passed
+    assert len(epsilons) == 2 and epsilons[1] == 1.0
+
+
 def _mean_with(noise):
     def my_dp_mean(x, lower, upper, epsilon, rng):
         return noise(np.clip(x, lower, upper).mean(), x, lower, upper, epsilon, rng)
@@ -359,6 +481,75 @@ def test_a_mean_that_is_not_private_or_not_fitted_fails(name, fn, words):
     assert not verdict.passed and words in verdict.message, (name, verdict.message)
 
 
+def _half_noise_when(condition):
+    """The honest float mean with half its noise whenever ``condition(x, epsilon)``: a pattern cheat."""
+    def my_dp_mean(x, lower, upper, epsilon, rng):
+        factor = 0.5 if condition(x, epsilon) else 1.0
+        return np.clip(x, lower, upper).mean() + rng.laplace(0.0, factor * (upper - lower) / (len(x) * epsilon))
+    return my_dp_mean
+
+
+PATTERN_CHEATS = {
+    # the book's and the old grader's data have n - 1 equal records: at most two distinct values
+    "half the noise on varied data": _half_noise_when(lambda x, e: len(np.unique(x)) > 2),
+    # the old grader drew epsilon from [0.3, 0.8] and [1.5, 2.5] only
+    "half the noise for 0.8 < epsilon < 1.5": _half_noise_when(lambda x, e: 0.8 < e < 1.5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PATTERN_CHEATS))
+def test_a_mean_that_cheats_on_a_pattern_of_the_cases_fails(name):
+    for seed in GRADER_SEEDS:
+        verdict = ex_audit.check_clamped_mean(PATTERN_CHEATS[name], rng=grader(seed))
+        assert not verdict.passed and "found epsilon >=" in verdict.message, (name, seed, verdict.message)
+
+
+def test_the_noise_is_measured_on_varied_data(monkeypatch):
+    # with every audit switched off, the standard-deviation test alone refuses half the noise on varied data
+    class NeverRefutes:
+        lower_bound, event = 0.0, "none"
+
+        @staticmethod
+        def refutes(_eps):
+            return False
+
+    monkeypatch.setattr(ex_audit, "audit_epsilon", lambda *a, **k: NeverRefutes())
+    cheat = PATTERN_CHEATS["half the noise on varied data"]
+    for seed in GRADER_SEEDS:
+        verdict = ex_audit.check_clamped_mean(cheat, rng=grader(seed))
+        assert not verdict.passed and "less noise than any" in verdict.message, (seed, verdict.message)
+    assert ex_audit.check_clamped_mean(dp_mean, rng=grader(GRADER_SEEDS[0])).passed
+
+
+def test_the_grader_audits_epsilon_one_and_a_range_around_it_at_a_joint_level_of_1e_6():
+    drawn = []
+    for seed in range(300):
+        setup = ex_audit._setup(grader(seed), 0)
+        assert 1.0 in setup.epsilons
+        drawn += [e for e in setup.epsilons if e != 1.0]
+        audits = len(setup.epsilons) * len(setup.pairs)
+        assert audits * (1 - setup.confidence) <= 1e-6                  # Bonferroni over the gate's audits
+        assert setup.draws >= 10_000
+        varied = setup.pairs[-1][1]
+        assert len(np.unique(varied)) > 2 and any(pair is not setup.low_high for pair in setup.sd_pairs)
+    assert min(drawn) < 0.8 < 1.0 < 1.5 < max(drawn)
+    # the book's self-check keeps its numbers (its stored verdict)
+    book = ex_audit._setup(None, 2026)
+    assert (book.epsilons, book.draws, book.confidence, len(book.pairs)) == ((0.5, 2.0), 5000, 0.999, 3)
+
+
+@pytest.mark.parametrize("label, fn", [
+    ("ex-audit-fix-mean", lambda x, lo, hi, e, rng: dpcourse.dp_mean(x, lo, hi, e, rng=rng)),
+    ("ex-noise-lattice-scale", lambda s, e, g, d: dpcourse.laplace_lattice(s, e, dim=d, spacing=g).noise_scale),
+    ("ex-release-sample-size", lambda k, a: dpcourse.queries.smalldb_sample_size(k, a)),
+])
+def test_a_one_line_library_call_is_refused(label, fn):
+    q = next(q for hw in ("hw10", "hw11", "hw13") for q in questions(hw) if q.label == label)
+    for rng in (None, grader(GRADER_SEEDS[0])):
+        verdict = q.tests[0].run(fn, {}, rng)
+        assert not verdict.passed and "yourself" in verdict.message, (label, verdict.message)
+
+
 def _von_neumann(trial):
     def my_bernoulli_exp(num, den, rng):
         k = 1
@@ -378,12 +569,9 @@ def _ten_percent_off(num, den, rng):
 @pytest.mark.parametrize("name, fn, words", [
     ("the wrong parity", lambda n, d, rng: not bernoulli_exp(n, d, rng), "1 - exp(-gamma)"),
     ("gamma 10 % too large", _ten_percent_off, "not plausible"),
-    ("rng.random() < exp(-gamma)", lambda n, d, rng: rng.random() < math.exp(-n / d), "floating-point"),
-    ("rng.exponential() > gamma", lambda n, d, rng: rng.exponential() > n / d, "floating-point"),
-    ("rng.integers(0, 2**53) against a rounded threshold",
-     lambda n, d, rng: rng.integers(0, 2**53) < math.exp(-n / d) * 2**53, "floating-point"),
-    ("the chapter's algorithm with float trials", _von_neumann(lambda n, m, rng: rng.random() < n / m),
-     "floating-point"),
+    ("True below gamma = 1/4 (after a draw)", lambda n, d, rng: rng.integers(0, 2) >= 0 if 4 * n < d else
+     bernoulli_exp(n, d, rng), "not plausible"),
+    ("the first trial only", lambda n, d, rng: bool(rng.integers(0, d) >= n), "not plausible"),
     ("np.random instead of rng", lambda n, d, rng: (rng.integers(0, 2), bernoulli_exp(n, d, np.random.default_rng()))[1],
      "identically seeded"),
 ])
@@ -392,8 +580,60 @@ def test_a_bernoulli_sampler_that_is_not_exact_or_not_from_rng_fails(name, fn, w
     assert not verdict.passed and words in verdict.message, (name, verdict.message)
 
 
+@lru_cache(maxsize=None)
+def _exp_bounds(num, den, bits):
+    """Fractions lo <= exp(-num/den) <= hi with hi - lo < 2**-bits (alternating Taylor series, num <= den)."""
+    x, term, total, n = Fraction(num, den), Fraction(1), Fraction(1), 0
+    while True:
+        n += 1
+        term = term * x / n
+        nxt = total - term if n % 2 else total + term
+        if term < Fraction(1, 2**bits):
+            return min(total, nxt), max(total, nxt)
+        total = nxt
+
+
+def _lazy_exact(word_bits):
+    """An exact sampler that compares a uniform U, drawn lazily in words of 63 or 64 bits, with exp(-gamma)."""
+    def my_bernoulli_exp(num, den, rng):
+        u, bits = 0, 0                      # U lies in [u / 2**bits, (u + 1) / 2**bits)
+        while True:
+            word = rng.integers(0, 2**63) if word_bits == 63 else rng.integers(0, 2**64, dtype=np.uint64)
+            u, bits = (u << word_bits) | int(word), bits + word_bits
+            lo, hi = _exp_bounds(num, den, bits + 2)
+            if Fraction(u + 1, 2**bits) <= lo:
+                return True
+            if Fraction(u, 2**bits) >= hi:
+                return False
+    return my_bernoulli_exp
+
+
+@pytest.mark.parametrize("word_bits", [63, 64])
+def test_a_lazy_exact_sampler_of_whole_words_passes(word_bits):
+    # one 63- or 64-bit word decides almost every trial (a threshold of one draw, as rng.random() < p is): the
+    # grader used to refuse it as floating-point; it is exact, and only the distribution and the rng are judged
+    for seed in GRADER_SEEDS:
+        verdict = ex_noise.check_bernoulli_exp(_lazy_exact(word_bits), rng=grader(seed))
+        assert verdict.passed, (word_bits, seed, verdict.message)
+    assert ex_noise.check_bernoulli_exp(_lazy_exact(63)).passed      # and the book's integers-only self-check
+
+
+def test_the_grader_draws_small_gammas():
+    # one fraction in [1e-3, 1/4) per grader rng, so that "True below 1/4" is tried where it is wrong; the
+    # binomial tests share the level 1e-6
+    smallest = []
+    for seed in range(200):
+        cases = ex_noise._bernoulli_cases(grader(seed), 0)
+        small = [n / d for n, d, _ in cases if 0 < n / d < 0.25]
+        assert len(cases) == 6 and len(small) == 1 and 1e-3 * 0.999 < small[0] < 0.25
+        smallest.append(small[0])
+    assert min(smallest) < 0.005 and max(smallest) > 0.1
+    # at the smallest gamma, 20 000 runs that all return True are refused at level 1e-6 / 6
+    assert math.exp(-1e-3) ** 20_000 < 1e-6 / 6 / 10
+
+
 def test_exact_bernoulli_samplers_written_other_ways_pass():
-    # the floating-point replay must not refuse exact samplers: other integer calls, and lazily drawn binary digits
+    # exact samplers written with other integer calls, and with lazily drawn binary digits
     def digits(num, den, rng):
         k = 1
         while True:
@@ -462,7 +702,7 @@ def test_special_cases_of_the_book_sizes_fail():
     book = {(num, den) for num, den in ex_noise._CASES}
 
     def bernoulli(num, den, rng):
-        return bernoulli_exp(num, den, rng) if (num, den) in book else rng.random() < math.exp(-num / den)
+        return bernoulli_exp(num, den, rng) if (num, den) in book else rng.random() < 1 - num / den
 
     for checker, fn in ((ex_histogram.check_my_dp_histogram, histogram), (ex_audit.check_clamped_mean, mean),
                         (ex_noise.check_bernoulli_exp, bernoulli)):
@@ -550,8 +790,8 @@ NUMERIC = {
 }
 POOLS = {"ex-promise-mixture": ("n", "truth_probability"), "ex-laplace-sample-size": ("k", "alpha", "beta", "epsilon"),
          "ex-hist-argmax": ("k", "epsilon", "beta"), "ex-sel-pumpkin": ("bids_of_1", "bids_of_2", "probability")}
-POOL_OF = {"ex-promise-mixture": registry._MIXTURE_POOL, "ex-laplace-sample-size": registry._SAMPLE_SIZE_POOL,
-           "ex-hist-argmax": registry._ARGMAX_POOL, "ex-sel-pumpkin": registry._PUMPKIN_POOL}
+POOL_OF = {label: tuple(tuple(p[k] for k in keys) for p in _question(label).variant.pool())
+           for label, keys in POOLS.items()}
 
 
 def _draws(q, n):
@@ -601,18 +841,41 @@ def test_every_pool_member_accepts_its_answer_and_refuses_the_slips(label):
             assert not verdict.passed, (label, p, slip)
 
 
+# The book's printed answers (ex-hist-argmax: 4 ln(120) = 19.15 at k = 6, epsilon = 1, beta = 0.05)
+BOOK_ANSWERS = {"ex-promise-mixture": (math.log(12), 2.485), "ex-laplace-sample-size": (5299,),
+                "ex-hist-argmax": (4 * math.log(120), 19.15), "ex-sel-pumpkin": (0.230, 0.2298)}
+
+
+@pytest.mark.parametrize("label", sorted(NUMERIC))
+def test_no_variant_accepts_the_book_answer_or_another_variants_answer(label):
+    q = _question(label)
+    pool = q.variant.pool()
+    assert len(pool) >= 200 and len({tuple(sorted(p.items())) for p in pool}) == len(pool)
+    assert sum((1 / len(pool)) ** 2 for _ in pool) <= 0.005          # exact: one answer per variant, uniform
+    book = NUMERIC[label][0]
+    for answer in BOOK_ANSWERS[label]:
+        assert q.tests[0].run(answer, book, None).passed                 # the book's answer to the book's numbers
+        assert not any(q.tests[0].run(answer, p, None).passed for p in pool), (label, answer)
+    answers = [q.expected(p) for p in pool]
+    assert answers == sorted(answers) and len(set(answers)) == len(answers)
+    for i, p in enumerate(pool):   # the neighbours in answer order, the nearest answers of other variants
+        for j in (i - 1, i + 1):
+            if 0 <= j < len(pool):
+                assert not q.tests[0].run(answers[j], p, None).passed, (label, p, pool[j])
+
+
 def test_named_slips_are_recognised_for_the_variants():
     mixture = _question("ex-promise-mixture")
-    for combo in registry._MIXTURE_POOL:
+    for combo in POOL_OF["ex-promise-mixture"]:
         p = dict(zip(POOLS["ex-promise-mixture"], combo))
         assert "count every way" in mixture.tests[0].run(_mixture_slips(p)[2], p, None).message
     pumpkin = _question("ex-sel-pumpkin")
-    for combo in registry._PUMPKIN_POOL[::7]:
+    for combo in POOL_OF["ex-sel-pumpkin"][::7]:
         p = dict(zip(POOLS["ex-sel-pumpkin"], combo))
         message = pumpkin.tests[0].run(_pumpkin_slips(p)[0], p, None).message
         assert "close:" in message and f"{ex_selection._pumpkin_truth(**p):.3g}" not in message
     argmax = _question("ex-hist-argmax")
-    for combo in registry._ARGMAX_POOL:
+    for combo in POOL_OF["ex-hist-argmax"]:
         p = dict(zip(POOLS["ex-hist-argmax"], combo))
         assert "both counts may err" in argmax.tests[0].run(_argmax_slips(p)[0], p, None).message
 
@@ -676,3 +939,17 @@ def test_hidden_cases_are_not_quoted_when_the_grader_hides_them(monkeypatch):
     audit_message = ex_audit.check_clamped_mean(lambda x, lo, hi, e, rng: x.mean() + rng.laplace(0.0, (hi - lo) / (
         len(x) * e)), rng=grader(GRADER_SEEDS[0])).message
     assert "far above" in audit_message and "inside [" not in audit_message and "epsilon >=" not in audit_message
+
+
+def test_a_wrong_shape_does_not_reveal_the_hidden_size(monkeypatch):
+    # the histogram's number of categories is drawn by the grader: a wrong-length array must not learn it
+    import dpcourse.exercises as exercises
+
+    def short(data, categories, epsilon, relation, rng):
+        return laplace_mechanism(_counts(data, categories), right_sensitivity(relation), epsilon, rng=rng)[:-1]
+
+    shown = ex_histogram.check_my_dp_histogram(short, rng=grader(GRADER_SEEDS[0])).message
+    assert "shape (" in shown and "(shape" not in shown          # the book's self-check names it
+    monkeypatch.setattr(exercises, "SHOW_INPUTS", False)
+    hidden = ex_histogram.check_my_dp_histogram(short, rng=grader(GRADER_SEEDS[0])).message
+    assert "wrong shape" in hidden and not any(ch.isdigit() for ch in hidden), hidden

@@ -88,6 +88,8 @@ SANDBOX_ASSIGNMENTS = {
     "hw05": ("dpcourse.dp_histogram", "([1, 2], [1, 2], 1.0, 'add_remove', 0)"),
     "hw08": ("dpcourse.analytic_gaussian_sigma", "(1.0, 1e-5)"),
     "hw23": ("dpcourse.inference.proportion_interval", "(30.0, 100, 1.0)"),
+    "hw10": ("dpcourse.dp_mean", "([0.5, 0.5], 0.0, 1.0, 1.0, rng=0)"),   # laplace_mechanism allowed
+    "hw13": ("dpcourse.queries.smalldb_sample_size", "(10, 0.1)"),
 }
 
 

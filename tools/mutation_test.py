@@ -1413,7 +1413,8 @@ MUTANTS = [
            "\"at upper in the other\"), low_high[0], low_high[1], _INSIDE_HINT))",
            ("tests/test_homework_questions_01_12.py::test_a_mean_that_cheats_on_a_pattern_of_the_cases_fails",)),
     Mutant("convert_shape_quotes_hidden_size", "leak", "dpcourse/exercises/__init__.py",
-           "        if not SHOW_INPUTS:   # the grader's sizes are hidden", "        if False:",
+           "        if not SHOW_INPUTS:   # the grader's sizes are hidden: say what is wrong without them",
+           "        if False:",
            ("tests/test_homework_questions_01_12.py::test_a_wrong_shape_does_not_reveal_the_hidden_size",)),
     # ---- hw05 / hw11 privacy gates, hostile review (Trust II): the histogram's exact lattice, repeats up to sign,
     # small-count noise, the epsilon = 1 case and the Chernoff test; the Bernoulli grader's small gammas
@@ -1464,6 +1465,32 @@ MUTANTS = [
            '    if method != "naive" and b * -math.log1p(-level) >= n / 2:\n', ("tests/test_inference.py",)),
     Mutant("infer_closure_naive_proportion_p_not_clipped", "clamp", "dpcourse/inference.py",
            "        pc = min(max(p, 0.0), 1.0)\n", "        pc = p\n", ("tests/test_inference.py",)),
+    # ---- private learning, issue 35 closure fresh read of ch22: one noise draw for every coordinate, objective
+    # perturbation's c^2 term and Delta, output perturbation's Newton slack, clipping of small and of huge rows, the
+    # unit-ball tolerance
+    Mutant("learn_closure_dpsgd_one_noise_draw_for_all_coordinates", "scale", "dpcourse/learning.py",
+           "g += gen.normal(0.0, sigma * clip_norm, size=d)", "g = g + gen.normal(0.0, sigma * clip_norm)", ("tests/test_learning.py",)),
+    Mutant("learn_closure_objective_eps_prime_without_c_squared", "scale", "dpcourse/learning.py",
+           "2.0 * c / (n * lam) + c * c / nl2)", "2.0 * c / (n * lam))", ("tests/test_learning.py",)),
+    Mutant("learn_closure_objective_delta_forgets_lambda", "scale", "dpcourse/learning.py",
+           "extra = c / denom - lam if denom", "extra = c / denom if denom", ("tests/test_learning.py",)),
+    Mutant("learn_closure_output_sensitivity_without_newton_slack", "scale", "dpcourse/learning.py",
+           "sensitivity = 2.0 / (n * lam) + 2.0 * GRAD_TOL / lam", "sensitivity = 2.0 / (n * lam)", ("tests/test_learning.py",)),
+    Mutant("learn_closure_huge_row_clip_ignores_its_direction_norm", "clamp", "dpcourse/learning.py",
+           'clip_norm / np.maximum(np.abs(coef) * np.sqrt(np.einsum("ij,ij->i", U, U)), 1e-300)',
+           "clip_norm / np.maximum(np.abs(coef), 1e-300)", ("tests/test_learning.py",)),
+    Mutant("learn_closure_small_gradients_clipped_too", "clamp", "dpcourse/learning.py",
+           "scale = np.minimum(1.0, clip_norm / np.maximum(norms, 1e-300))",
+           "scale = np.minimum(1.0, clip_norm / np.maximum(norms, 1.0))", ("tests/test_learning.py",)),
+    Mutant("learn_closure_unit_ball_tolerance_loose", "validation", "dpcourse/learning.py", "if np.any(norms > 1.0 + 1e-12):",
+           "if np.any(norms > 1.0 + 1e-3):", ("tests/test_learning.py",)),
+    # ---- lower bounds, second fresh hostile read (issue 35 closure): the tracing trial's outsiders, its Gaussian
+    Mutant("lb_fresh2_tracing_outsiders_other_population", "estimator", "dpcourse/lower_bounds.py",
+           "outsiders = (gen.random((t, d)) < biases)", "outsiders = (gen.random((t, d)) < 0.5)",
+           ("tests/test_lower_bounds.py",)),
+    Mutant("lb_fresh2_tracing_gaussian_noise_on_the_biases", "estimator", "dpcourse/lower_bounds.py",
+           "gaussian_mechanism(means, math.sqrt(d) / n, eps, dlt, rng=gen)",
+           "gaussian_mechanism(biases, math.sqrt(d) / n, eps, dlt, rng=gen)", ("tests/test_lower_bounds.py",)),
 ]
 
 

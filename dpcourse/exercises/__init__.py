@@ -542,6 +542,9 @@ def _convert(out, shape, context):
     except (TypeError, ValueError):
         return None, CheckResult(False, f"return an array of numbers, got {type(out).__name__} ({context})")
     if arr.shape != tuple(shape):
+        if not SHOW_INPUTS:   # the grader's sizes are hidden: say what is wrong without them
+            return None, CheckResult(False, "return an array with one number per category/query/outcome of the "
+                                            f"input (your array has the wrong shape) ({context})")
         return None, CheckResult(False, f"return an array of shape {tuple(shape)}, got shape {arr.shape} ({context})")
     return arr, None
 

@@ -80,6 +80,18 @@ def check_inverse_cdf_sampler(student_fn, *, rng=None) -> CheckResult:
     return CheckResult(True, f"your inverse CDF matches on {len(u)} values of u and {len(scales)} scales.")
 
 
+def _sample_size_question(k, alpha, beta, epsilon) -> dict:
+    """The answer of :func:`check_sample_size` for these numbers (``integer``: a whole number, judged exactly) and
+    the whole numbers its slips lead to (the unsafe rounding, and each named slip rounded up): the homework's
+    pool keeps only numbers for which none of them is the answer."""
+    bound = counting_queries_sample_size(k, alpha, beta, epsilon)
+    truth = math.ceil(bound)
+    named = (bound / k, math.log(k / beta) / (alpha * epsilon), k * math.log(1 / beta) / (alpha * epsilon),
+             bound * math.log10(math.e), bound / math.log(2))
+    slips = [(truth - 1, "rounded down")] + [(math.ceil(s), "a named slip") for s in named]
+    return dict(truth=truth, integer=True, slips=slips)
+
+
 def check_sample_size(answer, k, alpha, beta, epsilon) -> CheckResult:
     """Check the number of records asked by exercise ``ex-laplace-sample-size``.
 

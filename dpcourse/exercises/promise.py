@@ -110,6 +110,12 @@ def check_mixture_epsilon(answer, n: int, truth_probability: float = 0.5) -> Che
     answers (strings, NaN, inf, a negative number) are refused before any feedback; recognised slips are
     named; otherwise the message gives no direction.
     """
+    return check_number(answer, **_mixture_question(n, truth_probability))
+
+
+def _mixture_question(n: int, truth_probability: float = 0.5) -> dict:
+    """check_number's arguments for :func:`check_mixture_epsilon` with these numbers (the homework's pool uses
+    its truth and slips)."""
     t = truth_probability
     ratio = (t * (n + 1) + (1 - t)) / (1 - t)   # largest ratio of one outcome's probabilities
     truth = math.log(ratio)
@@ -120,5 +126,4 @@ def check_mixture_epsilon(answer, n: int, truth_probability: float = 0.5) -> Che
              (-math.log(1 - t), "that is the ratio of the two branches' weights, not of one outcome's "
                                 "probabilities under neighbouring datasets"))
     numbers = f"n = {n}" if t == 0.5 else f"n = {n} and probability {t:g}"
-    return check_number(answer, truth, what="epsilon", low=0.0, slips=slips,
-                        correct=f"That is the exact epsilon for {numbers}.")
+    return dict(truth=truth, what="epsilon", low=0.0, slips=slips, correct=f"That is the exact epsilon for {numbers}.")

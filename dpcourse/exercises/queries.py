@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from ..queries import smalldb_sample_size
-from . import CheckResult, call_student
+from . import CheckResult, Forbidden, call_student
 
 __all__ = ["check_svt_scales", "check_sample_size"]
 
@@ -69,6 +69,9 @@ def check_svt_scales(student_fn, *, rng=None) -> CheckResult:
     return CheckResult(True, "both scales match Algorithm 1 for every case tried.")
 
 
+# The exercise asks for the m of lemma lem-smalldb-sampling: the library's smalldb_sample_size is forbidden.
+_SIZE_FORBIDDEN = Forbidden(smalldb_sample_size)
+
 _SIZE_CASES = [(1, 0.5), (10, 0.1), (1000, 0.05), (7, 0.3), (100_000, 0.01)]
 
 
@@ -104,7 +107,7 @@ def check_sample_size(student_fn, *, rng=None) -> CheckResult:
         return CheckResult(False, "pass the function itself, e.g. check_sample_size(my_sample_size)")
     for k, alpha in _size_cases(rng):
         where = shown(f"on n_queries={k}, alpha={alpha}")
-        got, failure = call_student(student_fn, (k, alpha), where)
+        got, failure = call_student(student_fn, (k, alpha), where, forbidden=_SIZE_FORBIDDEN)
         if failure is not None:
             return failure
         want = smalldb_sample_size(k, alpha)

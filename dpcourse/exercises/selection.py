@@ -119,6 +119,12 @@ def check_pumpkin_epsilon(answer, bids_of_1: int = 90, bids_of_2: int = 10, prob
     within 0.03% of its own value, so a rounded right answer is never mistaken for it. Invalid answers
     (strings, NaN, inf, epsilon <= 0) come first; the other slips are named; any other value gets no direction.
     """
+    return check_number(answer, **_pumpkin_question(bids_of_1, bids_of_2, probability))
+
+
+def _pumpkin_question(bids_of_1: int = 90, bids_of_2: int = 10, probability: float = 0.99) -> dict:
+    """check_number's arguments for :func:`check_pumpkin_epsilon` with these numbers (the homework's pool uses
+    its truth, slips and tolerance)."""
     gap = float(bids_of_1 - bids_of_2)  # revenue at $1 minus revenue at $2
     truth = _pumpkin_truth(bids_of_1, bids_of_2, probability)
     odds, miss = round(probability / (1 - probability)), round(1 / (1 - probability))  # 99 and 100 in the book
@@ -128,6 +134,5 @@ def check_pumpkin_epsilon(answer, bids_of_1: int = 90, bids_of_2: int = 10, prob
               f"close: P[$1] = 1 / (1 + e^(-x)) >= {probability:g} means e^(-x) <= 1/{odds}, not 1/{miss}", 3e-4),
              (truth / 2, factor2, 1e-3),
              (truth / 4, "both the 2 in the exponent and the sensitivity 2 of the revenue count", 1e-3))
-    return check_number(answer, truth, what="epsilon", low=0.0, low_open=True, rel_tol=PUMPKIN_REL_TOL,
-                        slips=slips, correct="That is the smallest such epsilon, to the precision asked (three "
-                                             "significant digits).")
+    return dict(truth=truth, what="epsilon", low=0.0, low_open=True, rel_tol=PUMPKIN_REL_TOL, slips=slips,
+                correct="That is the smallest such epsilon, to the precision asked (three significant digits).")

@@ -161,83 +161,51 @@ def _histogram_args(epsilon, rng=None):
 # ---------------------------------------------------------------------------------------------------------
 # Numeric questions with per-student numbers.
 
-# hw01-hw12: each variant is one of a pool of at least 200 equally likely combinations, the book's own numbers
-# left out (a student copying the book's worked answer gets no credit), each answer well separated from the
-# slips its checker names (tests/test_homework_questions_01_12.py checks every pool member).
-
-def _pool(*choices, exclude, keep=lambda combo: True):
-    """Every combination of the choices, without the book's ``exclude`` and those ``keep`` refuses."""
-    import itertools
-
-    return tuple(c for c in itertools.product(*choices) if c != exclude and keep(c))
-
-
-# ex-promise-mixture: class size n and the probability of publishing the true count (the book: n = 10, 1/2).
-# With ratio - 1 <= 1.86 (n + 1) <= 95, ln(ratio) is more than 0.2 % away from the slip ln(ratio - 1).
-_MIXTURE_POOL = _pool(range(5, 51), (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65), exclude=(10, 0.5))
+# hw01, hw03, hw05 (ex-hist-argmax) and hw06 (ex-sel-pumpkin): pools built as hw13-hw24's are (``_numeric``,
+# ``_answer_pool`` below): the book's numbers left out, and every variant whose answer lies within two tolerances
+# of the book's answer or of a slip (a whole-number answer: equal to it); one variant per answer, so a classmate's
+# answer or the book's printed one never passes (tests/test_homework_questions_01_12.py checks every pool
+# member). The candidates (the book's numbers in brackets):
+# ex-promise-mixture: class size n and the probability of publishing the true count (n = 10, 1/2).
+def _mixture_candidates():
+    return [{"n": n, "truth_probability": round(0.3 + 0.025 * i, 3)} for n in range(5, 81) for i in range(17)]
 
 
-def _mixture_variant(rng):
-    n, t = _pick(rng, _MIXTURE_POOL)
-    return {"n": n, "truth_probability": t}
+# ex-laplace-sample-size: k queries, accuracy alpha, failure probability beta, epsilon (10, 0.01, 0.05, 1).
+def _sample_size_candidates():
+    return [{"k": k, "alpha": a, "beta": b, "epsilon": e} for k in range(5, 31) for a in (0.005, 0.01, 0.02, 0.05)
+            for b in (0.01, 0.02, 0.05, 0.1) for e in (0.25, 0.5, 1.0, 2.0)]
 
 
-def _mixture_truth(p):
-    t = p["truth_probability"]
-    return math.log((t * (p["n"] + 1) + (1 - t)) / (1 - t))
+# ex-hist-argmax: k grades, epsilon, and the failure probability beta (6, 1, 0.05).
+def _argmax_candidates():
+    return [{"k": k, "epsilon": e, "beta": b} for k in range(3, 41)
+            for e in (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0) for b in (0.01, 0.02, 0.05, 0.1)]
 
 
-_SAMPLE_SIZE_POOL = _pool(range(5, 31), (0.01, 0.02, 0.05), (0.01, 0.05, 0.1), (0.5, 1.0, 2.0),
-                          exclude=(10, 0.01, 0.05, 1.0))
-
-
-def _sample_size_variant(rng):
-    return dict(zip(("k", "alpha", "beta", "epsilon"), _pick(rng, _SAMPLE_SIZE_POOL)))
-
-
-def _sample_size_truth(p):
-    from ..laplace import counting_queries_sample_size
-
-    return math.ceil(counting_queries_sample_size(p["k"], p["alpha"], p["beta"], p["epsilon"]))
-
-
-# ex-hist-argmax: k grades, epsilon, and the failure probability beta (the book: k = 6, epsilon = 1, 95 %).
-_ARGMAX_POOL = _pool(range(3, 31), (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0), (0.01, 0.02, 0.05, 0.1),
-                     exclude=(6, 1.0, 0.05))
-
-
-def _argmax_variant(rng):
-    return dict(zip(("k", "epsilon", "beta"), _pick(rng, _ARGMAX_POOL)))
-
-
-def _argmax_truth(p):
-    return 2 * laplace_max_error_bound(p["k"], 2.0 / p["epsilon"], p["beta"])
-
-
-def _pumpkin_keep(combo):
-    """A variant whose answer typed to three significant digits is accepted (within 0.15 %, the checker: 0.2 %)."""
-    truth = ex_selection._pumpkin_truth(*combo)
-    return abs(float(f"{truth:.3g}") / truth - 1) < 1.5e-3
-
-
-# ex-sel-pumpkin: bids of $1 and of $2, and the probability of picking $1 (the book: 90, 10, 0.99).
-_PUMPKIN_POOL = _pool(range(50, 151), range(5, 46), (0.9, 0.95, 0.98, 0.99), exclude=(90, 10, 0.99),
-                      keep=_pumpkin_keep)
-
-
-def _pumpkin_variant(rng):
-    return dict(zip(("bids_of_1", "bids_of_2", "probability"), _pick(rng, _PUMPKIN_POOL)))
-
-
-def _check_argmax_gap(answer, p):
-    """The gap 2 s with s = b ln(k/beta), b = 2/epsilon (replace-one histogram, sensitivity 2)."""
-    k, eps, beta = p["k"], p["epsilon"], p["beta"]
-    s = laplace_max_error_bound(k, 2.0 / eps, beta)
+def _argmax_question(k, epsilon, beta) -> dict:
+    """check_number's arguments for the gap 2 s with s = b ln(k/beta), b = 2/epsilon (replace-one, sensitivity 2)."""
+    s = laplace_max_error_bound(k, 2.0 / epsilon, beta)
     slips = [(s, "a gap larger than the largest error is not enough: both counts may err, in opposite directions"),
-             (2 * laplace_max_error_bound(k, 1.0 / eps, beta), "under replace-one the histogram's sensitivity "
-                                                               "is not that of add/remove"),
-             (2 * 2.0 / eps * math.log(1 / beta), "the error bound must hold for all k counts at once")]
-    return check_number(answer, 2 * s, what="the gap", low=0.0, low_open=True, slips=slips)
+             (2 * laplace_max_error_bound(k, 1.0 / epsilon, beta), "under replace-one the histogram's sensitivity "
+                                                                   "is not that of add/remove"),
+             (2 * 2.0 / epsilon * math.log(1 / beta), "the error bound must hold for all k counts at once")]
+    return dict(truth=2 * s, what="the gap", low=0.0, low_open=True, slips=slips)
+
+
+def _check_argmax_gap(answer, k, epsilon, beta):
+    return check_number(answer, **_argmax_question(k, epsilon, beta))
+
+
+# ex-sel-pumpkin: bids of $1 and of $2, and the probability of picking $1 (90, 10, 0.99); only numbers whose
+# answer typed to three significant digits is accepted (within 0.15 %, the checker: 0.2 %).
+def _pumpkin_candidates():
+    return [{"bids_of_1": b1, "bids_of_2": b2, "probability": pr} for b1 in range(50, 151) for b2 in range(5, 46)
+            for pr in (0.9, 0.95, 0.98, 0.99)]
+
+
+def _typed_to_three_digits(truth):
+    return abs(float(f"{truth:.3g}") / truth - 1) < 1.5e-3
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -415,21 +383,22 @@ ASSIGNMENTS = {
 }
 
 _QUESTIONS = {
-    "hw01": (_number("ex-promise-mixture", "my_epsilon",
-                     lambda a, p: ex_promise.check_mixture_epsilon(a, p["n"], p["truth_probability"]),
-                     _mixture_variant, expected=_mixture_truth),
+    "hw01": (_numeric("ex-promise-mixture", "my_epsilon", ex_promise.check_mixture_epsilon,
+                      ex_promise._mixture_question, _same, _mixture_candidates, {"n": 10, "truth_probability": 0.5}),
              _code("ex-promise-hockey", "my_hockey_stick", ex_promise.check_hockey_stick)),
     "hw02": (_code("ex-rr-estimator", "my_rr_estimate", ex_rr.check_rr_estimator),),
     "hw03": (_code("ex-laplace-inverse-cdf", "my_inverse_cdf", ex_laplace.check_inverse_cdf_sampler),
-             _number("ex-laplace-sample-size", "my_n", lambda a, p: ex_laplace.check_sample_size(a, **p),
-                     _sample_size_variant, expected=_sample_size_truth)),
+             _numeric("ex-laplace-sample-size", "my_n", ex_laplace.check_sample_size, ex_laplace._sample_size_question,
+                      _same, _sample_size_candidates, {"k": 10, "alpha": 0.01, "beta": 0.05, "epsilon": 1.0})),
     "hw04": (_code("ex-cb-plan", "my_plan_epsilon", ex_composition_basics.check_plan_epsilon),),
     "hw05": (_code("ex-hist-implement", "my_dp_histogram", ex_histogram.check_my_dp_histogram,
                    HiddenTest("a bad epsilon is refused", 1.0, refuses_bad_epsilon(_histogram_args))),
-             _number("ex-hist-argmax", "my_gap", _check_argmax_gap, _argmax_variant, expected=_argmax_truth)),
+             _numeric("ex-hist-argmax", "my_gap", _check_argmax_gap, _argmax_question, _same, _argmax_candidates,
+                      {"k": 6, "epsilon": 1.0, "beta": 0.05})),
     "hw06": (_code("ex-sel-em-code", "my_em_probabilities", ex_selection.check_em_probabilities),
-             _number("ex-sel-pumpkin", "my_epsilon", lambda a, p: ex_selection.check_pumpkin_epsilon(a, **p),
-                     _pumpkin_variant, expected=lambda p: ex_selection._pumpkin_truth(**p))),
+             _numeric("ex-sel-pumpkin", "my_epsilon", ex_selection.check_pumpkin_epsilon,
+                      ex_selection._pumpkin_question, _same, _pumpkin_candidates,
+                      {"bids_of_1": 90, "bids_of_2": 10, "probability": 0.99}, keep=_typed_to_three_digits)),
     "hw07": (_code("ex-approx-group-code", "my_group_delta", ex_gaussian.check_group_delta),),
     "hw08": (_code("ex-gaussian-analytic-code", "my_analytic_sigma", ex_gaussian.check_analytic_sigma),),
     "hw09": (_code("ex-comp-optimal-delta", "my_optimal_delta", ex_composition.check_optimal_delta),),
