@@ -34,10 +34,10 @@ Methods:
 Where each holds (measured by ``benchmarks/bench_inference.py`` and the chapter): the proportion interval
 covers at least ``level`` for every n, p and epsilon (0/1 data). The mean and difference intervals are
 asymptotic (central limit theorem): on the penguins the mean interval covers 94-97% from n = 50 up at every
-epsilon from 0.1 to 30, but below 95% at n = 10 to 30 when the noise is small (epsilon >= 10; 0.928 at
-n = 10, epsilon = 30, as the non-private t interval), and skewed data need larger n (0/1 data with p = 0.05:
-0.75 at n = 20 and about 0.90 at n = 100, epsilon = 10: use :func:`proportion_interval` for 0/1 data). The
-quantile interval is approximate (the gaps between the data); its coverage is measured with the exact law
+epsilon from 0.1 to 30, but below 95% at n = 10 to 30 when the noise is small (epsilon >= 10; 0.937 at
+n = 10, epsilon = 30, where the textbook t interval covers 0.94), and skewed data need larger n (0/1 data with
+p = 0.05: 0.76 at n = 20 and about 0.90 at n = 100, epsilon = 10: use :func:`proportion_interval` for 0/1
+data). The quantile interval is approximate (the gaps between the data); its coverage is measured with the exact law
 of the release, and it holds only where the population has a positive, roughly flat density around the
 quantile at the scale of the interval (unimodal data, skewed ones too): on a bimodal population whose
 median lies in a valley it under-covers badly (see :func:`quantile_interval`).
@@ -265,14 +265,16 @@ def _mixed_halfwidth(var_t, n, b_mean, b_moment, h2, t_factor, level):
     The plug-in variance ``var_t`` carries the second moment's ``Laplace(b_moment)`` noise; at small
     ``n epsilon`` that noise is as large as the variance, and plugging it in as if exact under-covers (a
     variance pushed down by the noise gives a short interval). The half-width ``c`` solves
-    ``mean_k P(|S_k + L| > c) = 1 - level`` with ``S_k ~ N(0, t^2 v_k / n)``, ``v_k = clip(var_t + b_moment u_k,
-    0, h2)`` and ``u_k`` the ``VARIANCE_NODES`` midpoint quantiles of a standard Laplace: the law of
-    theorem ``inf-thm-convolution`` averaged over the variances the release is compatible with (a
-    parametric-bootstrap step done by quadrature). Vectorized over ``var_t``; bisection between 0 and the
+    ``mean_k P(|S_k + L| > c) = 1 - level`` with ``S_k ~ N(0, t^2 v_k / (n - 1))``, ``v_k = clip(var_t +
+    b_moment u_k, 0, h2)`` and ``u_k`` the ``VARIANCE_NODES`` midpoint quantiles of a standard Laplace: the law
+    of theorem ``inf-thm-convolution`` averaged over the variances the release is compatible with (a
+    parametric-bootstrap step done by quadrature). ``var_t`` estimates the variance with divisor n (the
+    released moments are means), so ``v_k / (n - 1)`` is the textbook ``s^2 / n`` with Bessel's ``n / (n - 1)``,
+    the variance the ``t`` factor belongs with. Vectorized over ``var_t``; bisection between 0 and the
     union bound of the largest node.
     """
     var_t = np.atleast_1d(np.asarray(var_t, float))
-    s = t_factor * np.sqrt(np.clip(var_t[:, None] + b_moment * _LAPLACE_NODES[None, :], 0.0, h2) / n)
+    s = t_factor * np.sqrt(np.clip(var_t[:, None] + b_moment * _LAPLACE_NODES[None, :], 0.0, h2) / (n - 1))
     alpha = 1.0 - level
     hi = s.max(axis=1) * float(-ndtri(alpha / 4.0)) + b_mean * math.log(2.0 / alpha)
     lo = np.zeros_like(hi)
@@ -285,10 +287,11 @@ def _mixed_halfwidth(var_t, n, b_mean, b_moment, h2, t_factor, level):
 
 
 def _mean_halfwidth(method, var_t, n, b_mean, b_moment, h2, level):
-    """Half-width of :func:`mean_interval`: naive ``z t sqrt(v/n)``, or the noise-aware mixture."""
+    """Half-width of :func:`mean_interval`: naive ``z t sqrt(v/(n-1))`` (the textbook ``t s / sqrt(n)``,
+    ``s^2 = n v/(n-1)``), or the noise-aware mixture."""
     tf = _t_factor(level, n - 1)
     if method == "naive":
-        return _z(level) * tf * np.sqrt(np.asarray(var_t, float) / n)
+        return _z(level) * tf * np.sqrt(np.asarray(var_t, float) / (n - 1))
     return _mixed_halfwidth(var_t, n, b_mean, b_moment, h2, tf, level)
 
 
@@ -440,19 +443,21 @@ def mean_interval(x, lower, upper, epsilon, *, level=0.95, method="noise_aware",
     epsilon-DP under replace-one with ``n`` public (basic composition), for datasets of finite values.
 
     Interval (post-processing): ``m ± c`` with ``m`` the noisy mean, ``v`` the noisy variance
-    (clipped to ``[0, ((upper-lower)/2)^2]``), ``sigma = sqrt(v / n)``, ``b`` the mean's Laplace scale
-    (the lattice noise scale the sampler used) and
+    (clipped to ``[0, ((upper-lower)/2)^2]``; divisor n, as the released moments are means),
+    ``sigma = sqrt(v / (n - 1))`` (the textbook ``s / sqrt(n)``, ``s^2 = n v / (n - 1)``), ``b`` the mean's
+    Laplace scale (the lattice noise scale the sampler used) and
 
     * ``"noise_aware"``: ``c`` solves ``mean_k P(|S_k + L| > c) = 1 - level``, the law of theorem
       ``inf-thm-convolution`` averaged over ``VARIANCE_NODES`` variances ``clip(v + b2 u_k)`` that the noisy
       second moment (Laplace scale ``b2``) is compatible with, each widened by ``t_{n-1}/z``;
-    * ``"naive"``: ``c = z t_{n-1}/z sigma``, which ignores the noise.
+    * ``"naive"``: ``c = t_{n-1} sigma`` (the textbook ``t`` interval on the released numbers), which ignores the noise.
 
     It targets the mean of the *clamped* population: values outside the bounds bias it (chapter text).
     The coverage is asymptotic (central limit theorem, theorem ``inf-thm-coverage``): measured 94-97% on
     the penguins from n = 50 up at every epsilon from 0.1 to 30, below 95% at n = 10 to 30 when the noise is
-    small (epsilon >= 10; as the non-private t interval), and for skewed data at small n (0/1 data with
-    p = 0.05: 0.75 at n = 20, about 0.90 at n = 100; use :func:`proportion_interval` for 0/1 data).
+    small (epsilon >= 10; 0.937 at n = 10, epsilon = 30, the textbook t interval 0.94), and for skewed data at
+    small n (0/1 data with p = 0.05: 0.76 at n = 20, about 0.90 at n = 100; use :func:`proportion_interval`
+    for 0/1 data).
 
     Parameters
     ----------
@@ -729,13 +734,14 @@ def _bootstrap_halfwidth(var_x, var_y, n_x, n_y, b_x, b_y, b2_x, b2_y, h2, t_fac
     """Parametric bootstrap: the ``level`` quantile of ``|S + L_x - L_y|`` (one row per entry of ``var_x``).
 
     Each draw redraws the two variances from their releases, ``clip(var + Laplace(b2), 0, h2)`` (the second
-    moments' noise, as in :func:`_mixed_halfwidth`), then ``S ~ N(0, t^2 (v_x / n_x + v_y / n_y))``.
+    moments' noise, as in :func:`_mixed_halfwidth`), then ``S ~ N(0, t^2 (v_x / (n_x - 1) + v_y / (n_y - 1)))``
+    (each ``v / (n - 1)`` the textbook ``s^2 / n``).
     """
     var_x, var_y = np.atleast_1d(np.asarray(var_x, float)), np.atleast_1d(np.asarray(var_y, float))
     shape = (var_x.size, draws)
     vx = np.clip(var_x[:, None] + gen.laplace(0.0, b2_x, shape), 0.0, h2)
     vy = np.clip(var_y[:, None] + gen.laplace(0.0, b2_y, shape), 0.0, h2)
-    sigma = t_factor * np.sqrt(vx / n_x + vy / n_y)
+    sigma = t_factor * np.sqrt(vx / (n_x - 1) + vy / (n_y - 1))
     err = sigma * gen.standard_normal(shape) + gen.laplace(0.0, b_x, shape) - gen.laplace(0.0, b_y, shape)
     return np.quantile(np.abs(err), level, axis=1)
 
@@ -751,10 +757,10 @@ def difference_of_means_interval(x, y, lower, upper, epsilon, *, level=0.95, met
     (sizes counted from the data), a replacement can move a record between groups: this function is then
     not epsilon-DP and must not be used as is (release noisy sizes and charge both groups).
     Interval (post-processing): ``(m_x - m_y) ± c``; ``"noise_aware"``: ``c`` is the ``level`` quantile of
-    ``|S + L_x - L_y|``, ``S ~ N(0, t^2 (v_x/n_x + v_y/n_y))`` with each variance redrawn from its noisy
+    ``|S + L_x - L_y|``, ``S ~ N(0, t^2 (v_x/(n_x-1) + v_y/(n_y-1)))`` with each variance redrawn from its noisy
     release per draw, estimated from ``BOOTSTRAP_DRAWS`` draws (a
     parametric bootstrap of the error, whose own randomness is post-processing of the release and drawn
-    from ``rng`` with numpy's samplers); ``"naive"``: ``c = t_{df, (1+level)/2} sqrt(v_x/n_x + v_y/n_y)`` with
+    from ``rng`` with numpy's samplers); ``"naive"``: ``c = t_{df, (1+level)/2} sqrt(v_x/(n_x-1) + v_y/(n_y-1))`` with
     ``df = min(n_x, n_y) - 1`` (the ``t`` of the noise-aware law is that quantile over ``z_{(1+level)/2}``).
 
     Examples
@@ -771,7 +777,7 @@ def difference_of_means_interval(x, y, lower, upper, epsilon, *, level=0.95, met
     var_x, var_y = float(_variance_from_moments(mx, sx, lo, hi)), float(_variance_from_moments(my, sy, lo, hi))
     tf = _t_factor(lev, min(vx.size, vy.size) - 1)
     if meth == "naive":
-        c = _z(lev) * tf * math.sqrt(var_x / vx.size + var_y / vy.size)
+        c = _z(lev) * tf * math.sqrt(var_x / (vx.size - 1) + var_y / (vy.size - 1))
     else:
         c = float(_bootstrap_halfwidth(var_x, var_y, vx.size, vy.size, bx, by, bx2, by2,
                                        _second_moment_bound(lo, hi)[1], tf, lev, gen)[0])
@@ -1024,12 +1030,13 @@ def _draw(pop, reps, n, spread, gen):
 
 
 def _simulated_mean_releases(x, lo, hi, eps, gen):
-    """Row-wise :func:`mean_interval` releases (numpy row means; the same secure noise and scales)."""
+    """Row-wise :func:`mean_interval` releases (numpy row means; the same secure noise and scales), with the
+    non-private sample variance ``s^2`` (divisor n - 1) of the textbook interval."""
     clamped = np.clip(x, lo, hi)
     mid, _ = _second_moment_bound(lo, hi)
     means = clamped.mean(axis=1)
     m_t, v_t, b, b2, _ = _noisy_moments(means, ((clamped - mid) ** 2).mean(axis=1), x.shape[1], lo, hi, eps, gen)
-    return means, clamped.var(axis=1), m_t, _variance_from_moments(m_t, v_t, lo, hi), b, b2
+    return means, clamped.var(axis=1, ddof=1), m_t, _variance_from_moments(m_t, v_t, lo, hi), b, b2
 
 
 def _cover(est, half, truth, keep=None, name=None):
@@ -1133,7 +1140,7 @@ def interval_coverage(kind, population, n, epsilon, *, reps=1000, level=0.95, lo
         ry = _simulated_mean_releases(_draw(check_real_array(population[1], "population[1]", ndim=1), reps, n,
                                             spread, gen), lo, hi, eps, gen)
         d_t = rx[2] - ry[2]
-        sd_t = tf * np.sqrt((rx[3] + ry[3]) / n)
+        sd_t = tf * np.sqrt((rx[3] + ry[3]) / (n - 1))
         c_t = _bootstrap_halfwidth(rx[3], ry[3], n, n, rx[4], ry[4], rx[5], ry[5], _second_moment_bound(lo, hi)[1],
                                    tf, lev, gen)
         hits["noise_aware"], widths["noise_aware"] = _cover(d_t, c_t,

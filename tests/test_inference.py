@@ -191,16 +191,16 @@ def test_interval_is_post_processing_of_the_release(data, n, lo, hi, eps):
     # independent: the normal + Laplace tail averaged over 16 variances v + b2 * (Laplace midpoint quantiles)
     nodes = stats.laplace.ppf((np.arange(16) + 0.5) / 16)
     s = stats.t.ppf(0.975, n - 1) / stats.norm.ppf(0.975) * np.sqrt(
-        np.clip(var + r.noise["second_moment"] * nodes, 0.0, h2) / n)
+        np.clip(var + r.noise["second_moment"] * nodes, 0.0, h2) / (n - 1))   # s^2 / n, s^2 = n var / (n - 1)
     c = optimize.brentq(lambda c: np.mean(I._laplace_normal_tail(c, s, r.noise["mean"])) - 0.05, 0.0,
                         10 * (hi - lo), xtol=1e-14)
     assert (r.low, r.high) == pytest.approx((m - c, m + c), rel=1e-9, abs=1e-9 * (hi - lo))
-    plug_in = dp.noise_aware_halfwidth(stats.t.ppf(0.975, n - 1) / stats.norm.ppf(0.975) * math.sqrt(var / n),
+    plug_in = dp.noise_aware_halfwidth(stats.t.ppf(0.975, n - 1) / stats.norm.ppf(0.975) * math.sqrt(var / (n - 1)),
                                        r.noise["mean"])
     assert abs(c - plug_in) > 1e-4 * c           # the variance's noise is accounted, not plugged in
     naive = dp.mean_interval(x, lo, hi, eps, rng=6, method="naive")
     assert naive.release == r.release and naive.width < r.width     # same release, same seed
-    assert naive.width / 2 == pytest.approx(stats.t.ppf(0.975, n - 1) * math.sqrt(var / n), rel=1e-9)
+    assert naive.width / 2 == pytest.approx(stats.t.ppf(0.975, n - 1) * math.sqrt(var / (n - 1)), rel=1e-9)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -286,6 +286,21 @@ def test_proportion_coverage_large_n():
     assert below(out["naive"][0], 2000)
 
 
+def test_naive_proportion_interval_answers_a_noisy_count_outside_0_n():
+    """The noise can push the count below 0 or above n (all zeros, small epsilon): the naive (Wald) interval
+    takes its spread from p clipped to [0, 1], so it answers with a half-width 0 there, never raises (an
+    error for some noise draws and data and a release for others would tell them apart)."""
+    outside = 0
+    for seed in range(40):
+        for bits in ([0] * 10, [1] * 10):
+            r = dp.proportion_interval(bits, 0.3, method="naive", rng=seed)
+            p = r.estimate
+            pc = min(max(p, 0.0), 1.0)
+            outside += not 0.0 <= p <= 1.0
+            assert r.width / 2 == pytest.approx(stats.norm.ppf(0.975) * math.sqrt(pc * (1 - pc) / 10), abs=1e-12)
+    assert outside >= 20
+
+
 def test_proportion_clamps_any_finite_value():
     """Issue 35 item 4: a 2 in ``bits`` raised while its neighbour released. Any finite value is clamped to
     [0, 1] (the same release as its clamp); NaN and +-inf are refused without quoting the data."""
@@ -339,6 +354,20 @@ def test_quantile_ranks_and_edge_rule():
     assert (lo_q, hi_q) == pytest.approx((q - c / n, q + c / n), rel=1e-9)
     r = dp.quantile_interval(np.arange(20.0), 0.5, 0.0, 20.0, 0.1, rng=0, resolution=64)
     assert (r.low, r.high, r.events, r.epsilon) == (0.0, 20.0, (), 0.0)   # small n epsilon: the whole range, nothing spent
+
+
+def test_quantile_ranks_clip_only_the_end_past_its_bound():
+    """The shortcut 'both ranks clip' needs the rank half-width c >= b ln 20 to reach n (so that both q - c/n <= 0
+    and q + c/n >= 1 for every q); at q = 0.1 with n/2 <= b ln 20 < n only the lower end is the public bound and
+    the upper end is released at rank q + c/n < 1, charged eps / 2 (c by quadrature, not the closed form)."""
+    n, q, eps = 100, 0.1, 0.16                           # b = 2 / 0.08 = 25, b ln 20 = 74.9
+    lo_q, hi_q = I._quantile_ranks(q, n, eps / 2, 0.95, "noise_aware")
+    c = rank_halfwidth(n, q, eps / 2)
+    assert n / 2 <= 25 * math.log(20) < n and q + c / n < 1
+    assert (lo_q, hi_q) == (0.0, pytest.approx(q + c / n, rel=1e-9))
+    x = np.random.default_rng(3).uniform(0.0, 10.0, n)
+    r = dp.quantile_interval(x, q, 0.0, 10.0, eps, rng=1, resolution=64)
+    assert r.low == 0.0 and r.release["q_high"] == hi_q and r.events == (dp.PureDPEvent(eps / 2),)
 
 
 def _median_coverage(samples, lo, hi, res, eps, xi, r_ref):
@@ -686,8 +715,9 @@ def test_bootstrap_halfwidth_adds_each_groups_own_noise(b_x, b_y):
 def test_bootstrap_halfwidth_redraws_each_groups_own_variance(b2_x, b2_y, n_x, n_y):
     """No privacy noise on the means, variances 0 released with second-moment noise of each group's own
     scale: each draw's variance is clip(Laplace(b2), 0, h2) (an atom 1/2 at 0, a density, an atom at h2), and
-    the error is N(0, t^2 (v_x / n_x + v_y / n_y)). The tail of that law by quadrature (independent of the
-    bootstrap) at the returned quantile is 5% within a binomial band at ALPHA."""
+    the error is N(0, t^2 (v_x / (n_x - 1) + v_y / (n_y - 1))) (s^2 / n with s^2 = n v / (n - 1)). The tail of
+    that law by quadrature (independent of the bootstrap) at the returned quantile is 5% within a binomial band at
+    ALPHA."""
     h2, t, draws = 3.0, 1.2, 200_000
     c = float(I._bootstrap_halfwidth(0.0, 0.0, n_x, n_y, 0.0, 0.0, b2_x, b2_y, h2, t, 0.95,
                                      np.random.default_rng(2), draws=draws)[0])
@@ -699,7 +729,7 @@ def test_bootstrap_halfwidth_redraws_each_groups_own_variance(b2_x, b2_y, n_x, n
         return [(0.0, 0.5), (h2, 0.5 * math.exp(-h2 / b2))], (lambda v: math.exp(-v / b2) / (2 * b2))
 
     def tail_given(vx, vy):
-        sd = t * math.sqrt(vx / n_x + vy / n_y)
+        sd = t * math.sqrt(vx / (n_x - 1) + vy / (n_y - 1))
         return 0.0 if sd == 0.0 else 2 * stats.norm.sf(c / sd)
 
     ax, dx = atoms_and_density(b2_x)
@@ -719,18 +749,47 @@ def test_bootstrap_halfwidth_redraws_each_groups_own_variance(b2_x, b2_y, n_x, n
 
 
 def test_difference_naive_halfwidth_uses_the_smaller_groups_t():
-    """The naive difference interval is (m_x - m_y) -+ t_{min(n_x, n_y) - 1, 0.975} sqrt(v_x / n_x + v_y / n_y),
-    v the variances recomputed independently from the released moments (groups of unequal sizes)."""
+    """The naive difference interval is (m_x - m_y) -+ t_{min(n_x, n_y) - 1, 0.975} sqrt(s_x^2 / n_x + s_y^2 / n_y),
+    s^2 = n v / (n - 1) with v the variances recomputed independently from the released moments (groups of
+    unequal sizes)."""
     gen = np.random.default_rng(9)
     x, y = gen.uniform(1.0, 4.0, 8), gen.uniform(3.0, 9.0, 80)
     r = dp.difference_of_means_interval(x, y, 0.0, 10.0, 5.0, method="naive", rng=4)
     rel = r.release
     var = [min(max(rel[f"second_moment_{g}"] - (min(max(rel[f"mean_{g}"], 0.0), 10.0) - 5.0) ** 2, 0.0), 25.0)
            for g in ("x", "y")]
-    half = stats.t.ppf(0.975, 7) * math.sqrt(var[0] / 8 + var[1] / 80)
+    half = stats.t.ppf(0.975, 7) * math.sqrt(var[0] / 7 + var[1] / 79)
     assert (r.low, r.high) == pytest.approx((rel["mean_x"] - rel["mean_y"] - half, rel["mean_x"] - rel["mean_y"] + half),
                                             rel=1e-9)
 
+
+
+def test_mean_intervals_without_noise_are_the_textbook_t_intervals():
+    """With next to no privacy noise the intervals are the textbook ones: m -+ t_{n-1} s / sqrt(n) with the
+    sample variance s^2 of divisor n - 1 (the released moments give the divisor-n variance, rescaled by
+    n / (n - 1)); the difference with t_{min(n) - 1} and s_x^2 / n_x + s_y^2 / n_y. The non-private
+    interval of interval_coverage is that textbook interval: on the population {0, 1} with n = 2 a mixed
+    sample has s^2 = 1/2, a half-width t_{1, 0.975} / 2, and a constant one width 0 (divisor n would give
+    s^2 = 1/4 and a width sqrt(2) times too short, so that the textbook interval seemed to cover less)."""
+    x = np.array([2.0, 3.5, 4.0, 7.0, 8.5])
+    n, t = x.size, stats.t.ppf(0.975, x.size - 1)
+    half = t * x.std(ddof=1) / math.sqrt(n)
+    for meth in ("naive", "noise_aware"):
+        r = dp.mean_interval(x, 0.0, 10.0, 1e7, method=meth, rng=0)
+        assert r.width / 2 == pytest.approx(half, rel=1e-3)
+    y = np.array([1.0, 1.5, 6.0, 2.0, 2.5, 3.0, 9.0])
+    d = dp.difference_of_means_interval(x, y, 0.0, 10.0, 1e7, method="naive", rng=0)
+    half = t * math.sqrt(x.var(ddof=1) / n + y.var(ddof=1) / y.size)
+    assert d.width / 2 == pytest.approx(half, rel=1e-3)
+    out = dp.interval_coverage("mean", [0.0, 1.0], 2, 1.0, reps=200, lower=0.0, upper=1.0, keep_intervals=True,
+                               rng=1)
+    lows, highs = out["intervals"]["non_private"]
+    widths = np.round(highs - lows, 9)
+    assert set(widths) == {0.0, round(stats.t.ppf(0.975, 1), 9)}
+    out = dp.interval_coverage("difference", ([0.0, 1.0], [0.0]), 2, 1.0, reps=200, lower=0.0, upper=1.0,
+                               keep_intervals=True, rng=1)
+    lows, highs = out["intervals"]["non_private"]
+    assert set(np.round(highs - lows, 9)) == {0.0, round(stats.t.ppf(0.975, 1), 9)}
 
 def test_clamping_bias_breaks_coverage_of_the_true_mean(penguins):
     mass, _ = penguins
