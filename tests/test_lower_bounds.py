@@ -688,3 +688,50 @@ def test_tracing_trial_checks_every_parameter_given(kwargs, name):
     returned the exact release's scores."""
     with pytest.raises(ValueError, match=name):
         lb.tracing_trial(10, 10, n_outsiders=3, rng=0, **kwargs)
+
+
+def test_tracing_trial_outsiders_come_from_the_members_population():
+    """The outsiders are fresh people with the members' biases: given the biases p and the release q, an outsider's
+    score <y - p, q - p> then has mean exactly 0, so the squared t-statistics of the outsiders' mean score over 10
+    seeded trials sum to about chi-square(10) (11.1 measured). Outsiders drawn from another population (bits with
+    Pr = 1/2) shift every score by sum_j (1/2 - p_j)(q_j - p_j), and the sum is then about 1400."""
+    total, trials, outsiders = 0.0, 10, 500
+    for seed in range(trials):
+        scores = lb.tracing_trial(1, 2000, n_outsiders=outsiders, rng=seed)["outsiders"]
+        total += (scores.mean() / (scores.std(ddof=1) / math.sqrt(outsiders))) ** 2
+    assert total <= stats.chi2.isf(ALPHA, trials)
+
+
+def test_tracing_trial_gaussian_noise_is_centred_on_the_members_means():
+    """The Gaussian release is the members' means plus lattice noise: at a large epsilon, where the noise (sigma_L
+    = 0.0136) is as small as the gap between the members' means and the biases (sd about 0.013), its mean absolute
+    error against the means is sqrt(2/pi) sigma_L at 1e-6 on both sides (the noise added to the biases instead is
+    about 38% above)."""
+    n, d, eps, delta = 1000, 2000, 20.0, 1e-5
+    out = lb.tracing_trial(n, d, release="gaussian", epsilon=eps, delta=delta, rng=9, n_outsiders=10)
+    sigma_l = dpcourse.gaussian_lattice(math.sqrt(d) / n, eps, delta).noise_sigma
+    mean_abs, sd_abs = sigma_l * math.sqrt(2 / math.pi), sigma_l * math.sqrt(1 - 2 / math.pi)
+    assert abs(out["mean_abs_error"] - mean_abs) <= stats.norm.isf(ALPHA / 2) * sd_abs / math.sqrt(d)
+
+
+def test_chapter_states_the_fingerprinting_shape_with_its_hypotheses():
+    """The sqrt(d) / (alpha eps) shape is proved for eps at most 1 and delta well below 1/n only: at d = 10^6,
+    alpha = 0.01, delta = 1e-9 the constant (n_high + 1) alpha eps / sqrt(d) is 0.029 at eps = 1 but 0.005 at eps = 4
+    and 0.001 at eps = 6, and delta = 1e-2 shrinks the range at eps = 0.5 from 6528 people to 68. The chapter's
+    first-reading statements of the shape (after the corollary, and in the summary) carry both hypotheses."""
+    import json
+    import pathlib
+
+    const = {e: (lb.fingerprinting_sample_bound(10**6, e, 1e-9, 0.01)[1] + 1) * 0.01 * e / 1000
+             for e in (1.0, 4.0, 6.0)}
+    assert const[1.0] == pytest.approx(0.029, abs=5e-4)
+    assert const[4.0] < 0.2 * const[1.0] and const[6.0] < 0.04 * const[1.0]
+    assert lb.fingerprinting_sample_bound(10**6, 0.5, 1e-2, 0.01)[1] < 0.02 * lb.fingerprinting_sample_bound(
+        10**6, 0.5, 1e-9, 0.01)[1]
+    path = pathlib.Path(__file__).parents[1] / "chapters" / "20_lower_bounds.ipynb"
+    if path.exists():                        # absent in a copy of dpcourse and tests only (tools/mutation_test.py)
+        text = " ".join(" ".join("".join(c["source"]) for c in json.loads(path.read_text())["cells"]).split())
+        assert "(ε, δ)-DP with ε at most 1 and δ small against $1/n$ needs $n = \\Omega(" in text
+        assert ("with ε at most 1 and δ well below $1/n$, needs of the order of "
+                "$\\sqrt d/(\\alpha\\varepsilon)$ people") in text
+        assert "A private release of $d$ means to error α needs about" not in text
