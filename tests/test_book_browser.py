@@ -653,7 +653,8 @@ def test_the_axe_check_has_power(browser, tmp_path):
         pytest.fail("axe-core is not installed: run `npm ci`", pytrace=False)
     bad = tmp_path / "bad.html"
     bad.write_text('<!doctype html><html lang="en"><head><title>t</title></head><body><main>'
-                   '<div style="overflow-x:auto;width:100px"><div style="width:900px">wide formula</div></div>'
+                   '<p>x <mjx-container style="display:inline-block;overflow-x:auto;max-width:100px">'
+                   '<span style="display:inline-block;width:900px">a wide formula</span></mjx-container></p>'
                    '<p style="background:#fff">a <a href="#x" style="color:#8a8a8a">pale link</a></p>'
                    '<button aria-label="Find">Search the book</button></main></body></html>')
     page = browser.new_page()
