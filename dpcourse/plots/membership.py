@@ -63,8 +63,9 @@ def plot_lira_idea(confidences, masks):
     """One respondent's confidence under the models that trained on her and under those that did not, for a
     typical respondent and for the most exposed one, with the Gaussians fitted to each side.
 
-    The records are those of :func:`lira_idea_summary`. Where the two Gaussians overlap, no test tells a model
-    that trained on the record from one that did not; where they are apart, a likelihood-ratio test (LiRA,
+    The records are those of :func:`lira_idea_summary`. Where the two Gaussians overlap much, no threshold on the
+    confidence separates the models that trained on the record from the others (a test tells them apart only
+    weakly); where they are apart, a likelihood-ratio test (LiRA,
     definition ``mia-def-lira``) can say "member" with few false positives. The titles state the means and
     standard deviations."""
     phi = check_real_array(confidences, "confidences", ndim=2)
