@@ -80,12 +80,3 @@ def test_the_client_uses_the_sliced_channel_everywhere():
                           kernel.SlicedPollChannel), name
     from traitlets.utils.importstring import import_item
     assert import_item(kernel.CLIENT_CLASS) is kernel.RobustAsyncKernelClient
-
-
-def test_the_grader_executes_with_it(tmp_path):
-    pytest.importorskip("nbgrader")
-    from dpcourse.homework.autograde import nbgrader_config
-
-    config, text = nbgrader_config(tmp_path)
-    assert config.AsyncKernelManager.client_class == kernel.CLIENT_CLASS
-    assert f"c.AsyncKernelManager.client_class = {kernel.CLIENT_CLASS!r}" in text

@@ -31,7 +31,9 @@ def test_check_svt_scales():
 
 
 def test_check_sample_size():
-    assert check_sample_size(smalldb_sample_size).passed
+    # the library's own function is the code this exercise asks for: refused by name
+    refused = check_sample_size(smalldb_sample_size)
+    assert not refused.passed and "smalldb_sample_size" in refused.message
     assert check_sample_size(lambda k, a: math.floor(math.log(2 * k) / (2 * a * a)) + 1).passed
     notes = check_sample_size(lambda k, a: math.ceil(2 * math.log(2 * k) / (a * a)))
     assert not notes.passed and "weaker exponent" in notes.message
