@@ -136,8 +136,8 @@ def graded(tmp_path_factory):
     root = tmp_path_factory.mktemp("course")
     hw.init_course(root)
     cfg = (root / "homework.toml").read_text()
-    cfg = cfg.replace("cell_timeout = 30", "cell_timeout = 4").replace("notebook_timeout = 300",
-                                                                     "notebook_timeout = 25")
+    cfg = cfg.replace("cell_timeout = 30", "cell_timeout = 3").replace("notebook_timeout = 300",
+                                                                     "notebook_timeout = 12")
     cfg = cfg.replace('# hw05 = "2026-10-12T23:59:00+01:00"', 'hw05 = "2026-10-12T23:59:00+00:00"')
     (root / "homework.toml").write_text(cfg)
     with open(root / "roster.csv", "a", newline="") as fh:
