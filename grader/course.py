@@ -400,8 +400,10 @@ def _match_student(entry: str, roster: list[Student]) -> tuple[Student | None, s
         return None, ("ambiguous name: " + ", ".join(s.student_id for s in hits)) if hits else \
             "no roster name matches this Moodle folder"
     tokens = set(re.split(r"[\s_.@()\[\]-]+", low)) - {""}
-    hits = [s for s in roster if s.student_id.lower() in tokens or (s.lms_id and s.lms_id.lower() in tokens)
-            or (s.email and s.email.lower() in low)]
+    # Canvas: lastfirst_[LATE_]<user id>_<submission id>_<the student's own file name>: only the user id in its
+    # place counts (a student id or another token in the student's own file name is the student's to choose)
+    canvas = re.match(r"^[a-z0-9]+_(?:late_)?(\d+)_\d+_", low)
+    hits = [s for s in roster if canvas and s.lms_id and s.lms_id.lower() == canvas[1]]
     if len(hits) == 1:
         return hits[0], "id in name"
     if len(hits) > 1:
@@ -511,8 +513,10 @@ def submissions_root(course: Course, assignment: str) -> Path:
 
 def _notebook_assignment(path: Path) -> str | None:
     try:
+        if not path.is_file() or path.stat().st_size > 64 * 2**20:   # no FIFO, no device, nothing huge
+            return None
         meta = json.loads(path.read_text(encoding="utf-8")).get("metadata", {}).get("dpcourse", {})
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, RecursionError, MemoryError):
         return None
     hw = meta.get("assignment") if isinstance(meta, dict) else None
     return hw if isinstance(hw, str) and re.fullmatch(r"hw\d\d", hw) else None
@@ -538,8 +542,12 @@ def grader_version() -> str:
 def _read_cells(path: Path):
     """The code cells' sources of a submission, or raises ValueError saying why it cannot be read."""
     try:
+        if not path.is_file() or path.is_symlink():
+            raise ValueError("not a regular file (a link or a device)")
+        if path.stat().st_size > 32 * 2**20:
+            raise ValueError("over 32 MB: not a notebook of this course")
         doc = json.loads(path.read_bytes().decode("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError, MemoryError) as exc:
         raise ValueError(f"not a readable notebook ({type(exc).__name__})") from None
     cells = doc.get("cells") if isinstance(doc, dict) else None
     if not isinstance(cells, list):
@@ -548,7 +556,8 @@ def _read_cells(path: Path):
     for c in cells:
         if isinstance(c, dict) and c.get("cell_type") == "code":
             src = c.get("source", "")
-            src = "".join(src) if isinstance(src, list) else src
+            if isinstance(src, list) and all(isinstance(x, str) for x in src):
+                src = "".join(src)
             if not isinstance(src, str):
                 raise ValueError("a code cell whose source is not text")
             out.append(src)
@@ -577,11 +586,12 @@ def grade_submission(course_secret: bytes, run_key: str, assignment: str, sid: s
     except ValueError as exc:
         row.update(status="unreadable", reason=str(exc))
         return row
-    if meta.get("student") and meta.get("student") != sid:
-        row["flags"].append(f"this notebook was issued to another student ({meta.get('student')}); graded with "
-                            f"the numbers of {sid}")
-    elif meta.get("copy_id") and meta.get("copy_id") != copy_id(course_secret, assignment, sid):
-        row["flags"].append("the copy's mark does not match this student's copy")
+    owner = meta.get("student")
+    owner = re.sub(r"[^A-Za-z0-9_.@-]", "?", owner)[:64] if isinstance(owner, str) else None
+    if owner and owner != sid:
+        row["flags"].append(f"this notebook was issued to another student ({owner}); graded with the numbers of {sid}")
+    elif meta.get("copy_id") != copy_id(course_secret, assignment, sid):
+        row["flags"].append("the copy's mark is missing or is not this student's: not the copy generated for them")
     start = time.monotonic()
     sandbox = Sandbox(Path(stage), cells, cell_timeout=cell_timeout, total_timeout=notebook_timeout)
     row["cgroups"] = list(sandbox.cgroups.active)
@@ -740,8 +750,9 @@ def grade(course: Course, assignment: str, *, force: bool = False, jobs: int | N
             row["file"] = str(path.relative_to(course.submissions))
             row["run_key"] = run_key
             rows[sid] = row
-            store["results"][f"{sid}/{assignment}"] = {"sha256": digest, "version": version, "secret": secret_mark,
-                                                     "row": row}
+            if not row["reason"].startswith("the grader failed"):   # a grader fault is tried again next run
+                store["results"][f"{sid}/{assignment}"] = {"sha256": digest, "version": version,
+                                                         "secret": secret_mark, "row": row}
             store_path.write_text(json.dumps(store, indent=1) + "\n")   # after each: an interrupted run keeps its work
             if progress:
                 progress(row)

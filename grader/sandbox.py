@@ -192,7 +192,9 @@ class _Cgroups:
         except OSError:
             return
         v1 = [("pids", Path("/sys/fs/cgroup/pids"), {"pids.max": str(pids_max)}),
-              ("memory", Path("/sys/fs/cgroup/memory"), {"memory.limit_in_bytes": str(memory_bytes)})]
+              ("memory", Path("/sys/fs/cgroup/memory"), {"memory.limit_in_bytes": str(memory_bytes)}),
+              # at most one core: a submission that spins many processes cannot starve the one graded beside it
+              ("cpu", Path("/sys/fs/cgroup/cpu"), {"cpu.cfs_period_us": "100000", "cpu.cfs_quota_us": "100000"})]
         for controller, root, settings in v1:
             if not (root / "cgroup.procs").exists():
                 continue
@@ -216,6 +218,8 @@ class _Cgroups:
                 (d / "pids.max").write_text(str(pids_max))
                 (d / "memory.max").write_text(str(memory_bytes))
                 self.active += ["pids", "memory"]
+                (d / "cpu.max").write_text("100000 100000")
+                self.active.append("cpu")
             except OSError:
                 pass
 
@@ -307,14 +311,19 @@ class Sandbox:
         self._err_thread.start()
         self._sel = selectors.DefaultSelector()
         self._sel.register(self._proc.stdout, selectors.EVENT_READ)
+        os.set_blocking(self._proc.stdin.fileno(), False)   # writes keep the deadline too (_send)
         try:
             self._send({"cells": list(cells), "cell_timeout": float(cell_timeout)})
             reply = self._receive(self._deadline)
             if not (isinstance(reply, dict) and isinstance(reply.get("cells"), list)):
                 self._stop("it broke the protocol")
-            self.cells = [c for c in reply["cells"] if isinstance(c, dict)]
+            self.cells = [_cell_report(i, c) for i, c in enumerate(reply["cells"][:len(cells)])]
         except SandboxError:
             pass
+        except BaseException:   # anything else: the sandbox ends here, with everything it started
+            self.stopped = self.stopped or "the grader could not read it"
+            self.close()
+            raise
 
     # -- plumbing
     def _drain_stderr(self):
@@ -328,14 +337,31 @@ class Sandbox:
         self.close()
         raise SandboxError(self.stopped)
 
-    def _send(self, obj):
+    def _send(self, obj, deadline: float | None = None):
         if self.stopped is not None:
             raise SandboxError(self.stopped)
-        data = wire.encode(obj)
         try:
-            self._proc.stdin.write(struct.pack(">Q", len(data)) + data)
-        except (BrokenPipeError, OSError):
-            self._stop(self._why_dead())
+            data = wire.encode(obj)
+        except wire.WireError as exc:
+            self._stop(f"its notebook is too large to send ({exc})")
+        view = memoryview(struct.pack(">Q", len(data)) + data)
+        deadline = self._deadline if deadline is None else deadline
+        fd = self._proc.stdin.fileno()
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_WRITE)
+            while view:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    self._stop("it passed its time limit (it stopped reading)")
+                if not sel.select(timeout=min(left, 1.0)):
+                    continue
+                try:
+                    n = os.write(fd, view)
+                except BlockingIOError:
+                    continue
+                except (BrokenPipeError, OSError):
+                    self._stop(self._why_dead())
+                view = view[n:]
 
     def _read(self, n: int, deadline: float) -> bytes:
         buf = bytearray()
@@ -375,8 +401,9 @@ class Sandbox:
 
     # -- requests
     def _request(self, req: dict, timeout: float):
-        self._send(req)
-        reply = self._receive(min(self._deadline, time.monotonic() + timeout + 5.0))
+        deadline = min(self._deadline, time.monotonic() + timeout + 5.0)
+        self._send(req, deadline)
+        reply = self._receive(deadline)
         if not isinstance(reply, dict) or not ("result" in reply or "error" in reply):
             self._stop("it broke the protocol")
         return reply
@@ -464,6 +491,17 @@ class Sandbox:
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+_STATUSES = ("ok", "error", "timeout")
+
+
+def _cell_report(index: int, c) -> dict:
+    """A cell's report as the grader keeps it: the runner's word, checked (it runs beside the student's code)."""
+    c = c if isinstance(c, dict) else {}
+    status = c.get("status") if c.get("status") in _STATUSES else "error"
+    return {"cell": index, "status": status, "detail": str(c.get("detail", ""))[:300],
+            "stderr": bool(c.get("stderr")), "output": str(c.get("output", ""))[:2000]}
 
 
 _BUILTIN_EXCEPTIONS = {name: obj for name, obj in vars(builtins).items()

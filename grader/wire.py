@@ -111,10 +111,11 @@ def _dec(x, depth):
             if not (isinstance(pair, list) and len(pair) == 2):
                 raise WireError("a malformed dict entry")
             key = _dec(pair[0], depth + 1)
-            try:
-                hash(key)
-            except TypeError as exc:
-                raise WireError("an unhashable dict key") from exc
+            # keys are short strings or small ints: colliding hashes (ints equal mod 2**61 - 1) cannot make a
+            # dict quadratic to build
+            if not ((isinstance(key, str) and len(key) <= 256) or
+                    (isinstance(key, int) and not isinstance(key, bool) and abs(key) < 2**31)):
+                raise WireError("a dict key that is not a short string or a small integer")
             out[key] = _dec(pair[1], depth + 1)
         return out
     if set(x) == {"__nd__", "shape", "b64"}:
@@ -149,12 +150,35 @@ def _dec(x, depth):
     raise WireError("an unknown tag")
 
 
+MAX_ITEMS = 2_000_000      # list items, dict entries and array elements in one message
+
+
+def _count(doc) -> int:
+    n, todo = 0, [doc]
+    while todo:
+        x = todo.pop()
+        n += 1
+        if n > MAX_ITEMS:
+            raise WireError(f"a message of more than {MAX_ITEMS} items")
+        if isinstance(x, list):
+            todo.extend(x)
+        elif isinstance(x, dict):
+            todo.extend(x.values())
+    return n
+
+
 def decode(data: bytes):
-    """The plain data of a message (strict: WireError on anything else)."""
+    """The plain data of a message (strict: WireError, and only WireError, on anything else)."""
     if len(data) > MAX_BYTES:
         raise WireError(f"a message of {len(data)} bytes is over the limit of {MAX_BYTES}")
     try:
         doc = json.loads(data)
-    except (ValueError, RecursionError) as exc:
+    except (ValueError, RecursionError, MemoryError) as exc:
         raise WireError("not a JSON document") from exc
-    return _dec(doc, 0)
+    _count(doc)
+    try:
+        return _dec(doc, 0)
+    except WireError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - bad base64, reshape, bit-generator state: all malformed data
+        raise WireError(f"malformed data ({type(exc).__name__})") from exc

@@ -510,3 +510,38 @@ def test_late_needs_a_submission_time_with_its_zone(tmp_path):
     assert hw._late(course, "hw05", t, "s01") == (2, pytest.approx(0.8))
     assert hw._late(course, "hw05", t, "s02") == (0, 1.0)       # an extension
     assert hw._late(course, "hw05", None, "s01") == (0, 1.0)    # no time: never guessed from file dates
+
+
+def test_what_a_cheating_notebook_sends_back_cannot_hang_or_break_the_grader(tmp_path):
+    """Found by a student trying to cheat: a runner that stops reading (the grader's write once blocked
+    forever), a forged cells report, colliding dict keys and malformed arrays (decoding raised outside WireError,
+    or took quadratic time), a deeply nested notebook file (RecursionError stopped the whole run)."""
+    stop_reading = ("import gc, time\n"
+                    "g = next(o.__globals__ for o in gc.get_objects() if callable(o) and "
+                    "getattr(o, '__name__', '') == '_call_many')\n"
+                    "def _receive(fd):\n    time.sleep(3600)\n"
+                    "g['_receive'] = _receive\n"
+                    "def f(x):\n    return 0.0\n")
+    start = time.monotonic()
+    with Sandbox(stage_package(tmp_path / "stage", []), [stop_reading], cell_timeout=10, total_timeout=15) as sb:
+        with pytest.raises(Exception):
+            RemoteFunction(sb, "f")(np.zeros(2_000_000))   # 16 MB: more than a pipe holds
+    assert time.monotonic() - start < 40
+    for bad in (wire.encode({"cells": []}).replace(b'"cells"', b'"cells"', 1),):
+        assert wire.decode(bad) == {"cells": []}
+    colliding = b'{"__dict__": [' + b",".join(b"[%d, 0]" % (i * (2**61 - 1)) for i in range(1, 50)) + b"]}"
+    with pytest.raises(wire.WireError):
+        wire.decode(colliding)
+    for bad in (b'{"__nd__": "<f8", "shape": [1], "b64": "!!!!"}', b'{"__nd__": "<f8", "shape": [2], "b64": "AAAAAAAAAAA="}',
+                b'{"__rng__": "MT19937", "state": {"__dict__": [["bit_generator", "MT19937"]]}}'):
+        with pytest.raises(wire.WireError):
+            wire.decode(bad)
+    from grader.sandbox import _cell_report
+    assert _cell_report(3, {"cell": "x", "status": "??", "detail": "d" * 10**6}) == {
+        "cell": 3, "status": "error", "detail": "d" * 300, "stderr": False, "output": ""}
+    course = _bare_course(tmp_path)
+    (course.submissions / "s01").mkdir()
+    (course.submissions / "s01" / "hw05.ipynb").write_text("[" * 100000 + "]" * 100000)
+    chosen, _, _ = hw.find_submissions(course, "hw05")
+    with pytest.raises(ValueError, match="not a readable notebook"):
+        hw._read_cells(chosen["s01"][0])
