@@ -1340,8 +1340,9 @@ MUTANTS = [
            "    if rng is None:\n        return _LATTICE_CASES", "    if True:\n        return _LATTICE_CASES", ("tests/test_homework_questions_01_12.py",)),
     Mutant("hw_svt_book_cases_under_rng", "grader-cases", "dpcourse/exercises/queries.py",
            "    if rng is None:\n        return _SVT_CASES", "    if True:\n        return _SVT_CASES", ("tests/test_homework_questions_01_12.py",)),
-    Mutant("hw_mixture_pool_keeps_the_book", "grader-cases", "dpcourse/homework/registry.py",
-           "exclude=(10, 0.5))", "exclude=None)", ("tests/test_homework_questions_01_12.py",)),
+    Mutant("hw_pool_keeps_the_books_answer", "grader-cases", "dpcourse/homework/registry.py",
+           'if c != book and apart(q["truth"], book_q["truth"], 2.0)', "if c != book",
+           ("tests/test_homework_questions_01_12.py",)),
     Mutant("hw_pumpkin_pool_without_the_rounding_filter", "grader-cases", "dpcourse/homework/registry.py",
            "    return abs(float(f\"{truth:.3g}\") / truth - 1) < 1.5e-3\n", "    return True\n", ("tests/test_homework_questions_01_12.py",)),
     # ---- private inference (chapter 23), fresh hostile read: the bootstrap's per-group scales, the variance
