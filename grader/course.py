@@ -453,7 +453,11 @@ def find_submissions(course: Course, assignment: str):
             continue
         files = sorted(p for p in entry.rglob("*.ipynb") if not any(part.startswith(".") for part in
                                                                    p.relative_to(root).parts)) \
-            if entry.is_dir() else ([entry] if entry.suffix == ".ipynb" else [])
+            if entry.is_dir() and not entry.is_symlink() else ([entry] if entry.suffix == ".ipynb" else [])
+        # regular files only: a link (to the teacher's copy, say) or a FIFO is reported, never read
+        odd = [f for f in files if f.is_symlink() or not f.is_file()]
+        unmatched += [(str(f.relative_to(root)), "not a regular file (a link or a device): not read") for f in odd]
+        files = [f for f in files if f not in odd]
         if not files:
             continue
         key = entry.name if entry.is_dir() else entry.stem

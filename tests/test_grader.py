@@ -545,3 +545,13 @@ def test_what_a_cheating_notebook_sends_back_cannot_hang_or_break_the_grader(tmp
     chosen, _, _ = hw.find_submissions(course, "hw05")
     with pytest.raises(ValueError, match="not a readable notebook"):
         hw._read_cells(chosen["s01"][0])
+
+
+def test_links_and_fifos_in_the_submissions_are_reported_not_read(tmp_path):
+    course = _bare_course(tmp_path)
+    (course.submissions / "s01").mkdir()
+    os.symlink(course.root / "teacher-copy.ipynb", course.submissions / "s01" / "hw05.ipynb")
+    (course.submissions / "s02").mkdir()
+    os.mkfifo(course.submissions / "s02" / "hw05.ipynb")
+    chosen, _, unmatched = hw.find_submissions(course, "hw05")
+    assert chosen == {} and sorted(p for p, _ in unmatched) == ["s01/hw05.ipynb", "s02/hw05.ipynb"]
