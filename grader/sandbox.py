@@ -264,11 +264,13 @@ def bwrap_command(stage: Path, argv: list[str]) -> list[str]:
             cmd += ["--symlink", os.readlink(top), top]
         elif os.path.isdir(top):
             cmd += ["--ro-bind", top, top]
+    # The private /tmp is mounted before the Python installation, so that a Python under /tmp (a CI
+    # virtual environment made by mktemp) is bound on top of it instead of hidden by it.
+    cmd += ["--proc", "/proc", "--dev", "/dev", "--size", str(256 * 2**20), "--tmpfs", "/tmp"]
     for prefix in sorted({os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix), sys.prefix}):
         if not prefix.startswith("/usr/"):
             cmd += ["--ro-bind", prefix, prefix]
-    cmd += ["--proc", "/proc", "--dev", "/dev", "--size", str(256 * 2**20), "--tmpfs", "/tmp",
-            "--ro-bind", str(stage), "/sandbox/lib",
+    cmd += ["--ro-bind", str(stage), "/sandbox/lib",
             "--ro-bind", str(HERE / "runner.py"), "/sandbox/grader/runner.py",
             "--ro-bind", str(HERE / "wire.py"), "/sandbox/grader/wire.py",
             "--chdir", "/tmp", "--clearenv",

@@ -253,6 +253,26 @@ def test_the_sandbox_sees_no_teacher_file_and_writes_none(graded):
     assert rows["s08"]["questions"]["ex-hist-implement"]["points"] == 4
 
 
+def test_a_python_installed_under_tmp_runs_in_the_sandbox(monkeypatch):
+    """CI makes its virtual environment with mktemp, under /tmp: the sandbox's private /tmp must not hide it."""
+    import subprocess
+    import tempfile
+
+    from grader.sandbox import bwrap_command
+    top = Path(tempfile.mkdtemp(dir="/tmp"))
+    try:
+        venv = top / "venv"
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+        monkeypatch.setattr(sys, "prefix", str(venv))
+        stage = stage_package(top / "stage", [])
+        out = subprocess.run(bwrap_command(stage, [str(venv / "bin" / "python"), "-c", "import sys; print(sys.prefix)"]),
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.strip() == str(venv)
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
 def test_the_sandbox_view(tmp_path):
     stage = stage_package(tmp_path / "stage", [])
     system = ("/proc", "/sys", "/dev", "/usr", "/etc", "/sandbox/lib", os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix))
