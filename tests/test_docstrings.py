@@ -1,0 +1,123 @@
+"""The docstring rule of CONTRIBUTING.md ("Docstrings: what a public function's docstring holds"), where a
+program can check it.
+
+``RULED`` lists the functions held to the rule: the longest docstrings first (issue 38), and every public function
+of a module split out under issue 38. A function joins the list when its docstring is brought to the rule.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+
+import pytest
+
+LABEL = re.compile(r"\b(thm|lem|def|alg|cor|prop)-[a-z0-9-]+")
+RELATION = re.compile(r"replace[-_ ]one|add[-_/ ](or[-_ ])?remove|add_remove|replace_one|zero[-_ ]out|"
+                      r"user[- ]level|event[- ]level|neighbou?r", re.I)
+TIMING = re.compile(r"\b\d+(\.\d+)?\s*(ms|µs|μs|ns|seconds?|minutes?)\b|\b\d+(\.\d+)?\s*[x×]\s+faster|"
+                    r"\bspeed-?up\b|\btimes faster\b", re.I)
+HISTORY = re.compile(r"\b(earlier versions?|used to|previously|no longer|was changed|review(ers)? found|"
+                     r"issue \d+|hostile read)\b", re.I)
+PROOF = re.compile(r"^\s*(\*\*)?Proof\b|Q\.E\.D|∎", re.M)
+MAX_LINES = 45
+RELEASE_PARAMS = {"epsilon", "rho", "rng", "delta", "mu"}
+
+#: "module:function" held to the rule.
+RULED: list[str] = [
+]
+
+
+def problems(fn) -> list[str]:
+    """What the docstring of ``fn`` lacks or holds against the rule (an empty list if nothing)."""
+    doc = inspect.getdoc(fn) or ""
+    out = []
+    lines = doc.splitlines()
+    if not lines or not lines[0].strip() or not lines[0].rstrip().endswith((".", ":")):
+        out.append("no one-line summary ending with a full stop")
+    params = [p for p in inspect.signature(fn).parameters.values()
+              if p.name not in ("self", "cls") and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    sections = {s: re.search(rf"^{s}\n-{{3,}}$", doc, re.M) for s in ("Parameters", "Returns", "Yields", "Examples")}
+    if params:
+        if not sections["Parameters"]:
+            out.append("no Parameters section")
+        else:
+            body = doc[sections["Parameters"].end():]
+            nxt = re.search(r"^\w[\w ]*\n-{3,}$", body, re.M)
+            body = body[:nxt.start()] if nxt else body
+            # numpydoc: a parameter line starts at the margin, "name : type" or "a, b : type" or just "a, b".
+            names = {n.strip().lstrip("*") for line in re.findall(r"^(\S[^:\n]*)", body, re.M)
+                     for n in line.split(",")}
+            missing = [p.name for p in params if p.name not in names]
+            if missing:
+                out.append(f"parameters not described: {missing}")
+    if not (sections["Returns"] or sections["Yields"]) and not inspect.isclass(fn):
+        out.append("no Returns section")
+    if ">>>" not in doc:
+        out.append("no example")
+    if {p.name for p in params} & RELEASE_PARAMS:
+        if not LABEL.search(doc):
+            out.append("a release without a theorem label")
+        if not RELATION.search(doc):
+            out.append("a release without its neighbouring relation")
+    if len(lines) > MAX_LINES:
+        out.append(f"{len(lines)} lines (at most {MAX_LINES}: proofs belong in the chapter)")
+    for pattern, what in ((TIMING, "a timing"), (HISTORY, "history"), (PROOF, "a proof")):
+        m = pattern.search(doc)
+        if m:
+            out.append(f"{what}: {m.group(0)!r}")
+    return out
+
+
+def _resolve(name: str):
+    module, attr = name.split(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+@pytest.mark.parametrize("name", RULED)
+def test_docstring_follows_the_rule(name):
+    assert problems(_resolve(name)) == [], name
+
+
+def test_the_rule_can_fail():
+    def release(x, epsilon, *, rng=None):
+        """Releases x. Takes 3 ms; earlier versions used float noise.
+
+        Parameters
+        ----------
+        x : float
+            The value.
+        """
+
+    found = problems(release)
+    assert "no Returns section" in found and "no example" in found
+    assert "parameters not described: ['epsilon', 'rng']" in found
+    assert "a release without a theorem label" in found and "a release without its neighbouring relation" in found
+    assert any(p.startswith("a timing") for p in found) and any(p.startswith("history") for p in found)
+
+    def good(x, epsilon, *, rng=None):
+        """Release x with Laplace noise.
+
+        epsilon-DP under the replace-one relation (theorem ``thm-laplace``).
+
+        Parameters
+        ----------
+        x : float
+            The value.
+        epsilon : float
+            The budget.
+        rng : Generator, optional
+            Randomness.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> 1
+        1
+        """
+
+    assert problems(good) == []
