@@ -390,17 +390,40 @@ def _check_tree(d: int, edges) -> list[tuple[int, int]]:
     return out
 
 
+def _check_model(p, q, edges, dom) -> None:
+    """Refuse, by argument name, a tree model that is not one: every ``p[a]`` a finite non-negative vector of
+    ``dom[a]`` entries with a positive sum, every edge's table (``q[(i, j)]`` or ``q[(j, i)]``, transposed) a
+    finite non-negative array of shape ``(dom[i], dom[j])``. Public inputs (post-processing of a release)."""
+    if not isinstance(p, dict) or not isinstance(q, dict):
+        raise TypeError("p and q must be dicts: p maps an attribute to its distribution, q a pair to its table")
+    for a, k in enumerate(dom):
+        if a not in p:
+            raise ValueError(f"p must hold a distribution for every attribute; attribute {a} has none")
+        v = np.asarray(p[a], dtype=float)
+        if v.shape != (k,) or not np.isfinite(v).all() or (v < 0).any() or not v.sum() > 0:
+            raise ValueError(f"p[{a}] must be a finite non-negative vector of {k} entries with a positive sum")
+    for i, j in edges:
+        if (i, j) not in q and (j, i) not in q:
+            raise ValueError(f"q must hold a table for every edge; the edge {(i, j)} has none")
+        t = np.asarray(_pair(q, i, j), dtype=float)
+        if t.shape != (dom[i], dom[j]) or not np.isfinite(t).all() or (t < 0).any():
+            raise ValueError(f"q[{(i, j)}] must be a finite non-negative table of shape {(dom[i], dom[j])}")
+
+
 def sample_tree(p: dict, q: dict, edges, dom, n, *, rng=None) -> np.ndarray:
     """Draw ``n`` records from the tree model by ancestral sampling (theorem ``syn-thm-tree``).
 
     The root of each component is drawn from its one-way distribution, every other attribute from the
     conditional ``q[parent, child][x_parent, :] / p[parent][x_parent]`` given its parent's value. With
     consistent marginals the records follow ``prod p prod q / (p p)`` exactly. The draws use
-    ``Generator.random`` (public inputs: post-processing of a release).
+    ``Generator.random`` (public inputs: post-processing of a release). A ``p`` or ``q`` that is not a
+    model (NaN, a negative entry, a wrong shape, a missing table, a ``p[a]`` summing to 0) raises a
+    ValueError naming it: it was drawn from silently.
     """
     dom = _check_domain(dom)
     n = check_size(n, "n", cap=MAX_RECORDS, minimum=0)
     edges = _check_tree(len(dom), edges)
+    _check_model(p, q, edges, dom)
     gen = as_rng(rng)
     out = np.zeros((n, len(dom)), dtype=np.int64)
     for node, parent in _forest(len(dom), edges):
@@ -430,12 +453,13 @@ def tree_joint(p: dict, q: dict, edges, dom) -> np.ndarray:
     """The joint distribution ``prod_i p_i prod_(ij) q_ij / (p_i p_j)`` (0/0 = 0) as a full table.
 
     Only for small domains (at most ``MAX_JOINT_CELLS`` cells): the tests and the chapter check
-    theorem ``syn-thm-tree`` with it.
+    theorem ``syn-thm-tree`` with it. Refuses ``p`` and ``q`` as :func:`sample_tree` does.
     """
     dom = _check_domain(dom)
     if math.prod(dom) > MAX_JOINT_CELLS:
         raise ValueError(f"the joint table has {math.prod(dom)} cells, above MAX_JOINT_CELLS = {MAX_JOINT_CELLS}")
     edges = _check_tree(len(dom), edges)
+    _check_model(p, q, edges, dom)
     d = len(dom)
     joint = np.ones(dom)
     for node, parent in _forest(d, edges):
@@ -752,12 +776,21 @@ def classifier_accuracy(train, test, domain, target=0) -> float:
     """Accuracy on ``test`` of a (non-private) logistic regression fitted on ``train`` to predict column ``target``.
 
     Features: one-hot codes of the other columns (:func:`one_hot`). Fitting on synthetic records is
-    post-processing of the synthetic release.
+    post-processing of the synthetic release. ``target`` is a column index in ``[0, d)``: a negative one
+    (which would keep the target among the features and report 1.0), a bool or a non-integer raises by name,
+    as does an empty ``train`` or ``test``.
     """
     from .learning import logistic_regression
 
     dom = _check_domain(domain)
+    if isinstance(target, (bool, np.bool_)) or not isinstance(target, numbers.Integral):
+        raise TypeError(f"target must be an integer column index, got {target!r}")
+    if not 0 <= int(target) < len(dom):     # a negative index would keep the target among the features
+        raise ValueError(f"target must lie in [0, {len(dom) - 1}] (a column of the domain), got {target!r}")
+    target = int(target)
     tr, te = _check_records(train, dom, "train"), _check_records(test, dom, "test")
+    if len(tr) == 0 or len(te) == 0:
+        raise ValueError("train and test must each hold at least one record")
     cols = [c for c in range(len(dom)) if c != target]
     y = tr[:, target]
     if y.min() == y.max():          # one class only: the fit is the constant classifier

@@ -923,3 +923,90 @@ def test_fit_reaches_the_one_way_margins_when_the_projection_empties_a_row():
     assert (t >= 0).all()
     np.testing.assert_allclose(t.sum(axis=1), p[0], atol=1e-12)
     np.testing.assert_allclose(t.sum(axis=0), p[1], atol=1e-12)
+
+
+def test_classifier_accuracy_refuses_a_target_outside_the_columns():
+    """Round 3: target=-3 on seven columns predicted column 4 with column 4 among the features (accuracy 1.0
+    reported); bools, floats and 7 gave numpy's unnamed errors; an empty train set an unnamed reduction error."""
+    records, domain, _ = S.affairs_categorical()
+    train, test = records[:400], records[400:]
+    for bad in (-3, -1, 7, 10**20):
+        with pytest.raises(ValueError, match="target"):
+            S.classifier_accuracy(train, test, domain, bad)
+    for bad in (True, 1.0, "4", None):
+        with pytest.raises(TypeError, match="target"):
+            S.classifier_accuracy(train, test, domain, bad)
+    with pytest.raises(ValueError, match="train and test"):
+        S.classifier_accuracy(train[:0], test, domain, 4)
+    assert S.classifier_accuracy(train, test, domain, np.int64(4)) == S.classifier_accuracy(train, test, domain, 4)
+
+
+@pytest.mark.parametrize("fn", ["sample_tree", "tree_joint"])
+def test_tree_model_functions_refuse_a_p_or_q_that_is_not_a_model(fn):
+    """Round 3: sample_tree drew records silently from a NaN, negative, all-zero or short p, and from a NaN,
+    negative or transposed q (domain (2, 3) with a (3, 2) table); tree_joint returned NaN cells."""
+    dom = (2, 3)
+    p = {0: np.array([0.5, 0.5]), 1: np.array([0.3, 0.3, 0.4])}
+    t = np.array([[0.2, 0.1, 0.2], [0.1, 0.2, 0.2]])
+    call = (lambda p_, q_, e: S.sample_tree(p_, q_, e, dom, 5, rng=0)) if fn == "sample_tree" else \
+        (lambda p_, q_, e: S.tree_joint(p_, q_, e, dom))
+    call(p, {(0, 1): t}, [(0, 1)])                      # a model: accepted
+    call(p, {(1, 0): t.T}, [(0, 1)])                    # the table stored the other way round: accepted
+    for bad in ([np.nan, 1.0], [-0.5, 1.5], [0.0, 0.0], [1.0], [[0.5, 0.5]]):
+        with pytest.raises(ValueError, match=r"p\[0\]"):
+            call({0: np.array(bad), 1: p[1]}, {(0, 1): t}, [(0, 1)])
+    with pytest.raises(ValueError, match="attribute 1 has none"):
+        call({0: p[0]}, {(0, 1): t}, [(0, 1)])
+    for bad in (np.full((2, 3), np.nan), -t, np.ones((3, 2)) / 6):
+        with pytest.raises(ValueError, match=r"q\[\(0, 1\)\]"):
+            call(p, {(0, 1): bad}, [(0, 1)])
+    with pytest.raises(ValueError, match="has none"):
+        call(p, {}, [(0, 1)])
+    with pytest.raises(TypeError, match="dicts"):
+        call([p[0], p[1]], {(0, 1): t}, [(0, 1)])
+
+
+def test_release_fit_uses_each_steps_own_noise_scale():
+    """The released p and q are fit_tree_marginals of the released noisy counts with the one-way and the two-way
+    sigma of the budget (lemma syn-lem-consistency weights by inverse noise variance): kills the fit weighting the
+    pair tables' row sums with the one-way sigma. d = 3, so sigma_1 / sigma_2 = sqrt(3/2)."""
+    gen = np.random.default_rng(5)
+    data = np.column_stack([gen.integers(0, 3, 300), gen.integers(0, 4, 300), gen.integers(0, 2, 300)])
+    rel = dpcourse.mst_synthesize(data, (3, 4, 2), 0.05, rng=8)
+    b = rel.budget
+    assert float(b.sigma_one_way) / float(b.sigma_two_way) == pytest.approx(math.sqrt(1.5), rel=1e-5)
+    p, q, n_hat = S.fit_tree_marginals(rel.one_way, rel.two_way, (3, 4, 2), sigma_one=b.sigma_one_way,
+                                       sigma_two=b.sigma_two_way)
+    assert n_hat == rel.n_hat
+    for a in range(3):
+        np.testing.assert_array_equal(p[a], rel.p[a])
+    for e in rel.edges:
+        np.testing.assert_array_equal(q[e], rel.q[e])
+
+
+def test_an_empty_table_with_the_wrong_number_of_columns_is_refused():
+    """[] is the empty data set, but a (0, 3) or (3, 0) table on a 2-attribute domain is a wrong shape."""
+    for bad in (np.zeros((0, 3), dtype=np.int64), np.zeros((3, 0), dtype=np.int64)):
+        for fn in (dpcourse.mst_synthesize, dpcourse.independent_synthesize):
+            with pytest.raises(ValueError, match="data must be a 2-d array"):
+                fn(bad, (2, 2), 1.0, rng=0)
+    assert len(dpcourse.mst_synthesize(np.zeros((0, 2), dtype=np.int64), (2, 2), 1.0, rng=0).one_way) == 2
+
+
+def test_chain_checker_refuses_a_joint_off_by_a_small_amount():
+    """check_chain_joint compares to 1e-9: an answer that moves 1e-4 of mass between two cells fails."""
+    from dpcourse.exercises.synthetic import check_chain_joint
+
+    def exact(q12, q23):
+        p2 = q12.sum(axis=0)
+        inv = np.divide(1.0, p2, out=np.zeros_like(p2), where=p2 > 0)
+        return q12[:, :, None] * q23[None, :, :] * inv[None, :, None]
+
+    def nearly(q12, q23):
+        out = exact(q12, q23)
+        out[0, 0, 0] += 1e-4
+        out[-1, 0, -1] -= 1e-4
+        return out
+
+    assert check_chain_joint(exact).passed
+    assert not check_chain_joint(nearly).passed
