@@ -953,3 +953,14 @@ def test_factorization_variance_is_the_rational_ceiling_at_rhos_near_a_tie():
             assert variance == math.ceil(exact), (K, rho)
             near_ties += 0 < exact - math.floor(exact) < exact * 2.0**-50
     assert near_ties > 100                               # the test does reach rhos just above a tie
+
+
+def test_tree_counts_with_runs_refuses_a_stream_past_its_horizon():
+    """With ``runs`` the noise is drawn for the stream's steps over the levels of ``horizon``; a stream longer than
+    the horizon would have answers built from nodes the counter does not have (t = 4 with horizon 2: a level-2 node),
+    released with less noise than the tree's, or none. It is refused with ``runs`` as without."""
+    for runs in (None, 50):
+        with pytest.raises(ValueError, match="horizon"):
+            cc.tree_counts([1, 1, 1, 1], 1.0, horizon=2, runs=runs, rng=0)
+    y = cc.tree_counts([1, 1, 1, 1], 1.0, horizon=4, runs=50, rng=0)   # within the horizon: every answer is noisy
+    assert all(np.unique(column).size > 1 for column in y.T)

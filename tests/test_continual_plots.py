@@ -121,3 +121,22 @@ def test_the_other_figures_draw():
         assert fig.axes
         plt.close(fig)
     assert len(list(figs.continual_widget().controls)) == 2
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: figs.exact_errors(16, 2000.0), "epsilon"),                 # rho = 2e6, above the Gaussian counters' cap
+    (lambda: figs.exact_errors(16, 1e-9), "epsilon"),                   # rho = 5e-19: the node noise would pass 2**60
+    (lambda: figs.plot_continual(16, 2000.0), "epsilon"),
+    (lambda: figs.plot_errors_vs_horizon(1e-9, (4,)), "epsilon"),
+    (lambda: figs.plot_errors_vs_horizon(1.0, (-1,)), "log2_horizons"),
+    (lambda: figs.plot_errors_vs_horizon(1.0, (4.5,)), "log2_horizons"),
+    (lambda: figs.plot_continual(16, 1.0, seed=-1), "seed"),
+    (lambda: figs.plot_continual(16, 1.0, seed=1.5), "seed"),
+    (lambda: figs.plot_running_count(STREAM, 1.0, seed="a"), "seed"),
+])
+def test_figures_name_the_argument_the_caller_gave(call, name):
+    """The Gaussian counters run at rho = epsilon**2 / 2: where they refuse that rho, the figure's refusal names
+    epsilon (the caller gave no rho); a bad seed or horizon exponent is refused by its own name."""
+    with pytest.raises((ValueError, TypeError), match=name):
+        call()
+    plt.close("all")

@@ -14,6 +14,22 @@ from ..continual import (factorization_counts, factorization_variance, naive_cou
 __all__ = ["plot_running_count", "tree_nodes", "plot_dyadic_tree", "exact_errors", "plot_errors_vs_horizon",
            "plot_continual", "continual_widget"]
 
+def _seed(seed) -> int:
+    """A figure's ``seed``: an int >= 0 (refused by the name ``seed``, not by numpy's words)."""
+    return check_positive_int(seed, "seed", minimum=0)
+
+
+def _gaussian(epsilon: float, fn, *args):
+    """``fn(*args, rho)`` at the Gaussian counters' rho = epsilon**2 / 2; where they refuse that rho, the refusal
+    names ``epsilon`` (the argument the caller gave), not rho."""
+    rho = epsilon * epsilon / 2
+    try:
+        return fn(*args, rho)
+    except ValueError as err:
+        raise ValueError(f"epsilon={epsilon!r} is out of range for the Gaussian counters of this figure, which run at "
+                         f"rho = epsilon**2 / 2: {err}") from None
+
+
 _RUN_LABELS = {"fresh": "fresh noise on every answer", "increments": "noise on every event, summed",
                "tree": "binary tree counter"}
 
@@ -41,7 +57,7 @@ def plot_running_count(stream, epsilon=1.0, *, methods=("fresh", "increments"), 
     T = x.size
     t = np.arange(1, T + 1)
     truth = np.cumsum(x)
-    gen = np.random.default_rng(seed)
+    gen = np.random.default_rng(_seed(seed))
     fig, axes = plt.subplots(1, len(chosen), figsize=(4.6 * len(chosen) + 0.8, 3.9), squeeze=False, sharey=bool(errors))
     colors = {"fresh": "tab:gray", "increments": "tab:orange", "tree": "tab:blue"}
     for ax, method in zip(axes[0], chosen):
@@ -156,13 +172,12 @@ def exact_errors(horizon, epsilon) -> dict:
     """
     T = check_positive_int(horizon, "horizon")
     eps = check_epsilon(epsilon)
-    rho = eps * eps / 2
     t = np.arange(1, T + 1)
     return {"naive: fresh noise": np.sqrt(naive_variance(t, T, eps)),
             "naive: noisy increments": np.sqrt(naive_variance(t, T, eps, method="increments")),
             "tree, Laplace (ε-DP)": np.sqrt(tree_variance(t, T, eps)),
-            "tree, Gaussian (ρ = ε²/2)": np.sqrt(tree_variance(t, T, rho=rho)),
-            "factorization, Gaussian (ρ = ε²/2)": np.sqrt(factorization_variance(t, T, rho))}
+            "tree, Gaussian (ρ = ε²/2)": np.sqrt(_gaussian(eps, lambda r: tree_variance(t, T, rho=r))),
+            "factorization, Gaussian (ρ = ε²/2)": np.sqrt(_gaussian(eps, factorization_variance, t, T))}
 
 
 STYLES = {"naive: fresh noise": ("tab:gray", ":"), "naive: noisy increments": ("tab:orange", "--"),
@@ -173,7 +188,7 @@ STYLES = {"naive: fresh noise": ("tab:gray", ":"), "naive: noisy increments": ("
 def plot_errors_vs_horizon(epsilon=1.0, log2_horizons=tuple(range(4, 17, 2))):
     """Largest RMSE over t = 1..T of each mechanism against T (exact), with the proved bounds dashed."""
     eps = check_epsilon(epsilon)
-    Ts = [2**int(k) for k in log2_horizons]
+    Ts = [2**check_positive_int(k, "log2_horizons") for k in log2_horizons]
     worst = {name: [] for name in STYLES}
     for T in Ts:
         for name, rmse in exact_errors(T, eps).items():
@@ -200,6 +215,7 @@ def plot_continual(horizon=2**12, epsilon=1.0, seed=0):
     one event in three, the error (private count minus true count) against t."""
     T = check_positive_int(horizon, "horizon")
     eps = check_epsilon(epsilon)
+    gen = np.random.default_rng(_seed(seed))
     t = np.arange(1, T + 1)
     stream = (t % 3 == 0).astype(np.int64)
     fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4))
@@ -212,12 +228,11 @@ def plot_continual(horizon=2**12, epsilon=1.0, seed=0):
     ax0.set_ylabel("RMSE of the answer at t (exact)")
     ax0.set_title(f"T = {T}, ε = {eps:g}" + (f" (every {T // 1024}th t shown)" if T > 1024 else ""))
     ax0.legend(fontsize=7)
-    gen = np.random.default_rng(seed)
     truth = np.cumsum(stream)
     runs = {"naive: noisy increments": naive_counts(stream, eps, method="increments", rng=gen),
             "tree, Laplace (ε-DP)": tree_counts(stream, eps, rng=gen),
-            "tree, Gaussian (ρ = ε²/2)": tree_counts(stream, rho=eps * eps / 2, rng=gen),
-            "factorization, Gaussian (ρ = ε²/2)": factorization_counts(stream, eps * eps / 2, rng=gen)}
+            "tree, Gaussian (ρ = ε²/2)": _gaussian(eps, lambda r: tree_counts(stream, rho=r, rng=gen)),
+            "factorization, Gaussian (ρ = ε²/2)": _gaussian(eps, lambda r: factorization_counts(stream, r, rng=gen))}
     for name, y in runs.items():
         color, _ = STYLES[name]
         ax1.plot(t[shown], (y - truth)[shown], color=color, lw=0.7, label=name)
