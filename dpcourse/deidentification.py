@@ -395,9 +395,10 @@ def histogram_attack_posterior(released, counts_0, counts_1, *, epsilon, relatio
     Parameters
     ----------
     released : array_like of int, shape (k,) or (runs, k)
-        Noisy counts from :func:`dpcourse.dp_histogram` (``secure=True``), one release per row.
+        Noisy counts from :func:`dpcourse.dp_histogram` (``secure=True``), one release per row, of absolute
+        value below 2**62 (larger ones would wrap in int64 arithmetic, so they are refused by name).
     counts_0, counts_1 : array_like of int, shape (k,)
-        The true histograms under the two hypotheses (non-negative integers).
+        The true histograms under the two hypotheses (non-negative integers below 2**62).
     epsilon : float
         The epsilon the release was drawn with.
     relation : {"add_remove", "replace_one"}
@@ -434,8 +435,13 @@ def histogram_attack_posterior(released, counts_0, counts_1, *, epsilon, relatio
     if dist > delta_f:
         raise ValueError(f"counts_0 and counts_1 are not neighbours under {rel!r}: they differ by {dist} in L1, "
                          f"more than the sensitivity {delta_f:g}")
+    # |values| < 2**62 (checked): y - c and |y - c| fit in int64; the l1 norms may wrap, their difference cannot
     llr = (eps / delta_f) * (np.abs(y - c0).sum(axis=-1) - np.abs(y - c1).sum(axis=-1))
     return special.expit(special.logit(p) + llr)
+
+
+#: Largest absolute value :func:`histogram_attack_posterior` accepts in a count: y - c and |y - c| then fit in int64.
+_ATTACK_MAX_COUNT = 2**62 - 1
 
 
 def _integer_array(x, name: str) -> np.ndarray:
@@ -444,6 +450,10 @@ def _integer_array(x, name: str) -> np.ndarray:
     arr = np.asarray(x)
     if arr.dtype == bool or arr.dtype.kind not in "iu":
         raise TypeError(f"{name} must hold integers (the secure release's counts), got dtype {arr.dtype}")
+    # a uint64 above 2**63 would wrap to a negative int64, and y - c would wrap for |values| near 2**63
+    if arr.size and (arr.max() > _ATTACK_MAX_COUNT or (arr.dtype.kind == "i" and arr.min() < -_ATTACK_MAX_COUNT)):
+        raise ValueError(f"{name} must hold integers of absolute value below 2**62 (larger ones would wrap in "
+                         f"int64 arithmetic)")
     return arr.astype(np.int64)
 
 

@@ -932,6 +932,11 @@ FDP_GAUSS_EVENTS = Kind([dp.GaussianEvent(2.0)], st.lists(st.sampled_from([dp.Ga
                         [0.5, "event", None, [1], [dp.GaussianEvent(1.0), None]],
                         [[dp.ComposedEvent(dp.GaussianEvent(1.0), 10**400)]])  # counted exactly: mu = 1e200
 
+#: tradeoff_curve's accountant method: None (chosen from the events) or one that accounts for every FDP_EVENTS value
+#: (pld and gaussian_exact refuse a Laplace composition by name: not valid here); None is valid, so not among the bad
+FDP_METHOD = Kind(None, st.sampled_from([None, "basic", "advanced", "optimal", "rdp"]),
+                  ["nope", "", "RDP_", 1, True, ["rdp"], b"rdp", {}])
+
 SPECS += [
     # ---- dpcourse.fdp (chapter 21): trade-off curves, GDP
     Spec("tradeoff_gaussian", dp.tradeoff_gaussian, [A("alpha", FDP_ALPHA), A("mu", MU)], "unit"),
@@ -942,7 +947,8 @@ SPECS += [
                                                                A("delta", PROB)], "unit"),
     Spec("tradeoff_from_profile", dp.tradeoff_from_profile, [A("alpha", FDP_ALPHA), A("epsilons", FDP_EPSILONS),
                                                              A("deltas", FDP_DELTAS)], "unit"),
-    Spec("tradeoff_curve", dp.tradeoff_curve, [A("events", FDP_EVENTS), A("alpha", FDP_ALPHA)], "unit", 10, 5.0),
+    Spec("tradeoff_curve", dp.tradeoff_curve, [A("events", FDP_EVENTS), A("alpha", FDP_ALPHA),
+                                               A("method", FDP_METHOD, True)], "unit", 10, 5.0),
     Spec("gdp_mu", dp.gdp_mu, [A("events", FDP_GAUSS_EVENTS), A("clt", FLAG, True)], "nonneg"),
     Spec("gdp_mu_for_dp", dp.gdp_mu_for_dp, [A("epsilon", EPS), A("delta", DELTA_POS)], "nonneg"),
     Spec("clt_mu_poisson_gaussian", dp.clt_mu_poisson_gaussian,
@@ -1059,3 +1065,8 @@ for _spec in SPECS:
     for _arg in _spec.args:
         _arg.kind.edge = [e for e in _arg.kind.edge if not _is_listed(e, _arg.kind.bad)]
 
+
+# ---- chapter 20, round 3 hostile read: counts that would wrap in int64 (a uint64 above 2**63 read as negative, an
+# int64 near -2**63 overflowing in y - c) are refused by name instead of giving the opposite posterior
+RELEASED.bad += [np.array([[2**64 - 1, 0]], dtype=np.uint64), [[-(2**63), 0]]]
+COUNTS_0.bad += [np.array([2**63, 3], dtype=np.uint64)]

@@ -340,3 +340,40 @@ def test_rappor_extreme_parameters_in_log_space():
     # p = 0, q = 1: the report is the memoized bit, so eps_1 = eps_inf
     assert de.rappor_epsilon(0.5, 0.0, 1.0, 2) == pytest.approx((4 * math.log(3), 4 * math.log(3)), rel=1e-12)
     assert all(v >= 0 for v in de.rappor_epsilon(1.0, 0.5, 0.75, 3))
+
+
+def test_attack_posterior_far_out_counts_are_refused_or_exact_never_wrapped():
+    # round 3: a uint64 release above 2**63 was cast to a negative int64 (2**64 - 1 read as -1) and an int64 one near
+    # -2**63 wrapped inside y - c0: both gave the posterior of the opposite side (0.269 instead of 0.731) silently
+    c0, c1 = [0, 0], [1, 0]                       # add/remove: the target adds one to cell 0
+    for released in (np.array([[2**64 - 1, 0]], dtype=np.uint64), np.array([[-2**63, 0]]),
+                     np.array([[2**62, 0]], dtype=np.uint64)):
+        with pytest.raises(ValueError, match=r"released must hold integers of absolute value below 2\*\*62"):
+            de.histogram_attack_posterior(released, c0, c1, epsilon=1.0, relation="add_remove", prior=0.5)
+    with pytest.raises(ValueError, match=r"counts_0 must hold integers of absolute value below 2\*\*62"):
+        de.histogram_attack_posterior([[0, 0]], np.array([2**63, 0], dtype=np.uint64), c1, epsilon=1.0,
+                                      relation="add_remove", prior=0.5)
+    # the largest accepted values give the exact answer: far above both hypotheses +eps, far below -eps, per row
+    # (three cells: their l1 norms, 3 (2**62 - 1), wrap in int64, but modular arithmetic keeps their small difference)
+    top = 2**62 - 1
+    far = np.array([[top, top, top], [-top, -top, -top]])
+    post = de.histogram_attack_posterior(far, c0 + [0], c1 + [0], epsilon=1.0, relation="add_remove", prior=0.5)
+    assert post.tolist() == pytest.approx([1 / (1 + math.exp(-1)), 1 / (1 + math.exp(1))], rel=1e-12)
+    post = de.histogram_attack_posterior(np.array([[-top, 0]]), [top, 0], [top - 1, 0], epsilon=1.0,
+                                         relation="add_remove", prior=0.5)
+    assert post.tolist() == pytest.approx([1 / (1 + math.exp(-1))], rel=1e-12)
+
+
+def test_attack_posterior_refuses_a_negative_count_in_either_hypothesis():
+    with pytest.raises(ValueError, match="non-negative"):
+        de.histogram_attack_posterior([[7, 3, 5]], [0, 3, 5], [-1, 3, 5], epsilon=1.0, relation="replace_one",
+                                      prior=0.5)
+    with pytest.raises(ValueError, match="non-negative"):
+        de.histogram_attack_posterior([[7, 3, 5]], [-1, 3, 5], [0, 3, 5], epsilon=1.0, relation="replace_one",
+                                      prior=0.5)
+
+
+@pytest.mark.parametrize("measure", [de.k_anonymity, de.uniqueness, lambda t, q: de.equivalence_classes(t, q)])
+def test_an_empty_table_is_refused_by_name(measure):
+    with pytest.raises(ValueError, match="table must have at least one row"):
+        measure({"a": np.array([], dtype=np.int64)}, ["a"])

@@ -735,3 +735,39 @@ def test_chapter_states_the_fingerprinting_shape_with_its_hypotheses():
         assert ("with ε at most 1 and δ well below $1/n$, needs of the order of "
                 "$\\sqrt d/(\\alpha\\varepsilon)$ people") in text
         assert "A private release of $d$ means to error α needs about" not in text
+
+
+def _geometric_median_largest_error(k, eps, scale):
+    """Exact median of max_j |Z_j| for k independent two-sided geometric noises of scale `scale`/eps."""
+    a = math.exp(-eps / scale)
+    j = 0
+    while (1 - 2 * a ** (j + 1) / (1 + a)) ** k < 0.5:       # Pr[max |Z| <= j] = (1 - Pr[|Z| >= j + 1])^k
+        j += 1
+    return j
+
+
+def test_packing_figure_draws_a_guarantee_the_geometric_histogram_meets():
+    # round 3: the dotted line was ln(2k)/eps labelled as the geometric histogram's guarantee at beta = 1/2; its
+    # integer noise has heavier tails at whole numbers, so at k = 10, eps = 1 its median largest error is 3 > ln 20
+    assert _geometric_median_largest_error(10, 1.0, 1.0) == 3 > math.log(20)
+    assert _geometric_median_largest_error(27, 2.0, 1.0) == 2 > math.log(54) / 2
+    assert round(figs.geometric_median_guarantee(5040, 1.0), 1) == 9.6          # the chapter's number
+    import matplotlib.pyplot as plt
+
+    for relation, scale in (("add_remove", 1.0), ("replace_one", 2.0)):
+        for eps in (0.3, 1.0, 2.0):
+            ks = np.arange(1 if relation == "add_remove" else 2, 400)
+            meds = [_geometric_median_largest_error(int(k), eps, scale) for k in ks]
+            fig = figs.plot_packing(ks, eps, meds, meds, relation=relation)
+            drawn = fig.axes[0].lines[2].get_ydata()
+            plt.close(fig)
+            want = [figs.geometric_median_guarantee(int(k), eps, relation=relation) for k in ks]
+            assert np.allclose(drawn, want, rtol=1e-12)
+            assert all(med < g for med, g in zip(meds, want)), (relation, eps)
+    # the guarantee is close: within one and a half noise scales of the median (1.08 at k = 2**13)
+    for k in (10, 5040, 2**13):
+        assert figs.geometric_median_guarantee(k, 1.0) - _geometric_median_largest_error(k, 1.0, 1.0) < 1.5
+    with pytest.raises(ValueError, match="relation"):
+        figs.geometric_median_guarantee(10, 1.0, relation="replace")
+    with pytest.raises(ValueError, match="k"):
+        figs.geometric_median_guarantee(0, 1.0)

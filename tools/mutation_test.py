@@ -1550,6 +1550,15 @@ MUTANTS = [
            ("tests/test_inference.py",)),
     Mutant("infer_r3_quantile_estimate_overflows", "overflow", "dpcourse/inference.py",
            "0.5 * y_lo + 0.5 * y_hi, lev", "0.5 * (y_lo + y_hi), lev", ("tests/test_inference.py",)),
+    # ---- fdp, round 3 fresh read of ch21: a closed form read from the first of several events, a sampled
+    # non-Gaussian event reaching e.event.mu (AttributeError instead of the named refusal), negative alpha (NaN)
+    Mutant("fdp_r3_closed_form_from_first_of_several_events", "composition", "dpcourse/fdp.py",
+           "if len(counts) == 1 and counts[0][1] == 1 and", "if counts[0][1] == 1 and", ("tests/test_fdp.py",)),
+    Mutant("fdp_r3_clt_any_sampled_event", "validation", "dpcourse/fdp.py",
+           "elif isinstance(e, PoissonSampledEvent) and isinstance(e.event, GaussianEvent):",
+           "elif isinstance(e, PoissonSampledEvent):", ("tests/test_fdp.py",)),
+    Mutant("fdp_r3_negative_alpha_accepted", "validation", "dpcourse/fdp.py",
+           "if np.any(a < 0.0) or np.any(a > 1.0):", "if np.any(a > 1.0):", ("tests/test_fdp.py",)),
 ]
 
 
