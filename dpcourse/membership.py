@@ -186,6 +186,13 @@ def lira_scores(confidences, masks, *, online=True, fixed_variance=False) -> np.
     if n_in.min() < 3 or (masks.shape[0] - n_in).min() < 3:
         raise ValueError("every record must be in at least 3 and out of at least 3 models "
                          "(use inclusion_masks with n_models >= 8)")
+    # Both scores are unchanged by a shift of one record's confidences and by one scale for all of them, so the
+    # running sums below are taken on centred columns: raw sums of squares cancel (confidences 1e4 apart from their
+    # spread 1e-3 gave scores off by 8) and overflow (entries near 1e200 gave NaN scores). One power of two, exact,
+    # brings the largest entry below 2**500 first (the mean itself would overflow near 1e308).
+    _, top = np.frexp(np.max(np.abs(phi)))
+    phi = np.ldexp(phi, -max(int(top) - 500, 0))
+    phi = phi - phi.mean(axis=0)
 
     def fit(side):
         w = side.astype(float)

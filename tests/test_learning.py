@@ -599,3 +599,33 @@ def test_rows_just_outside_the_unit_ball_are_refused(method):
         dp_logistic_regression(X, [0, 1, 1], 1.0, 1e-5, method=method, regularization=0.1, rng=0)
     X[0, 0] = 1.0
     assert dp_logistic_regression(X, [0, 1, 1], 1.0, 1e-5, method=method, regularization=0.1, rng=0).shape == (2,)
+
+
+# --- round 3 hostile read (issue 35 closure) -------------------------------------------------------------------------
+
+def test_dpsgd_weight_decay_is_scaled_by_the_learning_rate():
+    """w <- w - lr (g / b + lambda w): the decay factor is 1 - lr lambda, here 1 - 2 * 0.25 = 0.5. Rows of zeros and
+    q = 1: the release is pure noise, w_K = -(lr / b) sum_t 0.5^(K-1-t) Z_t. A decay of 1 - lambda = 0.75 (the
+    learning rate left off the decay; the earlier tests use lr = 1, where the two agree) has a 30% larger sd."""
+    K, C, lr, lam, b, eps, delta = 8, 0.5, 2.0, 0.25, 10.0, 1.0, 1e-5
+    X, y = np.zeros((10, 3)), np.arange(10) % 2
+    sd = lr / b * math.sqrt(K) * analytic_gaussian_sigma(eps, delta, 1.0) * C * math.sqrt(
+        sum((1 - lr * lam) ** (2 * j) for j in range(K)))
+    w = np.concatenate([dp_logistic_regression(X, y, eps, delta, clip_norm=C, sampling_rate=1.0, steps=K,
+                                               expected_batch_size=b, learning_rate=lr, regularization=lam, rng=s)
+                        for s in range(1000)])
+    assert stats.kstest(w, stats.norm(scale=sd).cdf).pvalue > ALPHA
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_dpsgd_releases_on_a_table_of_zero_or_one_rows(n):
+    """Under add/remove one a table of 0 rows neighbours one of 1 row: both must release (an error for one and weights
+    for the other tell them apart). With q = 1 and rows of zeros the release is pure noise of sd (lr / b) sigma_K C
+    after one step (KS at 1e-6 over 300 seeds and 3 coordinates)."""
+    C, lr, b, eps, delta = 0.5, 1.0, 10.0, 1.0, 1e-5
+    X, y = np.zeros((n, 3)), np.ones(n, dtype=int)
+    w = np.array([dp_logistic_regression(X, y, eps, delta, clip_norm=C, sampling_rate=1.0, steps=1,
+                                         expected_batch_size=b, learning_rate=lr, rng=s) for s in range(300)])
+    assert w.shape == (300, 3)
+    sd = lr / b * analytic_gaussian_sigma(eps, delta, 1.0) * C
+    assert stats.kstest(w.ravel(), stats.norm(scale=sd).cdf).pvalue > ALPHA

@@ -469,3 +469,54 @@ def test_lira_idea_figure_draws_the_two_records_it_names():
     image = Image.open(io.BytesIO(print_figure(fig, "png", bbox_inches="tight")))
     assert image.text["dpcourse:legends-over-data"] == "0"
     plt.close(fig)
+
+
+# --- round 3 hostile read (issue 35 closure) -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fixed_variance", [False, True])
+@pytest.mark.parametrize("online", [True, False])
+def test_lira_scores_are_unchanged_by_a_shift_and_one_scale_of_the_confidences(online, fixed_variance):
+    """Both scores depend on a record's confidences only through (phi - mu) / s: shifting a record's column, or scaling
+    every confidence by one factor, leaves them unchanged. The running sums of raw squares cancelled (a record whose
+    confidences are 1e4 apart from their spread 1e-3 got scores off by 8) and overflowed (entries near 1e200 gave NaN
+    scores; entries near 1e307 overflow the column means too). Reference: the scores of z itself, where nothing
+    cancels (to 1e-6: storing 3e4 + 1e-3 z rounds z by about 4e-9 already)."""
+    masks = mia.inclusion_masks(4, 16, rng=0)
+    z = np.random.default_rng(1).normal(size=masks.shape) + 1.5 * masks
+    ref = mia.lira_scores(z, masks, online=online, fixed_variance=fixed_variance)
+    shifts = np.array([1e4, -3e4, 2e4, 5e3])
+    for phi in (shifts + 1e-3 * z, 1e200 * z, 1e307 * z, 2e300 + 1e300 * z):
+        got = mia.lira_scores(phi, masks, online=online, fixed_variance=fixed_variance)
+        np.testing.assert_allclose(got, ref, rtol=0, atol=1e-6)
+
+
+def test_lira_idea_summary_typical_is_the_lower_median_of_an_even_number_of_records():
+    """Four records with separations ordered 3 < 0 < 2 < 1: the lower median is record 0 (the upper one is 2)."""
+    from dpcourse.plots.membership import lira_idea_summary
+
+    masks = np.array([[True] * 4, [True] * 4, [False] * 4, [False] * 4])
+    phi = np.array([[1.0, 4.0, 2.0, 0.5], [1.2, 4.2, 2.2, 0.7], [0.0, 0.0, 0.0, 0.0], [0.2, 0.2, 0.2, 0.2]])
+    s = lira_idea_summary(phi, masks)
+    # every record has both standard deviations sqrt(0.02); separations (1.1, 4.1, 2.1, 0.6) / sqrt(0.02)
+    assert s["exposed"]["record"] == 1 and s["typical"]["record"] == 0
+    assert s["typical"]["separation"] == pytest.approx(1.0 / math.sqrt(0.02))
+
+
+def test_the_canary_weight_of_the_final_model_is_as_distinguishable_as_every_noisy_step():
+    """The chapter's audit reads only the final model, and that loses nothing: the canary's column is 0 for every
+    other record, so its weight moves only by the canary's clipped gradient (C at each step while its confidence stays
+    below 2.2) and that coordinate's noise. With the weight decay a = 1 - lr lambda, the final weight is N(0, s^2)
+    without the canary and N(m, s^2) with it, m = (lr C / b) sum_j a^j and s = (lr sigma C / b) sqrt(sum_j a^2j): KS at
+    1e-6 on each side, and m / s is sqrt(K) / sigma, the mu of all K noisy steps, to 0.1%."""
+    X, y, canary = _audit_data()
+    lr, lam, C, eps = 4.0, 1e-3, 0.1, 1.0
+    sigma = dpcourse.dpsgd_noise_multiplier(1.0, K, eps, 1e-5)
+    a = (1 - lr * lam) ** np.arange(K)
+    m, s = lr * C / N_AUD * a.sum(), lr * sigma * C / N_AUD * math.sqrt((a * a).sum())
+    assert m / s == pytest.approx(math.sqrt(K) / sigma, rel=1e-3)
+    runs = 1500
+    w0 = mia.train_models(_dpsgd(eps), X, y, np.ones((runs, N_AUD), dtype=bool), rng=11)[:, -1]
+    X1, y1 = np.vstack([X, canary]), np.append(y, 1)
+    w1 = mia.train_models(_dpsgd(eps), X1, y1, np.ones((runs, N_AUD + 1), dtype=bool), rng=12)[:, -1]
+    assert stats.kstest(w0 / s, "norm").pvalue > 1e-6
+    assert stats.kstest((w1 - m) / s, "norm").pvalue > 1e-6
