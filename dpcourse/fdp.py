@@ -370,8 +370,9 @@ def gdp_mu(events, *, clt=False) -> float:
         else:
             name = type(e).__name__ if not isinstance(e, PoissonSampledEvent) else \
                 f"PoissonSampledEvent({type(e.event).__name__})"
+            hint = "" if isinstance(e, PoissonSampledEvent) else ": use tradeoff_curve"  # it takes no sampled Laplace
             raise NotApplicableError(f"gdp_mu accounts for Gaussian (and, with clt=True, Poisson-sampled Gaussian) "
-                                     f"events only, got {name}: use tradeoff_curve")
+                                     f"events only, got {name}{hint}")
     square = sum(total, Fraction(0))
     # the exact sum scaled by a power of 4 into the float range, rounded once, its root scaled back (exact steps)
     shift = (square.numerator.bit_length() - square.denominator.bit_length()) // 2

@@ -716,3 +716,54 @@ def test_attack_caps_figure_draws_the_three_readings_of_a_run():
     plt.close(fig)
     with pytest.raises(ValueError, match="mu_clt"):
         plot_attack_caps(run, eps, delta, 0.0)
+
+
+def test_one_run_of_one_kind_among_other_events_is_not_read_as_the_whole():
+    # The closed forms need ONE event and ONE run. With a pure-DP (or Laplace) event first and another event
+    # after it, the composition is more distinguishable than the first alone. Independent upper bound on the
+    # joint curve: the test "reject when every coordinate is at its most telling value" (randomized response
+    # reports 1; a Laplace output lies beyond its shift), whose type II error is 1 - e^(eps_1 + eps_2) alpha for
+    # small alpha (the likelihood ratio is e^(eps_1 + eps_2) on that set). A guarantee is never above it.
+    for events, total in (([dp.PureDPEvent(0.5), dp.LaplaceEvent(0.5)], 1.0),
+                          ([dp.LaplaceEvent(0.5), dp.PureDPEvent(0.5)], 1.0),
+                          ([dp.LaplaceEvent(1.0), dp.LaplaceEvent(0.5)], 1.5)):
+        a = np.array([1e-3, 1e-2])  # below (1 - p) e^-0.5 / 2 = 0.114 and e^-1.5 / 4 = 0.056: the set's alpha reaches
+        got = F.tradeoff_curve(events, a)
+        assert np.all(got <= 1 - math.exp(total) * a + 1e-12), (events, got)
+        first = events[0]
+        alone = F.tradeoff_epsilon_delta(a, first.epsilon)  # equal to Laplace's curve at these alphas too
+        assert np.all(alone - got > 0.5 * (math.exp(total) - math.exp(first.epsilon)) * a)
+
+
+def test_gdp_mu_refuses_a_sampled_non_gaussian_event_by_name_even_with_clt():
+    for inner in (dp.LaplaceEvent(1.0), dp.PureDPEvent(0.5)):
+        with pytest.raises(dp.accounting.NotApplicableError, match="Gaussian"):
+            F.gdp_mu(dp.PoissonSampledEvent(0.1, inner), clt=True)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: F.tradeoff_gaussian(-0.1, 1.0),
+    lambda: F.tradeoff_laplace(np.array([0.5, -1e-12]), 1.0),
+    lambda: F.tradeoff_epsilon_delta(-5e-324, 1.0, 0.1),
+    lambda: F.tradeoff_from_profile(-0.5, [1.0], [0.1]),
+    lambda: F.tradeoff_curve(dp.GaussianEvent(1.0), [0.2, -1.0]),
+])
+def test_negative_alpha_is_refused_by_name(call):
+    # a negative type I error made tradeoff_gaussian return NaN (ndtri of a negative number) without a word
+    with pytest.raises(ValueError, match="alpha must lie in"):
+        call()
+
+
+def test_gdp_mu_sends_to_tradeoff_curve_only_the_events_it_can_take():
+    """A sampled Laplace event is refused by gdp_mu and by tradeoff_curve alike: no hint sends it from one to the other."""
+    from dpcourse.accounting import LaplaceEvent, NotApplicableError, PoissonSampledEvent
+    from dpcourse.fdp import gdp_mu, tradeoff_curve
+    sampled = PoissonSampledEvent(0.1, LaplaceEvent(1.0))
+    with pytest.raises(NotApplicableError) as err:
+        gdp_mu(sampled, clt=True)
+    assert "tradeoff_curve" not in str(err.value)
+    with pytest.raises((NotApplicableError, ValueError)):
+        tradeoff_curve(sampled, 0.1)
+    with pytest.raises(NotApplicableError, match="use tradeoff_curve"):
+        gdp_mu(LaplaceEvent(1.0))
+    assert 0.0 < tradeoff_curve(LaplaceEvent(1.0), 0.1) < 1.0
