@@ -468,12 +468,40 @@ def test_interval_coverage_quantile_is_the_exact_law_of_each_sample(penguins, mo
             grid, (law_lo, law_hi) = exact_end_laws(x, lo, hi, res, ranks, eps / 2)
             low = grid[np.maximum(np.arange(res + 1) - 1, 0)]
             high = grid[np.minimum(np.arange(res + 1) + 1, res)]
-            probs.append(law_lo[low <= xi].sum() * law_hi[high >= xi].sum())
-            widths.append(np.sum(law_hi * high) - np.sum(law_lo * low))
+            # the joint law of the two independent widened ends, brute force; the interval is [min, max]
+            joint = law_lo[:, None] * law_hi[None, :]
+            a, b = low[:, None], high[None, :]
+            probs.append(joint[(np.minimum(a, b) <= xi) & (xi <= np.maximum(a, b))].sum())
+            widths.append(np.sum(joint * np.abs(b - a)))
         # to 1e-6: the release's target rank r n is rounded to a multiple of 2**-20 (weights move by < 3e-7)
         assert out[meth][0] == pytest.approx(np.mean(probs), abs=1e-6), meth
         assert out[meth][2] == pytest.approx(np.mean(widths), rel=1e-6), meth
     assert 0.5 < out["naive"][0] < out["noise_aware"][0] < 1.0       # the setting separates the methods
+
+
+def test_quantile_interval_orders_ends_drawn_crossed():
+    """The two ends are independent draws and the lower one can land above the upper one (here, at level 0.5,
+    in about one release in ten): the interval is the two widened ends in increasing order, never an empty
+    interval with a negative width (the old code returned low > high)."""
+    x = np.arange(100.0) + 0.5
+    res, step = 2**10, 100.0 / 2**10
+    crossed = 0
+    for seed in range(40):
+        r = dp.quantile_interval(x, 0.5, 0.0, 100.0, 1.0, rng=seed, level=0.5, resolution=res)
+        a = max(r.release["quantile_low"] - step, 0.0)        # the widened ends, from the release
+        b = min(r.release["quantile_high"] + step, 100.0)
+        crossed += a > b
+        assert (r.low, r.high) == (min(a, b), max(a, b)) and r.width >= 0.0, seed
+    assert crossed >= 1                                       # the case occurs in this setting
+
+
+def test_quantile_interval_estimate_finite_near_the_float_maximum():
+    """The estimate is the mean of the two released quantiles, halved before adding: 0.5 (y_lo + y_hi)
+    overflowed to inf for bounds [1e308, 1.7e308]."""
+    r = dp.quantile_interval(np.linspace(1.2e308, 1.6e308, 1000), 0.5, 1e308, 1.7e308, 10.0, rng=0)
+    assert math.isfinite(r.estimate)
+    assert r.estimate == 0.5 * r.release["quantile_low"] + 0.5 * r.release["quantile_high"]
+    assert r.low <= r.estimate <= r.high
 
 
 def _gap_law_coverage(samples, xi, eps, lo, hi, res, c):
