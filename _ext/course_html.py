@@ -13,7 +13,8 @@
   alpha labels ([DR14]), and under every entry the links back to each place that cites it.
 * Live figures: every ``dpcourse.plots.explorer`` placeholder of a page is replaced by sliders and an
   image; the figure of every slider setting is drawn at build time by the same dpcourse plotting
-  function (``render_states``) into ``_static/explorers/<key>/``, and ``course.js`` swaps the image.
+  function (``booktools.states.render_states``, the book's build tooling beside this folder) into
+  ``_static/explorers/<key>/``, and ``course.js`` swaps the image.
   Pages whose widgets are all explorers no longer load the 1.9 MB ipywidgets manager.
 * Figures: a notebook figure drawn by a ``dpcourse.plots`` function gets a numbered caption and an alt
   text from the first sentence of that function's docstring (instead of the image's hash path).
@@ -32,6 +33,7 @@ import json
 import os
 import re
 import shutil
+import sys
 from collections import Counter, defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -39,6 +41,11 @@ from pathlib import Path
 from pybtex.plugin import register_plugin
 from pybtex.style.formatting.unsrt import Style as UnsrtStyle
 from pybtex.style.labels import BaseLabelStyle
+
+# booktools/ (the book's build tooling, not part of the dpcourse package) is imported from the checkout
+ROOT = str(Path(__file__).resolve().parent.parent)
+if ROOT not in sys.path:
+    sys.path.append(ROOT)
 
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 
@@ -60,7 +67,7 @@ PLACEHOLDER = re.compile(r'<div class="dpcourse-explorer" data-spec="([^"]*)">.*
 
 
 def _render_spec(spec_json: str, cache_root: str) -> tuple[str, list[str], dict]:
-    from dpcourse.plots.explorer import page_sizes, render_states, spec_key, state_descriptions
+    from booktools.states import page_sizes, render_states, spec_key, state_descriptions
 
     spec = json.loads(spec_json)
     key = spec_key(spec)
@@ -74,7 +81,7 @@ class _Renderer:
     """Draws explorer states in worker processes, as soon as a document that has them is read.
 
     Rendered states are cached in ``<source>/_build/.explorers/<key>/`` (``key`` covers the spec and
-    every source file of dpcourse, so the cache cannot go stale) and copied into the HTML output.
+    every source file of dpcourse and booktools, so the cache cannot go stale) and copied into the HTML output.
     """
 
     def __init__(self):
@@ -225,7 +232,7 @@ NOTEBOOK_IMAGE = re.compile(r'<img\b(?![^>]*dpcourse-explorer-figure)[^>]*\bsrc=
 def _static_figure_sizes(app, exception):
     """Notebook figures: record what each was drawn with, and keep its text readable on a phone.
 
-    A figure drawn in the book's style (``dpcourse.plots.explorer.install_static_style``) carries its
+    A figure drawn in the book's style (``booktools.static_figures.static_figure_hook``) carries its
     smallest text (px in the image) and the number of legends over data in its PNG. Its ``<img>`` gets
     them as ``data-min-text-px`` / ``data-legends-over-data`` (the browser test measures the text as
     shown), and a box that scrolls sideways on a narrow screen, in which the image keeps the width at

@@ -23,6 +23,12 @@ integer coin on certified thresholds (``_keep_decisions``) against the float coi
 (``rng.random(n) < p`` with the float closed form), timed in the same run (best of 3; first call with the
 threshold sequence not yet cached, then cached), and ``select_partitions`` / ``dp_group_by`` end to end on
 10**6 rows. ``--coin`` runs part 3 only.
+
+Timings that used to sit in the docstrings of ``dpcourse.partition_selection`` (measured on the course's
+2-core machine; they set the cap ``SELECTION_MAX_STEPS`` = 2**20): one step of the certified threshold
+sequence T(n) costs 3-6 microseconds of integer arithmetic, so a sequence at the cap takes 3-6 s (epsilon =
+0.01, delta = 1e-12 split over 150 partitions needs 6.6e5 steps); ``achieved_selection_delta`` answers in
+milliseconds even at max_partitions = 2**64 (its fixed-point composition above m = 1000).
 """
 
 from __future__ import annotations
@@ -38,8 +44,10 @@ import timeit
 
 import numpy as np
 
-from dpcourse.scale import (bound_contributions, dp_group_by, pipeline_dp_group_by, quiet_beam_import,
-                            synthetic_events)
+from dpcourse.contribution_bounding import bound_contributions
+from dpcourse.data import synthetic_events
+from dpcourse.group_by import dp_group_by
+from dpcourse.pipeline_dp_adaptor import pipeline_dp_group_by, quiet_beam_import
 
 OUT = pathlib.Path(__file__).parent / "scale_runtime.csv"  # committed (benchmarks/results/ is git-ignored)
 PARAMS = dict(max_partitions=4, max_per_partition=2)
@@ -67,9 +75,9 @@ def runtime_table(sizes):
         d = synthetic_events(n, rng=n)
         args = (d["user_id"], d["key"], d["value"], 1.0, 1e-6)
         engines = {
-            "dpcourse.dp_group_by": lambda: dp_group_by(*args, bounds=(0.0, 50.0), rng=1, **PARAMS),
-            "pipeline_dp LocalBackend": lambda: pipeline_dp_group_by(*args, bounds=(0.0, 50.0), **PARAMS),
-            "pipeline_dp on Beam DirectRunner": lambda: pipeline_dp_group_by(*args, bounds=(0.0, 50.0),
+            "dpcourse.dp_group_by": lambda: dp_group_by(*args, lower=0.0, upper=50.0, rng=1, **PARAMS),
+            "pipeline_dp LocalBackend": lambda: pipeline_dp_group_by(*args, lower=0.0, upper=50.0, **PARAMS),
+            "pipeline_dp on Beam DirectRunner": lambda: pipeline_dp_group_by(*args, lower=0.0, upper=50.0,
                                                                               backend="beam", **PARAMS),
         }
         for name, run in engines.items():
@@ -93,8 +101,8 @@ def runtime_table(sizes):
 
 
 def selection_coin():
-    from dpcourse.scale import (_SEQUENCES, _keep_decisions, _keep_probability, _per_partition_parameters,
-                                select_partitions)
+    from dpcourse.partition_selection import (_SEQUENCES, _keep_decisions, _keep_probability,
+                                              _per_partition_parameters, select_partitions)
 
     gen = np.random.default_rng(3)
     counts = np.minimum(gen.zipf(1.6, 10**6), 10**4).astype(np.int64)   # users per key, heavy-tailed
@@ -119,8 +127,8 @@ def selection_coin():
     u, k, v = bound_contributions(d["user_id"], d["key"], d["value"], rng=1, **PARAMS)
     t_sel = min(timeit.repeat(lambda: select_partitions(u, k, 1.0, 1e-6, max_partitions=4, rng=1), number=1,
                               repeat=3))
-    t_gb = min(timeit.repeat(lambda: dp_group_by(d["user_id"], d["key"], d["value"], 1.0, 1e-6, bounds=(0.0, 50.0),
-                                                 rng=1, **PARAMS), number=1, repeat=3))
+    t_gb = min(timeit.repeat(lambda: dp_group_by(d["user_id"], d["key"], d["value"], 1.0, 1e-6, lower=0.0,
+                                                 upper=50.0, rng=1, **PARAMS), number=1, repeat=3))
     print(f"select_partitions, 10^6 bounded rows: {t_sel:.3f} s; dp_group_by, 10^6 rows: {t_gb:.3f} s")
 
 

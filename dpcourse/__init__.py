@@ -38,8 +38,10 @@ from .local_dp import (krr, krr_estimate, krr_variance, local_hashing, local_has
 from .quantiles import (distance_to_instability, dp_median, dp_quantile, dp_quantile_probabilities, local_sensitivity,
                         propose_test_release, ptr_threshold, quantile_rank_error_bound, sample_and_aggregate,
                         smooth_median, smooth_median_beta, smooth_sensitivity)
-from .queries import (above_threshold, mwem, reconstruction_attack, smalldb, sparse_vector, tpr_at_fpr,
-                      tracing_scores)
+from . import queries  # noqa: F401 - the compatibility module: dpcourse.queries.X after a bare import dpcourse
+from .attacks import reconstruction_attack, tpr_at_fpr, tracing_scores
+from .query_release import mwem, smalldb
+from .svt import above_threshold, sparse_vector
 from .rr import (randomized_response, rr_count_distribution, rr_epsilon, rr_estimate_mean,
                                   rr_sample_size, rr_standard_error, rr_truth_probability)
 from .deidentification import (histogram_attack_posterior, k_anonymity, l_diversity, linkage_attack, posterior_bound,
@@ -50,8 +52,10 @@ from .membership import dp_tpr_bound, gdp_tpr_bound
 from .continual import (TreeCounter, factorization_counts, factorization_sensitivity, factorization_variance,
                         naive_counts, naive_variance, sqrt_factor, tree_counts, tree_levels, tree_node_variance,
                         tree_variance)
-from .inference import (PrivateInterval, difference_of_means_interval, interval_coverage, mean_interval,
-                        noise_aware_halfwidth, proportion_interval, quantile_interval)
+from .inference import (PrivateInterval, difference_interval_coverage, difference_of_means_interval,
+                        interval_coverage, mean_interval, mean_interval_coverage, noise_aware_halfwidth,
+                        proportion_interval, proportion_interval_coverage, quantile_interval,
+                        quantile_interval_coverage)
 from .lower_bounds import (bit_guessing_bound, fingerprinting_code, fingerprinting_sample_bound,
                            gaussian_means_sample_size, packing_error_bound, packing_failure_probability,
                            subset_sum_error_bound, tracing_trial)

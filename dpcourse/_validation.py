@@ -18,8 +18,11 @@ only public parameters are capped.
 
 from __future__ import annotations
 
+import math
 import numbers
 import operator
+from collections.abc import Callable
+from typing import Any, Literal, SupportsIndex, TypeVar, cast, overload
 
 import numpy as np
 
@@ -62,7 +65,7 @@ MAX_ITERATIONS = 10**4
 _FLOAT_MAX = float(np.finfo(np.float64).max)
 
 
-def _as_array(x, name: str) -> np.ndarray:
+def _as_array(x: object, name: str) -> np.ndarray:
     """``np.asarray(x)``, with numpy's own error for a ragged nested list replaced by a named TypeError."""
     try:
         return np.asarray(x)
@@ -71,15 +74,15 @@ def _as_array(x, name: str) -> np.ndarray:
                         f"{type(x).__name__}") from None
 
 
-def _describe(value) -> str:
+def _describe(value: object) -> str:
     """A short repr for messages (arrays are summarised, not dumped)."""
     if isinstance(value, np.ndarray) and value.size > 6:
         return f"array of shape {value.shape}"
     return repr(value)
 
 
-def check_real(value, name: str, *, low=None, high=None, low_open=False, high_open=False,
-               allow_inf=False) -> float:
+def check_real(value: object, name: str, *, low: float | None = None, high: float | None = None,
+               low_open: bool = False, high_open: bool = False, allow_inf: bool = False) -> float:
     """Return ``value`` as a Python float after checking it is a real number in a range.
 
     Parameters
@@ -125,7 +128,7 @@ def check_real(value, name: str, *, low=None, high=None, low_open=False, high_op
         x = float(value)
     except OverflowError:  # an int or a Fraction beyond the largest float, about 1.8e308
         raise ValueError(f"{name} must be at most {_FLOAT_MAX:.4g} in size (a float), got a number of "
-                         f"{len(str(abs(int(value))))} digits") from None
+                         f"{len(str(abs(math.trunc(value))))} digits") from None
     if np.isnan(x):
         raise ValueError(f"{name} must be a real number, got NaN")
     if np.isinf(x) and not allow_inf:
@@ -140,34 +143,34 @@ def check_real(value, name: str, *, low=None, high=None, low_open=False, high_op
     return x
 
 
-def check_epsilon(epsilon, name: str = "epsilon") -> float:
+def check_epsilon(epsilon: object, name: str = "epsilon") -> float:
     """Check a privacy parameter epsilon: a finite real number > 0."""
     return check_real(epsilon, name, low=0.0, low_open=True)
 
 
-def check_delta(delta, name: str = "delta", *, allow_zero: bool = True) -> float:
+def check_delta(delta: object, name: str = "delta", *, allow_zero: bool = True) -> float:
     """Check a privacy parameter delta in [0, 1) (or (0, 1) when ``allow_zero`` is False)."""
     return check_real(delta, name, low=0.0, low_open=not allow_zero, high=1.0, high_open=True)
 
 
-def check_sensitivity(sensitivity, name: str = "sensitivity") -> float:
+def check_sensitivity(sensitivity: object, name: str = "sensitivity") -> float:
     """Check a sensitivity: a finite real number > 0."""
     return check_real(sensitivity, name, low=0.0, low_open=True)
 
 
-def check_probability(p, name: str = "p", *, open_low=False, open_high=False) -> float:
+def check_probability(p: object, name: str = "p", *, open_low: bool = False, open_high: bool = False) -> float:
     """Check a probability in [0, 1] (either end optionally excluded)."""
     return check_real(p, name, low=0.0, high=1.0, low_open=open_low, high_open=open_high)
 
 
-def check_positive_int(k, name: str = "k", *, minimum: int = 1) -> int:
+def check_positive_int(k: object, name: str = "k", *, minimum: int = 1) -> int:
     """Check a whole number >= ``minimum`` (bools and floats such as 2.5 are refused; 3.0 is not an int)."""
     if isinstance(k, (bool, np.bool_)) or (isinstance(k, np.ndarray) and k.dtype == bool):
         raise TypeError(f"{name} must be an integer >= {minimum}, got the bool {k!r}")
     if isinstance(k, np.ndarray) and (k.ndim != 0 or k.dtype.kind not in "iu"):
         raise TypeError(f"{name} must be an integer >= {minimum}, got {_describe(k)}")
     try:
-        k_int = operator.index(k)
+        k_int = operator.index(cast(SupportsIndex, k))  # a TypeError for anything else, caught below
     except TypeError:
         raise TypeError(f"{name} must be an integer >= {minimum}, got {type(k).__name__} {_describe(k)}") from None
     if k_int < minimum:
@@ -175,7 +178,16 @@ def check_positive_int(k, name: str = "k", *, minimum: int = 1) -> int:
     return int(k_int)
 
 
-def check_size(size, name: str = "size", *, cap: int = MAX_SIZE, minimum: int = 1, allow_none: bool = False):
+@overload
+def check_size(size: object, name: str = ..., *, cap: int = ..., minimum: int = ...,
+               allow_none: Literal[False] = ...) -> int: ...
+@overload
+def check_size(size: object, name: str = ..., *, cap: int = ..., minimum: int = ...,
+               allow_none: bool) -> int | None: ...
+
+
+def check_size(size: object, name: str = "size", *, cap: int = MAX_SIZE, minimum: int = 1,
+               allow_none: bool = False) -> int | None:
     """Check a public count that drives an allocation or a loop: an integer in [``minimum``, ``cap``].
 
     ``cap`` is :data:`MAX_SIZE` for a number of draws or cells and :data:`MAX_ITERATIONS` for a number of
@@ -190,7 +202,7 @@ def check_size(size, name: str = "size", *, cap: int = MAX_SIZE, minimum: int = 
     return k
 
 
-def check_shape(size, name: str = "size", *, cap: int = MAX_SIZE) -> tuple:
+def check_shape(size: object, name: str = "size", *, cap: int = MAX_SIZE) -> tuple[int, ...]:
     """Check ``size`` of a sampler: None (one draw, shape ``()``), an int >= 0, or a tuple of them.
 
     Returns the shape as a tuple; a shape with more than ``cap`` entries (:data:`MAX_SIZE`) is refused.
@@ -235,7 +247,7 @@ def _object_reals_as_float(arr: np.ndarray, name: str) -> np.ndarray:
     return np.fromiter((as_float(v) for v in arr.ravel()), dtype=np.float64, count=arr.size).reshape(arr.shape)
 
 
-def check_real_array(x, name: str = "x", *, allow_empty: bool = False, ndim=None) -> np.ndarray:
+def check_real_array(x: object, name: str = "x", *, allow_empty: bool = False, ndim: int | None = None) -> np.ndarray:
     """Return ``x`` as a float64 array after checking every entry is a finite real number.
 
     Bool arrays, object arrays, strings and complex numbers raise :class:`TypeError`; NaN or +-inf
@@ -279,8 +291,8 @@ def check_real_array(x, name: str = "x", *, allow_empty: bool = False, ndim=None
 WIDE_BOUNDS = 2.0**1000
 
 
-def check_bounds(lower, upper, lower_name: str = "lower", upper_name: str = "upper", *,
-                 max_width=None) -> tuple[float, float]:
+def check_bounds(lower: object, upper: object, lower_name: str = "lower", upper_name: str = "upper", *,
+                 max_width: float | None = None) -> tuple[float, float]:
     """Check public bounds: two finite reals with ``lower < upper`` (and ``upper - lower <= max_width`` if given)."""
     lo = check_real(lower, lower_name)
     hi = check_real(upper, upper_name)
@@ -292,7 +304,7 @@ def check_bounds(lower, upper, lower_name: str = "lower", upper_name: str = "upp
     return lo, hi
 
 
-def check_distribution(p, name: str = "p", *, atol: float = 1e-9) -> np.ndarray:
+def check_distribution(p: object, name: str = "p", *, atol: float = 1e-9) -> np.ndarray:
     """Check a discrete probability distribution: a 1-d array of finite entries >= 0 summing to 1.
 
     The sum may differ from 1 by at most ``atol`` (rounding in the caller's arithmetic); it is not
@@ -308,7 +320,7 @@ def check_distribution(p, name: str = "p", *, atol: float = 1e-9) -> np.ndarray:
     return arr
 
 
-def as_rng(rng) -> np.random.Generator:
+def as_rng(rng: np.random.Generator | int | None) -> np.random.Generator:
     """Turn the ``rng`` argument of a random function into a :class:`numpy.random.Generator`.
 
     ``None`` draws fresh entropy from the operating system; an int (>= 0) seeds a new generator; a
@@ -329,21 +341,23 @@ def as_rng(rng) -> np.random.Generator:
 
 
 RELATIONS = ("add_remove", "replace_one")
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
-def check_relation(relation, name: str = "relation") -> str:
+def check_relation(relation: object, name: str = "relation") -> str:
     """Check a neighbouring relation: the string ``"add_remove"`` or ``"replace_one"``."""
     return check_choice(relation, name, RELATIONS)
 
 
-def check_callable(fn, name: str = "mechanism"):
+def check_callable(fn: _F, name: str = "mechanism") -> _F:
     """Check that ``fn`` is callable (a function, a lambda, a class with ``__call__``) and return it."""
     if not callable(fn):
         raise TypeError(f"{name} must be callable, got {type(fn).__name__} {_describe(fn)}")
     return fn
 
 
-def check_binary_array(x, name: str = "bits", *, allow_empty: bool = False, ndim=None) -> np.ndarray:
+def check_binary_array(x: object, name: str = "bits", *, allow_empty: bool = False,
+                       ndim: int | None = None) -> np.ndarray:
     """Return ``x`` as an int64 array after checking every entry is the number 0 or 1.
 
     Ints and floats equal to 0 or 1 are accepted (``1.0`` is the bit 1); bool arrays raise
@@ -357,14 +371,14 @@ def check_binary_array(x, name: str = "bits", *, allow_empty: bool = False, ndim
     return arr.astype(np.int64)
 
 
-def check_flag(value, name: str) -> bool:
+def check_flag(value: object, name: str) -> bool:
     """Check a yes/no option: exactly True or False (numpy bools too); 1, "yes" or None are refused."""
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False, got {type(value).__name__} {_describe(value)}")
     return bool(value)
 
 
-def check_choice(value, name: str, choices: tuple) -> str:
+def check_choice(value: object, name: str, choices: tuple[str, ...]) -> str:
     """Check a string option that must be one of ``choices``."""
     if not isinstance(value, str):
         raise TypeError(f"{name} must be one of {choices}, got {type(value).__name__} {_describe(value)}")
@@ -373,7 +387,7 @@ def check_choice(value, name: str, choices: tuple) -> str:
     return value
 
 
-def check_label_column(values, name: str, *, unique: bool = False) -> np.ndarray:
+def check_label_column(values: object, name: str, *, unique: bool = False) -> np.ndarray:
     """Check a 1-d, non-empty column of labels (numbers or strings): record keys, user ids, categories.
 
     Bools, objects, NaN and +-inf are refused; with ``unique`` a repeated label is refused too.
@@ -395,7 +409,7 @@ def check_label_column(values, name: str, *, unique: bool = False) -> np.ndarray
     return arr
 
 
-def check_labels(values, name: str) -> np.ndarray:
+def check_labels(values: object, name: str) -> np.ndarray:
     """Check a public list of labels (categories of a histogram, records of a universe).
 
     Returns a non-empty 1-d array of numbers or strings without repetitions; bools, objects, NaN and

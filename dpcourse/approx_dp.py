@@ -6,14 +6,23 @@ holds the generic bounds built on it.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ._validation import check_delta, check_positive_int, check_real
 
-__all__ = ["group_privacy"]
+__all__ = ["GroupPrivacy", "group_privacy"]
 
 
-def group_privacy(epsilon, delta, k) -> tuple[float, float]:
+class GroupPrivacy(NamedTuple):
+    """What :func:`group_privacy` returns: the guarantee for datasets at distance k."""
+
+    epsilon: float   # k epsilon
+    delta: float     # delta (e^{k epsilon} - 1) / (e^epsilon - 1)
+
+
+def group_privacy(epsilon: float, delta: float, k: int) -> GroupPrivacy:
     """The (epsilon_k, delta_k) guarantee for datasets at distance k of an (epsilon, delta)-DP mechanism.
 
     If a mechanism is (epsilon, delta)-DP under a neighbouring relation, then for datasets at distance at
@@ -38,8 +47,8 @@ def group_privacy(epsilon, delta, k) -> tuple[float, float]:
 
     Returns
     -------
-    (float, float)
-        ``(k * epsilon, delta_k)``.
+    GroupPrivacy
+        The NamedTuple ``(epsilon, delta)`` = ``(k * epsilon, delta_k)``.
 
     Examples
     --------
@@ -51,10 +60,10 @@ def group_privacy(epsilon, delta, k) -> tuple[float, float]:
     d = check_delta(delta)
     k = check_positive_int(k, "k")
     if d == 0.0:
-        return k * eps, 0.0
+        return GroupPrivacy(k * eps, 0.0)
     if eps == 0.0:
-        return 0.0, k * d
+        return GroupPrivacy(0.0, k * d)
     # log of (e^{k eps} - 1) / (e^eps - 1), without overflow: log(expm1(x)) = x + log(-expm1(-x)).
     log_ratio = k * eps + np.log(-np.expm1(-k * eps)) - eps - np.log(-np.expm1(-eps))
     with np.errstate(over="ignore"):
-        return k * eps, float(d * np.exp(log_ratio))
+        return GroupPrivacy(k * eps, float(d * np.exp(log_ratio)))

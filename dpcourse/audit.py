@@ -11,9 +11,12 @@ claim"), so a lower bound above the claimed epsilon refutes the claim at that co
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 
 from ._validation import (
     as_rng,
@@ -25,7 +28,7 @@ from ._validation import (
     check_probability,
 )
 
-__all__ = ["AuditEvent", "AuditResult", "audit_epsilon", "clopper_pearson"]
+__all__ = ["AuditEvent", "AuditResult", "ClopperPearson", "audit_epsilon", "clopper_pearson"]
 
 #: Fewest draws per input the auditor accepts (half select the event, half bound it).
 MIN_SAMPLES = 100
@@ -43,8 +46,24 @@ class AuditEvent:
     kind: str
     value: object
 
-    def contains(self, outputs) -> np.ndarray:
-        """Boolean array: which of ``outputs`` lie in the event."""
+    def contains(self, outputs: npt.ArrayLike) -> np.ndarray:
+        """Which of ``outputs`` lie in the event.
+
+        Parameters
+        ----------
+        outputs : array_like
+            Mechanism outputs.
+
+        Returns
+        -------
+        numpy.ndarray of bool
+            The shape of ``outputs``.
+
+        Examples
+        --------
+        >>> AuditEvent(">", 1.0).contains([0.5, 1.5]).tolist()
+        [False, True]
+        """
         o = np.asarray(outputs)
         if self.kind == ">":
             return o > self.value
@@ -98,8 +117,27 @@ class AuditResult:
     confidence: float
     delta: float
 
-    def refutes(self, epsilon) -> bool:
-        """True if the audit refutes the claim "epsilon-DP at this delta", i.e. ``lower_bound > epsilon``."""
+    def refutes(self, epsilon: float) -> bool:
+        """Whether the audit refutes the claim "epsilon-DP at this delta": ``lower_bound > epsilon``.
+
+        The claim is about the audited pair of neighbouring inputs; a refutation holds with probability
+        ``confidence`` (theorem ``thm-audit-validity``).
+
+        Parameters
+        ----------
+        epsilon : float
+            The claimed epsilon, > 0.
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> res = AuditResult(1.2, 1.3, AuditEvent(">", 0.5), "x -> x'", 50, 10, 0.4, 0.1, 100, 100, 0.95, 0.0)
+        >>> res.refutes(1.0), res.refutes(1.5)
+        (True, False)
+        """
         return self.lower_bound > check_epsilon(epsilon)
 
     def __str__(self) -> str:
@@ -109,13 +147,20 @@ class AuditResult:
                 f"{self.count_p} vs {self.count_q} of {self.n_bound} bounding draws")
 
 
-def clopper_pearson(k, n, alpha):
+class ClopperPearson(NamedTuple):
+    """What :func:`clopper_pearson` returns: the two one-sided bounds (floats, or arrays shaped like ``k``)."""
+
+    lower: float | np.ndarray   # P[lower > p] <= alpha
+    upper: float | np.ndarray   # P[upper < p] <= alpha
+
+
+def clopper_pearson(k: int | npt.ArrayLike, n: int, alpha: float) -> ClopperPearson:
     """One-sided Clopper-Pearson bounds for a binomial proportion, each at error level ``alpha``.
 
-    Returns ``(lower, upper)`` with ``P[lower > p] <= alpha`` and ``P[upper < p] <= alpha`` whatever the
-    true proportion p of ``k ~ Binomial(n, p)`` (Clopper & Pearson 1934): ``lower`` is the ``alpha``
-    quantile of Beta(k, n - k + 1) (0 when k = 0) and ``upper`` the ``1 - alpha`` quantile of
-    Beta(k + 1, n - k) (1 when k = n). Vectorized over ``k``.
+    Whatever the true proportion p of ``k ~ Binomial(n, p)``, ``P[lower > p] <= alpha`` and
+    ``P[upper < p] <= alpha`` (Clopper & Pearson 1934): ``lower`` is the ``alpha`` quantile of
+    Beta(k, n - k + 1) (0 when k = 0) and ``upper`` the ``1 - alpha`` quantile of Beta(k + 1, n - k) (1 when
+    k = n). Vectorized over ``k``.
 
     Parameters
     ----------
@@ -125,6 +170,11 @@ def clopper_pearson(k, n, alpha):
         Trials, >= 1.
     alpha : float
         Error level of each one-sided bound, in (0, 1).
+
+    Returns
+    -------
+    ClopperPearson
+        The NamedTuple ``(lower, upper)``: floats for a scalar ``k``, else arrays of its shape.
 
     Examples
     --------
@@ -146,12 +196,13 @@ def clopper_pearson(k, n, alpha):
     lower = np.where(k == 0, 0.0, stats.beta.ppf(alpha, np.maximum(kf, 1.0), n - kf + 1))
     upper = np.where(k == n, 1.0, stats.beta.ppf(1 - alpha, kf + 1, np.maximum(n - kf, 1.0)))
     if lower.ndim == 0:
-        return float(lower), float(upper)
-    return lower, upper
+        return ClopperPearson(float(lower), float(upper))
+    return ClopperPearson(lower, upper)
 
 
-def _draw(mechanism, x, rng, n, name):
+def _draw(mechanism: Callable[..., Any], x: object, rng: np.random.Generator, n: int, name: str) -> np.ndarray:
     """n outputs of ``mechanism(x, rng)`` as a 1-d array (one vectorized call when it takes ``size``)."""
+    params: Mapping[str, inspect.Parameter]
     try:
         params = inspect.signature(mechanism).parameters
     except (TypeError, ValueError):  # builtins without a signature
@@ -221,34 +272,28 @@ def _candidate_events(sel_a, sel_b, family):
     return np.concatenate(kinds), np.concatenate(vals), np.concatenate(ca), np.concatenate(cb)
 
 
-def audit_epsilon(mechanism, x, x_prime, n_samples, *, rng=None, confidence=0.95, delta=0.0, events="auto"):
+def audit_epsilon(mechanism: Callable[..., Any], x: object, x_prime: object, n_samples: int, *,
+                  rng: np.random.Generator | int | None = None, confidence: float = 0.95, delta: float = 0.0,
+                  events: str = "auto") -> AuditResult:
     """A lower bound on the epsilon of ``mechanism`` on the pair (x, x'), valid with probability ``confidence``.
 
-    The auditor draws ``n_samples`` outputs of ``mechanism(x, rng)`` and of ``mechanism(x_prime, rng)``.
-    On the first half of each it selects an event S and a direction (the pair of event and direction
-    with the best conservative Wilson-score lower bound); on the second half, independent of that choice, it bounds
-    ``p = P[M(x) in S]`` from below and ``q = P[M(x') in S]`` from above with one-sided Clopper-Pearson
-    intervals at level ``(1 - confidence) / 2`` each (a Bonferroni split), and returns
-    ``ln((p_lower - delta) / q_upper)`` (or 0 if that is negative or undefined); likewise with x and x'
-    swapped when that direction was selected. If M is (epsilon, delta)-DP on this pair, then
-    ``P[lower_bound > epsilon] <= 1 - confidence`` (theorem ``thm-audit-validity``): a lower bound above the
-    claimed epsilon refutes the claim. The converse does not hold: a bound below the claim proves nothing.
-
-    Events: thresholds ``{o > t}`` and ``{o < t}`` for real outputs, single outcomes ``{o == v}`` for
-    integer, bool or string outputs (``events="auto"``); ``"thresholds"``, ``"outcomes"`` or ``"both"``
-    choose explicitly. Thresholds are evaluated all at once with sorting and ``searchsorted``.
+    If M is (epsilon, delta)-DP on this pair of neighbouring inputs (under whatever relation makes them
+    neighbours), then ``P[lower_bound > epsilon] <= 1 - confidence`` (theorem ``thm-audit-validity``): a bound above
+    the claimed epsilon refutes the claim; a bound below it proves nothing. The auditor draws ``n_samples``
+    outputs on each input; on the first half it selects an event S and a direction by a conservative
+    Wilson-score lower bound; on the second half it bounds ``P[M(x) in S]`` from below and ``P[M(x') in S]``
+    from above by one-sided Clopper-Pearson intervals at level ``(1 - confidence) / 2`` each, and returns
+    ``ln((p_lower - delta) / q_upper)``, or 0 if that is negative or undefined.
 
     Parameters
     ----------
     mechanism : callable
-        ``mechanism(x, rng)`` returns one scalar output; if it has a keyword parameter ``size``,
-        ``mechanism(x, rng, size=n)`` must return a 1-d array of n independent outputs and is called once
-        per input. ``rng`` is a :class:`numpy.random.Generator`.
+        ``mechanism(x, rng)`` returns one scalar output (``rng`` a :class:`numpy.random.Generator`); if it has a
+        keyword parameter ``size``, ``mechanism(x, rng, size=n)`` returns a 1-d array of n independent outputs.
     x, x_prime : object
         The two neighbouring inputs, passed to ``mechanism`` unchanged.
     n_samples : int
-        Draws per input, in [100, MAX_SIZE] (half select the event, half bound it; ``MAX_SIZE`` = 10**7 is
-        the cap on one call's work, :data:`dpcourse._validation.MAX_SIZE`).
+        Draws per input, in [100, 10**7] (half select the event, half bound it).
     rng : None, int or numpy.random.Generator, optional
         Source of randomness for the draws.
     confidence : float
@@ -256,12 +301,13 @@ def audit_epsilon(mechanism, x, x_prime, n_samples, *, rng=None, confidence=0.95
     delta : float
         The delta of the claim, in [0, 1).
     events : {"auto", "thresholds", "outcomes", "both"}
-        The family of events searched.
+        Events searched: thresholds ``{o > t}``, ``{o < t}`` or single outcomes ``{o == v}``; ``"auto"`` takes
+        thresholds for float outputs and outcomes for integer, bool or string outputs.
 
     Returns
     -------
     AuditResult
-        ``lower_bound``, ``estimate``, ``event``, ``direction``, counts and the CP bounds used.
+        ``lower_bound``, ``estimate``, ``event``, ``direction``, the counts and the Clopper-Pearson bounds used.
 
     Examples
     --------

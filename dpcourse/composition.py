@@ -15,8 +15,11 @@ label. The accountant of :mod:`dpcourse.accounting` only combines these function
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 from scipy import optimize, special
 
 from ._validation import check_delta, check_epsilon, check_positive_int, check_real, check_sensitivity
@@ -34,13 +37,14 @@ __all__ = [
     "rdp_laplace",
     "rdp_pure_dp",
     "rdp_to_epsilon",
+    "RdpEpsilon",
 ]
 
 # Largest number of atoms of a privacy-loss distribution that the exact pure-DP computation builds.
 MAX_ATOMS = 2_000_000
 
 
-def basic_composition(epsilon, k, delta=0.0) -> tuple[float, float]:
+def basic_composition(epsilon: float, k: int, delta: float = 0.0) -> tuple[float, float]:
     """Total ``(k epsilon, k delta)`` of k adaptively chosen (epsilon, delta)-DP mechanisms.
 
     Theorem ``thm-comp-basic``: the adaptive composition of k mechanisms, each (epsilon, delta)-DP under a
@@ -73,7 +77,7 @@ def basic_composition(epsilon, k, delta=0.0) -> tuple[float, float]:
     return k * eps, k * d
 
 
-def advanced_composition(epsilon, k, delta_prime) -> float:
+def advanced_composition(epsilon: float, k: int, delta_prime: float) -> float:
     """Total epsilon of the advanced composition theorem for k adaptively chosen (epsilon, delta)-DP mechanisms.
 
     Returns ``eps' = epsilon sqrt(2 k ln(1/delta_prime)) + k epsilon (e^epsilon - 1)``. By theorem
@@ -108,14 +112,24 @@ def advanced_composition(epsilon, k, delta_prime) -> float:
     return eps * math.sqrt(2.0 * k * -math.log(dp)) + drift
 
 
-def advanced_composition_crossover(k, delta_prime) -> float:
+def advanced_composition_crossover(k: int, delta_prime: float) -> float:
     """The per-mechanism epsilon below which advanced composition beats basic composition.
 
-    ``advanced_composition(eps, k, dp) < k eps`` is equivalent to
-    ``sqrt(2 ln(1/dp) / k) + e^eps - 1 < 1``, i.e. to ``eps < ln(2 - sqrt(2 ln(1/dp) / k))``.
-    Returns that threshold, or 0.0 when advanced composition never wins (``k <= 2 ln(1/dp)``). It never
-    exceeds ln 2: for eps >= ln 2 the drift term alone, ``k eps (e^eps - 1)``, is already >= ``k eps``
-    (see the chapter's discussion after theorem ``thm-comp-advanced``).
+    ``advanced_composition(eps, k, dp) < k eps`` is equivalent to ``eps < ln(2 - sqrt(2 ln(1/dp) / k))``. That
+    threshold never exceeds ln 2, because for eps >= ln 2 the drift term ``k eps (e^eps - 1)`` alone is at
+    least ``k eps`` (see the discussion after theorem ``thm-comp-advanced``).
+
+    Parameters
+    ----------
+    k : int
+        Number of mechanisms, >= 1.
+    delta_prime : float
+        The extra failure probability of advanced composition, in (0, 1).
+
+    Returns
+    -------
+    float
+        The threshold epsilon, or 0.0 when advanced composition never wins (``k <= 2 ln(1/dp)``).
 
     Examples
     --------
@@ -132,12 +146,12 @@ def advanced_composition_crossover(k, delta_prime) -> float:
     return math.log1p(1.0 - root)
 
 
-def zcdp_epsilon(rho, delta) -> float:
+def zcdp_epsilon(rho: float, delta: float) -> float:
     """Epsilon of the (epsilon, delta)-DP guarantee implied by rho-zCDP: ``rho + 2 sqrt(rho ln(1/delta))``.
 
-    Bun & Steinke 2016, Proposition 1.3 (lemma ``lem-comp-zcdp`` of the chapter). rho-zCDP composes by
-    adding rho; an epsilon-DP mechanism is (epsilon^2 / 2)-zCDP, so k of them give
-    ``k eps^2 / 2 + eps sqrt(2 k ln(1/delta))`` (the "k eps^2" form of advanced composition, corrected).
+    Bun & Steinke 2016, Proposition 1.3 (lemma ``lem-comp-zcdp``), under the neighbouring relation of the
+    zCDP guarantee. rho-zCDP composes by adding rho; an epsilon-DP mechanism is (epsilon^2 / 2)-zCDP, so k of
+    them give ``k eps^2 / 2 + eps sqrt(2 k ln(1/delta))``.
 
     Parameters
     ----------
@@ -145,6 +159,11 @@ def zcdp_epsilon(rho, delta) -> float:
         zCDP parameter, > 0.
     delta : float
         Target delta in (0, 1).
+
+    Returns
+    -------
+    float
+        epsilon in nats.
 
     Examples
     --------
@@ -174,7 +193,7 @@ def _rr_atoms(eps: float, k: int) -> tuple[np.ndarray, np.ndarray]:
     return (k - 2.0 * j) * eps, log_binom + (k - j) * log_p + j * log_q
 
 
-def _product_atoms(groups) -> tuple[np.ndarray, np.ndarray]:
+def _product_atoms(groups: Sequence[tuple[float, int]]) -> tuple[np.ndarray, np.ndarray]:
     """Atoms of the product of k_i-fold RR pairs with parameters eps_i, for ``groups = [(eps_i, k_i), ...]``."""
     size, total = 1, 0.0
     for eps, k in groups:
@@ -243,7 +262,7 @@ def _prefix_logs(loss, logp):
     return log_a, log_b
 
 
-def _delta_of_atoms(loss, logp, eps_total: float) -> float:
+def _delta_of_atoms(loss: np.ndarray, logp: np.ndarray, eps_total: float) -> float:
     """Hockey-stick divergence H_eps'(P || Q) = sum over atoms of P (1 - e^{eps' - loss})_+ ."""
     active = loss > eps_total
     if not active.any():
@@ -252,7 +271,7 @@ def _delta_of_atoms(loss, logp, eps_total: float) -> float:
     return float(min(1.0, math.exp(special.logsumexp(terms))))
 
 
-def _epsilon_of_atoms(groups, delta: float) -> float:
+def _epsilon_of_atoms(groups: Sequence[tuple[float, int]], delta: float) -> float:
     """Smallest eps' >= 0 with H_eps'(P || Q) <= delta, for the atoms of ``groups`` (:func:`_product_atoms`).
 
     H_eps'(P||Q) = max_m (A_m - e^eps' B_m) over the prefixes (top-m atoms by loss), because the best event
@@ -303,23 +322,27 @@ def _check_optimal_k(eps: float, k: int) -> None:
                          "floating point (the total epsilon is then at least that product)")
 
 
-def optimal_composition_delta(epsilon, k, epsilon_total) -> float:
+def optimal_composition_delta(epsilon: float, k: int, epsilon_total: float) -> float:
     """Exact smallest delta for which every k-fold adaptive composition of epsilon-DP mechanisms is (epsilon_total, delta)-DP.
 
-    Theorem ``thm-comp-optimal`` (Kairouz, Oh & Viswanath 2015, Theorem 3.3): the worst case is k
-    independent randomized responses with parameter epsilon, and the answer is the hockey-stick divergence
-    ``sum_j C(k, j) P(j) (1 - e^{epsilon_total - (k - 2j) epsilon})_+`` between the two k-fold products,
-    evaluated in log space (k in the thousands is fine). At ``epsilon_total = (k - 2i) epsilon`` it is their
-    delta_i.
+    Theorem ``thm-comp-optimal`` (Kairouz, Oh & Viswanath 2015, Theorem 3.3), under the mechanisms'
+    neighbouring relation: the worst case is k independent randomized responses with parameter epsilon, and
+    the answer is the hockey-stick divergence between the two k-fold products,
+    ``sum_j C(k, j) P(j) (1 - e^{epsilon_total - (k - 2j) epsilon})_+``, evaluated in log space.
 
     Parameters
     ----------
     epsilon : float
         Per-mechanism epsilon, > 0.
     k : int
-        Number of mechanisms, >= 1.
+        Number of mechanisms, >= 1 (at most 1 999 999: the computation builds k + 1 atoms).
     epsilon_total : float
         The total epsilon asked about, >= 0.
+
+    Returns
+    -------
+    float
+        delta in [0, 1].
 
     Examples
     --------
@@ -337,27 +360,29 @@ def optimal_composition_delta(epsilon, k, epsilon_total) -> float:
     return _delta_of_atoms(loss, logp, et)
 
 
-def optimal_composition_epsilon(epsilon, k, delta) -> float:
+def optimal_composition_epsilon(epsilon: float, k: int, delta: float) -> float:
     """Exact smallest total epsilon of k adaptively composed epsilon-DP mechanisms at a given delta.
 
     The smallest eps' >= 0 with ``optimal_composition_delta(epsilon, k, eps') <= delta`` (theorem
-    ``thm-comp-optimal``; Kairouz, Oh & Viswanath 2015). Every adaptive composition of k epsilon-DP
-    mechanisms (same neighbouring relation) is (eps', delta)-DP, and some composition is not (e, delta)-DP
-    for any e < eps'. Found in closed form on the right piece of the piecewise profile, in log space, so it
-    is exact to rounding for k up to several thousands; if rounding requires, it is then moved up by a few
-    ulps so that the hockey-stick sum with every atom's probability and loss raised by its rounding bound is
-    within delta: the exact divergence at the returned eps' is at most delta (never optimistic; tested against
-    100-digit arithmetic, also where delta is the profile's value at an atom). It never exceeds the basic ``k epsilon`` nor the
-    advanced-composition bound at the same delta.
+    ``thm-comp-optimal``; Kairouz, Oh & Viswanath 2015): every adaptive composition of k epsilon-DP mechanisms
+    under one neighbouring relation is (eps', delta)-DP under it, and some composition is not (e, delta)-DP
+    for any e < eps'. Computed in closed form on the right piece of the profile, in log space, then moved up
+    by a few ulps where rounding requires, so that the exact divergence at the returned eps' is at most
+    delta (never optimistic). It never exceeds the basic ``k epsilon`` nor the advanced-composition bound.
 
     Parameters
     ----------
     epsilon : float
         Per-mechanism epsilon, > 0.
     k : int
-        Number of mechanisms, >= 1.
+        Number of mechanisms, >= 1 (at most 1 999 999).
     delta : float
         Target delta in (0, 1).
+
+    Returns
+    -------
+    float
+        eps' in nats.
 
     Examples
     --------
@@ -373,7 +398,7 @@ def optimal_composition_epsilon(epsilon, k, delta) -> float:
     return _epsilon_of_atoms([(eps, k)], d)
 
 
-def _optimal_epsilon_groups(groups, delta: float) -> float:
+def _optimal_epsilon_groups(groups: Sequence[tuple[float, int]], delta: float) -> float:
     """Exact optimal total epsilon of several groups ``[(eps_i, k_i)]`` of pure-DP mechanisms at delta.
 
     The worst case of heterogeneous pure-DP mechanisms is again the product of randomized-response pairs
@@ -382,13 +407,13 @@ def _optimal_epsilon_groups(groups, delta: float) -> float:
     return _epsilon_of_atoms(groups, delta)
 
 
-def gaussian_composition_epsilon(sigma, k, delta, l2_sensitivity=1.0) -> float:
+def gaussian_composition_epsilon(sigma: float, k: int, delta: float, l2_sensitivity: float = 1.0) -> float:
     """Exact smallest epsilon at delta of k adaptively composed Gaussian mechanisms with noise sigma.
 
     Theorem ``thm-comp-gaussian-exact``: k Gaussian mechanisms, each adding N(0, sigma^2) noise to a query of
     l2 sensitivity ``l2_sensitivity`` (the queries may be chosen adaptively), are together exactly as private
-    as one Gaussian mechanism with ``mu = sqrt(k) * l2_sensitivity / sigma``. Returns
-    ``gaussian_epsilon(delta, mu)`` of :mod:`dpcourse.gaussian`, under the relation the sensitivity is for.
+    as one Gaussian mechanism with ``mu = sqrt(k) * l2_sensitivity / sigma``, under the neighbouring relation
+    the sensitivity is for. Returns ``gaussian_epsilon(delta, mu)``.
 
     Parameters
     ----------
@@ -400,6 +425,11 @@ def gaussian_composition_epsilon(sigma, k, delta, l2_sensitivity=1.0) -> float:
         Target delta in (0, 1).
     l2_sensitivity : float, optional
         l2 sensitivity of each query, > 0 (default 1).
+
+    Returns
+    -------
+    float
+        epsilon in nats (never optimistic, as :func:`dpcourse.gaussian_epsilon`).
 
     Examples
     --------
@@ -422,7 +452,7 @@ def gaussian_composition_epsilon(sigma, k, delta, l2_sensitivity=1.0) -> float:
 # Renyi differential privacy.
 
 
-def _check_orders(alpha) -> np.ndarray:
+def _check_orders(alpha: object) -> np.ndarray:
     raw = None if isinstance(alpha, (bool, np.bool_, str, bytes)) else np.asarray(alpha)
     if raw is None or raw.dtype.kind not in "iuf":  # refuse bools, strings ('2' is not the order 2), objects
         raise TypeError(f"alpha must be a real number or an array of them, got {type(alpha).__name__} {alpha!r}")
@@ -488,11 +518,24 @@ def _pure_dp_curve(alpha, epsilon, log_moment):
     return _out(np.maximum(log_moment(a, eps) / (a - 1), 0.0), alpha)
 
 
-def rdp_gaussian(alpha, mu):
+def rdp_gaussian(alpha: float | npt.ArrayLike, mu: float) -> float | np.ndarray:
     """Renyi divergence of order alpha of a Gaussian mechanism: ``alpha mu^2 / 2`` with mu = Delta_2 / sigma.
 
-    Mironov 2017, Proposition 7: D_alpha(N(Delta, sigma^2) || N(0, sigma^2)) = alpha Delta^2 / (2 sigma^2)
-    (lemma ``lem-comp-rdp`` of the chapter). Vectorized over alpha > 1.
+    Mironov 2017, Proposition 7 (lemma ``lem-comp-rdp``): D_alpha(N(Delta, sigma^2) || N(0, sigma^2)) =
+    alpha Delta^2 / (2 sigma^2), the mechanism's RDP curve under the neighbouring relation Delta_2 is the l2
+    sensitivity for.
+
+    Parameters
+    ----------
+    alpha : float or array_like
+        Renyi order(s), each > 1.
+    mu : float
+        l2 sensitivity over sigma, > 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The divergence at each order (a float for a scalar ``alpha``).
 
     Examples
     --------
@@ -504,11 +547,24 @@ def rdp_gaussian(alpha, mu):
     return _out(a * m * m / 2.0, alpha)
 
 
-def rdp_laplace(alpha, epsilon):
+def rdp_laplace(alpha: float | npt.ArrayLike, epsilon: float) -> float | np.ndarray:
     """Renyi divergence of order alpha of the Laplace mechanism with scale Delta_1 / epsilon (one-dimensional shift).
 
-    Mironov 2017, Table II: ``1/(alpha-1) ln[alpha/(2 alpha-1) e^{(alpha-1) eps} + (alpha-1)/(2 alpha-1) e^{-alpha eps}]``,
-    evaluated in log space. Vectorized over alpha > 1; tends to epsilon as alpha grows.
+    Mironov 2017, Table II (lemma ``lem-comp-rdp``): ``1/(alpha-1) ln[alpha/(2 alpha-1) e^{(alpha-1) eps} +
+    (alpha-1)/(2 alpha-1) e^{-alpha eps}]``, evaluated in log space; the mechanism's RDP curve under the
+    neighbouring relation Delta_1 is the sensitivity for. It tends to epsilon as alpha grows.
+
+    Parameters
+    ----------
+    alpha : float or array_like
+        Renyi order(s), each > 1.
+    epsilon : float
+        The mechanism's epsilon (sensitivity over scale), > 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The divergence at each order (a float for a scalar ``alpha``).
 
     Examples
     --------
@@ -518,13 +574,26 @@ def rdp_laplace(alpha, epsilon):
     return _pure_dp_curve(alpha, epsilon, _laplace_log_moment)
 
 
-def rdp_pure_dp(alpha, epsilon):
+def rdp_pure_dp(alpha: float | npt.ArrayLike, epsilon: float) -> float | np.ndarray:
     """Largest Renyi divergence of order alpha that an epsilon-DP mechanism can have.
 
-    It is the Renyi divergence of the randomized-response pair (e^eps, 1)/(1+e^eps) vs (1, e^eps)/(1+e^eps),
-    ``1/(alpha-1) ln[(e^{alpha eps} + e^{(1-alpha) eps}) / (1 + e^eps)]``: every epsilon-DP pair of output
-    distributions is a post-processing of that pair, and Renyi divergence cannot grow under post-processing
-    (lemma ``lem-comp-rdp``). At most ``min(epsilon, alpha epsilon^2 / 2)``.
+    Every epsilon-DP pair of output distributions (on two neighbours, under the mechanism's relation) is a
+    post-processing of the randomized-response pair (e^eps, 1)/(1+e^eps) vs (1, e^eps)/(1+e^eps), and Renyi
+    divergence cannot grow under post-processing (lemma ``lem-comp-rdp``); so the answer is that pair's
+    divergence, ``1/(alpha-1) ln[(e^{alpha eps} + e^{(1-alpha) eps}) / (1 + e^eps)]``, at most
+    ``min(epsilon, alpha epsilon^2 / 2)``.
+
+    Parameters
+    ----------
+    alpha : float or array_like
+        Renyi order(s), each > 1.
+    epsilon : float
+        The mechanism's epsilon, > 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The divergence at each order (a float for a scalar ``alpha``).
 
     Examples
     --------
@@ -544,32 +613,43 @@ def _conversion_term(a, delta, conversion):
     return np.log1p(-1.0 / a) - (math.log(delta) + np.log(a)) / (a - 1)
 
 
-def rdp_to_epsilon(rdp_curve, delta, *, conversion="improved") -> tuple[float, float]:
+class RdpEpsilon(NamedTuple):
+    """What :func:`rdp_to_epsilon` returns: the epsilon and the Renyi order that attains it."""
+
+    epsilon: float   # clipped at 0
+    alpha: float     # the order alpha > 1 of the minimum
+
+
+def rdp_to_epsilon(rdp_curve: Callable[[np.ndarray], npt.ArrayLike], delta: float, *,
+                   conversion: str = "improved") -> RdpEpsilon:
     """Convert a Renyi-DP curve to (epsilon, delta)-DP, optimising the order alpha.
 
-    A mechanism that is (alpha, r(alpha))-RDP for every alpha > 1 is (epsilon, delta)-DP with
+    A mechanism that is (alpha, r(alpha))-RDP for every alpha > 1 under a neighbouring relation is
+    (epsilon, delta)-DP under the same relation (lemma ``lem-comp-rdp``) with
 
     * ``conversion="mironov"``: ``epsilon = min_alpha r(alpha) + ln(1/delta) / (alpha - 1)``
       (Mironov 2017, Proposition 3);
     * ``conversion="improved"`` (default): ``epsilon = min_alpha r(alpha) + ln(1 - 1/alpha)
-      - (ln delta + ln alpha) / (alpha - 1)`` (Canonne, Kamath & Steinke 2020, Proposition 12; the same
-      bound is Theorem 21 of Balle et al. 2020). It is smaller for every alpha.
+      - (ln delta + ln alpha) / (alpha - 1)`` (Canonne, Kamath & Steinke 2020, Proposition 12), smaller for
+      every alpha.
 
-    See lemma ``lem-comp-rdp``. The minimum is found on a log grid of alpha - 1 in [1e-4, 1e6] refined by a
-    bounded scalar search; the result is a valid bound whatever alpha the search returns.
+    The minimum is searched on a log grid of alpha - 1 in [1e-4, 1e6], refined by a bounded scalar search;
+    the result is a valid bound whatever alpha the search returns.
 
     Parameters
     ----------
     rdp_curve : callable
-        Vectorized function ``alpha -> r(alpha)`` (e.g. a sum of :func:`rdp_gaussian` terms), alpha > 1.
+        Vectorized function ``alpha -> r(alpha)`` (e.g. a sum of :func:`rdp_gaussian` terms), alpha > 1,
+        returning finite values >= 0.
     delta : float
         Target delta in (0, 1).
     conversion : {"improved", "mironov"}
+        The conversion theorem.
 
     Returns
     -------
-    (epsilon, alpha) : tuple of float
-        The epsilon (clipped at 0) and the order alpha that attains it.
+    RdpEpsilon
+        The NamedTuple ``(epsilon, alpha)``: the epsilon (clipped at 0) and the order that attains it.
 
     Examples
     --------
@@ -612,4 +692,4 @@ def rdp_to_epsilon(rdp_curve, delta, *, conversion="improved") -> tuple[float, f
                                        options={"xatol": 1e-10})
         if res.fun < best:
             best_x, best = float(res.x), float(res.fun)
-    return max(0.0, best), 1.0 + math.exp(best_x)
+    return RdpEpsilon(max(0.0, best), 1.0 + math.exp(best_x))

@@ -6,14 +6,18 @@ The chapter "Composing private releases" proves both rules (theorems ``thm-basic
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Sequence
+
 import numpy as np
+import numpy.typing as npt
 
 from ._validation import check_epsilon, check_real_array, check_relation, check_sensitivity
 
 __all__ = ["composed_epsilon", "laplace_privacy_loss"]
 
 
-def composed_epsilon(epsilons, parts=None, *, relation) -> float:
+def composed_epsilon(epsilons: Sequence[float], parts: Sequence[Hashable | None] | None = None, *,
+                     relation: str) -> float:
     """Total epsilon of a plan of pure DP releases on one dataset, by sequential and parallel composition.
 
     Release j is ``epsilons[j]``-DP on its input. Its input is the whole dataset if ``parts[j]`` is None,
@@ -87,7 +91,8 @@ def composed_epsilon(epsilons, parts=None, *, relation) -> float:
     return whole + (largest if relation == "add_remove" else 2.0 * largest)
 
 
-def laplace_privacy_loss(y, fx, fx_prime, scale) -> np.ndarray:
+def laplace_privacy_loss(y: npt.ArrayLike, fx: npt.ArrayLike, fx_prime: npt.ArrayLike,
+                         scale: float | npt.ArrayLike) -> float | np.ndarray:
     """Exact privacy loss ln(p_x(y) / p_x'(y)) of independent Laplace releases, summed over coordinates.
 
     Release j outputs ``y_j = f_j(x) + Lap(scale_j)``. Its privacy loss at ``y_j`` is

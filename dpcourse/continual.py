@@ -31,7 +31,8 @@ from fractions import Fraction
 import numpy as np
 
 from ._validation import MAX_SIZE, as_rng, check_binary_array, check_choice, check_epsilon, check_positive_int, check_real
-from .discrete import SCALE_LIMIT, _dgauss_from_variance, _dlap, _round_up, discrete_laplace
+from ._sampling import SCALE_LIMIT, _dgauss_from_variance, _dlap, _round_up
+from .discrete import discrete_laplace
 
 __all__ = ["TreeCounter", "tree_counts", "tree_levels", "tree_node_variance", "tree_variance", "naive_counts", "naive_variance",
            "sqrt_factor", "factorization_sensitivity", "factorization_lattice", "factorization_counts",

@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Mapping
 
 import numpy as np
+import numpy.typing as npt
 
 from ._validation import check_distribution, check_real
 
 __all__ = ["privacy_loss", "hockey_stick", "mechanism_epsilon"]
 
 
-def _pair(p, q):
+def _pair(p: npt.ArrayLike, q: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     p = check_distribution(p, "p")
     q = check_distribution(q, "q")
     if p.shape != q.shape:
@@ -24,7 +25,7 @@ def _pair(p, q):
     return p, q
 
 
-def privacy_loss(p, q) -> float:
+def privacy_loss(p: npt.ArrayLike, q: npt.ArrayLike) -> float:
     """The largest absolute privacy loss between two discrete distributions.
 
     Returns ``max_o |ln(p[o] / q[o])|`` over the outcomes ``o`` that either distribution can produce.
@@ -67,14 +68,14 @@ def privacy_loss(p, q) -> float:
     return float(np.max(np.abs(np.log(p[both]) - np.log(q[both]))))
 
 
-def hockey_stick(p, q, epsilon) -> float | np.ndarray:
+def hockey_stick(p: npt.ArrayLike, q: npt.ArrayLike, epsilon: float | npt.ArrayLike) -> float | np.ndarray:
     """The hockey-stick divergence ``sum_o max(p[o] - e^epsilon q[o], 0)``.
 
     It is the smallest delta such that ``P(S) <= e^epsilon Q(S) + delta`` holds for every event ``S``
     (the event ``{o : p[o] > e^epsilon q[o]}`` attains it), i.e. the delta of (epsilon, delta)-DP in the
     direction p -> q. It is not symmetric: check both ``hockey_stick(p, q, eps)`` and
     ``hockey_stick(q, p, eps)`` for a pair of neighbours. At ``epsilon = 0`` it is the total variation
-    distance. Proof: lemma ``lem-hockey-stick`` of the chapter "What differential privacy promises".
+    distance (lemma ``lem-hockey-stick`` of the chapter "What differential privacy promises").
 
     Parameters
     ----------
@@ -115,7 +116,8 @@ def hockey_stick(p, q, epsilon) -> float | np.ndarray:
     return float(out[0]) if scalar else out.reshape(np.shape(epsilon))
 
 
-def mechanism_epsilon(output_distributions, neighbours) -> float:
+def mechanism_epsilon(output_distributions: Mapping[Hashable, npt.ArrayLike],
+                      neighbours: Iterable[tuple[Hashable, Hashable]]) -> float:
     """The exact epsilon of a mechanism with finitely many inputs and outputs.
 
     Parameters

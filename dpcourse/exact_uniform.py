@@ -28,11 +28,16 @@ import bisect
 import decimal
 import functools
 import math
+from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
 __all__: list[str] = []  # internal helpers of the samplers (not releases)
+
+#: ``bounds(P)``: two nondecreasing lists of integers ``lo, hi`` with ``lo[r] <= 2**P B_r <= hi[r]``.
+Bounds = Callable[[int], tuple[Sequence[int], Sequence[int]]]
 
 _BITS = 53
 _ONE53 = 1 << _BITS
@@ -48,7 +53,7 @@ def check_bit_generator(gen: np.random.Generator) -> None:
                         f"53 uniform bits; use one of numpy's PCG64, PCG64DXSM, MT19937, Philox or SFC64")
 
 
-def uniform_prefix(gen: np.random.Generator, shape) -> np.ndarray:
+def uniform_prefix(gen: np.random.Generator, shape: int | tuple[int, ...]) -> np.ndarray:
     """The 53-bit integers k of ``gen.random(shape) == k / 2**53`` (the same draws as the float code)."""
     check_bit_generator(gen)
     return (gen.random(shape) * _ONE53).astype(np.int64)  # exact: every value is an integer below 2**53
@@ -63,7 +68,7 @@ def _fresh_bits(gen: np.random.Generator, n: int) -> int:
     return out
 
 
-def _refine(k: int, bounds, gen: np.random.Generator, cache: dict) -> int:
+def _refine(k: int, bounds: Bounds, gen: np.random.Generator, cache: dict[int, Any]) -> int:
     """Index of the slot of U = (k + V) / 2**53, deciding with ever tighter bounds and more bits of V."""
     u, have, prec = k, _BITS, 64
     while True:
@@ -79,7 +84,8 @@ def _refine(k: int, bounds, gen: np.random.Generator, cache: dict) -> int:
             return passed
 
 
-def choose_slot(k: np.ndarray, bounds, gen: np.random.Generator, bounds53=None) -> np.ndarray:
+def choose_slot(k: np.ndarray, bounds: Bounds, gen: np.random.Generator,
+                bounds53: tuple[Any, Any] | None = None) -> np.ndarray:
     """For each prefix k, the number of boundaries B_r with B_r <= U (exactly), U = (k + V) / 2**53.
 
     ``bounds(P)`` returns two nondecreasing lists of Python ints ``lo, hi`` with
@@ -99,7 +105,8 @@ def choose_slot(k: np.ndarray, bounds, gen: np.random.Generator, bounds53=None) 
     return out.reshape(k.shape)
 
 
-def below(k: np.ndarray, lo53: np.ndarray, hi53: np.ndarray, bounds_of, gen: np.random.Generator) -> np.ndarray:
+def below(k: np.ndarray, lo53: np.ndarray, hi53: np.ndarray, bounds_of: Callable[[Any], Bounds],
+          gen: np.random.Generator) -> np.ndarray:
     """Exact coins: for each k[..., j], whether U = (k + V) / 2**53 < p_j (p_j in [0, 1] real).
 
     ``lo53[j] <= 2**53 p_j <= hi53[j]`` (int64 arrays); ``bounds_of(j)(P)`` gives ``([lo], [hi])`` at
@@ -116,12 +123,17 @@ def below(k: np.ndarray, lo53: np.ndarray, hi53: np.ndarray, bounds_of, gen: np.
     return heads
 
 
-def bernoulli(gen: np.random.Generator, shape, bounds) -> np.ndarray:
+def bernoulli(gen: np.random.Generator, shape: int | tuple[int, ...],
+              bounds: Callable[[int], tuple[int, int]]) -> np.ndarray:
     """Exact coins ``U < p`` of one real probability p, drawing ``gen.random(shape)`` as the float coin
     ``gen.random(shape) < p`` does; ``bounds(P)`` returns integers ``lo <= 2**P p <= hi``."""
     k = uniform_prefix(gen, shape).reshape(-1, 1)
     lo53, hi53 = bounds(_BITS)
-    cached = functools.lru_cache(maxsize=None)(lambda prec: tuple([b] for b in bounds(prec)))
+    @functools.lru_cache(maxsize=None)
+    def cached(prec: int) -> tuple[list[int], list[int]]:
+        lo, hi = bounds(prec)
+        return [lo], [hi]
+
     heads = below(k, np.array([lo53], dtype=np.int64), np.array([hi53], dtype=np.int64), lambda j: cached, gen)
     return heads.reshape(shape)
 
@@ -136,7 +148,7 @@ def dyadic_bounds(value: Fraction, prec: int) -> tuple[int, int]:
     return scaled.numerator // scaled.denominator, -((-scaled.numerator) // scaled.denominator)
 
 
-def _context(prec_bits: int, rounding) -> decimal.Context:
+def _context(prec_bits: int, rounding: str) -> decimal.Context:
     return decimal.Context(prec=int(prec_bits * 0.302) + 3, rounding=rounding, Emin=decimal.MIN_EMIN,
                            Emax=decimal.MAX_EMAX)
 
@@ -144,7 +156,7 @@ def _context(prec_bits: int, rounding) -> decimal.Context:
 _LN2_UP = decimal.Decimal("0.6931471805599454")  # > ln 2
 
 
-def exp_neg_bounds(xs, prec: int) -> tuple[list, list]:
+def exp_neg_bounds(xs: Iterable[tuple[int, int]], prec: int) -> tuple[list[int], list[int]]:
     """Integers ``lo[i] <= 2**prec * exp(-x_i) <= hi[i]`` for exact rationals ``x_i = num / den >= 0``.
 
     ``xs`` holds ``(num, den)`` pairs of Python ints. The argument is bounded by directed rounding,
@@ -190,13 +202,13 @@ def logistic_bounds(x: Fraction, prec: int) -> tuple[int, int]:
     return (one << prec) // (one + e_hi[0]), -((-(one << prec)) // (one + e_lo[0]))
 
 
-def cdf_bounds(weight_bounds) -> object:
+def cdf_bounds(weight_bounds: Bounds) -> Bounds:
     """``bounds(P)`` for the boundaries ``B_r = (w_0 + ... + w_r) / (w_0 + ... + w_(m-1))``, r < m - 1.
 
     ``weight_bounds(P)`` returns integer bounds of ``2**P w_i``; B_r = C / (C + R) grows with the head
     sum C and shrinks with the rest R, so ``C_lo / (C_lo + R_hi) <= B_r <= C_hi / (C_hi + R_lo)``.
     """
-    def bounds(prec):
+    def bounds(prec: int) -> tuple[list[int], list[int]]:
         wl, wh = weight_bounds(prec + 5)
         cl = np.cumsum(np.array(wl, dtype=object))
         ch = np.cumsum(np.array(wh, dtype=object))
@@ -234,7 +246,7 @@ def _exp_tables():
     return out
 
 
-def exp_neg_float_bounds(xs) -> tuple[np.ndarray, np.ndarray]:
+def exp_neg_float_bounds(xs: Sequence[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
     """Float64 arrays ``lo <= exp(-x_i) <= hi`` for exact ``x_i = num / den``: relative width about 2**-44 for
     small x, growing with x to about 2**-18 near x = 43 (the tables hold exp(-i 2**-5) to 2**-80 absolute).
 
@@ -260,13 +272,13 @@ def exp_neg_float_bounds(xs) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
-def exp_neg_bounds53(xs) -> tuple[np.ndarray, np.ndarray]:
+def exp_neg_bounds53(xs: Sequence[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
     """int64 bounds ``lo <= 2**53 exp(-x_i) <= hi`` (coins of permute-and-flip), from the float bounds."""
     wl, wh = exp_neg_float_bounds(xs)
     return np.floor(wl * 2.0**53).astype(np.int64), np.minimum(np.ceil(wh * 2.0**53), 2.0**53).astype(np.int64)
 
 
-def cdf_bounds53(xs):
+def cdf_bounds53(xs: Sequence[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
     """int64 bounds ``lo <= 2**53 B_r <= hi`` of the CDF boundaries for weights exp(-x_i), in float64.
 
     Sums of m positive floats are within a factor ``1 +- m u / (1 - m u)`` of the exact sums; each bound

@@ -21,9 +21,11 @@ mu-GDP -> (epsilon, delta) is :func:`dpcourse.gaussian.gaussian_delta` / :func:`
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import special
 
 from ._validation import check_delta, check_epsilon, check_flag, check_positive_int, check_real, check_real_array
@@ -75,7 +77,7 @@ def _out(values, scalar):
     return float(values[0]) if scalar else values
 
 
-def tradeoff_gaussian(alpha, mu):
+def tradeoff_gaussian(alpha: ArrayLike, mu: float) -> float | np.ndarray:
     """The Gaussian trade-off function ``G_mu(alpha) = Phi(Phi^{-1}(1 - alpha) - mu)``.
 
     ``G_mu = T(N(0, 1), N(mu, 1))`` (theorem ``fdp-thm-gaussian-curve``): the smallest type II error of a
@@ -111,7 +113,7 @@ def tradeoff_gaussian(alpha, mu):
     return _out(beta, scalar)
 
 
-def tradeoff_laplace(alpha, epsilon):
+def tradeoff_laplace(alpha: ArrayLike, epsilon: float) -> float | np.ndarray:
     """The exact trade-off function of the Laplace mechanism with noise scale ``sensitivity / epsilon``.
 
     ``T(Lap(0, 1), Lap(epsilon, 1))`` (theorem ``fdp-thm-laplace-curve``) is
@@ -132,6 +134,11 @@ def tradeoff_laplace(alpha, epsilon):
         Type I errors in [0, 1].
     epsilon : float
         epsilon > 0 (the Laplace scale is sensitivity / epsilon).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        beta at each alpha, same shape as ``alpha``.
 
     Examples
     --------
@@ -160,7 +167,7 @@ def tradeoff_laplace(alpha, epsilon):
     return _out(beta, scalar)
 
 
-def tradeoff_epsilon_delta(alpha, epsilon, delta=0.0):
+def tradeoff_epsilon_delta(alpha: ArrayLike, epsilon: float, delta: float = 0.0) -> float | np.ndarray:
     """The trade-off function ``f_{epsilon, delta}`` that (epsilon, delta)-DP guarantees.
 
     ``f(alpha) = max(0, 1 - delta - e^epsilon alpha, e^-epsilon (1 - delta - alpha))`` (theorem
@@ -177,6 +184,11 @@ def tradeoff_epsilon_delta(alpha, epsilon, delta=0.0):
         epsilon >= 0, finite.
     delta : float, default 0.0
         delta in [0, 1].
+
+    Returns
+    -------
+    float or numpy.ndarray
+        beta at each alpha, same shape as ``alpha``.
 
     Examples
     --------
@@ -210,13 +222,26 @@ def _f_eps_delta(a: np.ndarray, eps: float, d: float) -> np.ndarray:
     return np.maximum(np.maximum(first, math.exp(-eps) * (1.0 - d - a)), 0.0)
 
 
-def tradeoff_randomized_response(alpha, epsilon):
+def tradeoff_randomized_response(alpha: ArrayLike, epsilon: float) -> float | np.ndarray:
     """The exact trade-off function of binary randomized response with ``p = e^epsilon / (1 + e^epsilon)``.
 
     Equal to ``f_{epsilon, 0}`` (theorem ``fdp-thm-rr-curve``): randomized response meets the pure-DP
     curve everywhere, which is why every epsilon-DP mechanism is a post-processing of it on each pair of
     neighbours (Kairouz, Oh & Viswanath 2015). The curve is that of a test allowed its own coins
-    (randomized tests); deterministic tests reach only its corners (0, 1), (1 - p, 1 - p), (1, 0).
+    (randomized tests); deterministic tests reach only its corners (0, 1), (1 - p, 1 - p), (1, 0). Under
+    whichever neighbouring relation the response's epsilon is stated for.
+
+    Parameters
+    ----------
+    alpha : float or array_like
+        Type I errors in [0, 1].
+    epsilon : float
+        epsilon > 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        beta at each alpha, same shape as ``alpha``.
 
     Examples
     --------
@@ -227,7 +252,7 @@ def tradeoff_randomized_response(alpha, epsilon):
     return tradeoff_epsilon_delta(alpha, check_epsilon(epsilon), 0.0)
 
 
-def tradeoff_from_profile(alpha, epsilons, deltas):
+def tradeoff_from_profile(alpha: ArrayLike, epsilons: ArrayLike, deltas: ArrayLike) -> float | np.ndarray:
     """The trade-off function implied by a set of (epsilon_j, delta_j) guarantees: ``max_j f_{epsilon_j, delta_j}``.
 
     If a mechanism is (epsilon_j, delta_j)-DP for every j, it is f-DP with the pointwise maximum of the
@@ -241,6 +266,11 @@ def tradeoff_from_profile(alpha, epsilons, deltas):
         Type I errors in [0, 1].
     epsilons, deltas : array_like
         Equal-length sequences: epsilon_j >= 0 (or inf) and delta_j in [0, 1].
+
+    Returns
+    -------
+    float or numpy.ndarray
+        beta at each alpha, same shape as ``alpha``.
 
     Examples
     --------
@@ -264,7 +294,7 @@ def tradeoff_from_profile(alpha, epsilons, deltas):
     return _out(beta, scalar)
 
 
-def _check_profile_epsilons(epsilons) -> np.ndarray:
+def _check_profile_epsilons(epsilons: ArrayLike) -> np.ndarray:
     """epsilons of a profile (public): a sequence of real numbers >= 0 or +inf, as a float array.
 
     Strings (``["1.0"]``), bools (``[True]``), complex numbers and None are refused by name (numpy would convert
@@ -295,24 +325,29 @@ def _counts(events):
     return acc, acc._counts()
 
 
-def clt_mu_poisson_gaussian(sampling_rate, noise_multiplier, steps) -> float:
+def clt_mu_poisson_gaussian(sampling_rate: float, noise_multiplier: float, steps: int) -> float:
     """The CLT's mu for ``steps`` Poisson-sampled Gaussian steps: ``q sqrt(steps (e^{1/sigma^2} - 1))``.
 
     Theorem ``fdp-thm-clt-sampled``: as T -> infinity with sigma fixed and ``q sqrt(T) -> nu``, the trade-off
     function of the T-step composition converges uniformly to G_mu, mu = nu sqrt(e^{1/sigma^2} - 1), in **both**
-    orders of a pair of neighbours (add/remove one: the record removed, and the record added). One step's pair is
-    not symmetric (at q = 0.5, sigma = 0.5 its two curves are 0.809 and 0.980 at alpha = 0.01), so Dong, Roth &
-    Su's central limit theorem, stated for symmetric trade-off functions (theorem ``fdp-thm-clt``), does not
-    cover it as it stands; the theorem is proved for each order by the Lindeberg-Feller CLT of the log-likelihood
-    ratio and Le Cam's third lemma, and the formula is the one Bu, Dong, Long & Su (2020) give for Poisson
-    sampling. (Symmetrising each step first, ``min{f, f^-1}**`` as Dong, Roth & Su do for sampling without
-    replacement, is covered by their theorem but lets the order change from step to step, which no pair of
-    neighbours does; its limit mu, ``sqrt 2 nu sqrt(e^{1/sigma^2} Phi(3/(2 sigma)) + 3 Phi(-1/(2 sigma)) - 2)``,
-    is larger: 1.71 nu against 1.31 nu at sigma = 1.) For finite T this is an **approximation, not a
-    guarantee**: it can under-report the exact epsilon (measured in ``benchmarks/bench_fdp.py`` against the PLD
-    accountant, which also shows the two orders approaching it from either side). ``noise_multiplier`` must be at
-    least ``1/sqrt(700)`` (about 0.0378), where ``e^{1/sigma^2}`` still fits a float, and ``steps`` small enough
-    that mu fits a float; otherwise the call is refused by name.
+    orders of a pair of add/remove neighbours (the record removed, and the record added); the formula is the one
+    Bu, Dong, Long & Su (2020) give for Poisson sampling. For finite T this is an **approximation, not a
+    guarantee**: it can under-report the exact epsilon (``benchmarks/bench_fdp.py`` compares it with the PLD
+    accountant).
+
+    Parameters
+    ----------
+    sampling_rate : float
+        q in (0, 1].
+    noise_multiplier : float
+        sigma >= ``1/sqrt(700)`` (about 0.0378), where ``e^{1/sigma^2}`` still fits a float; refused by name below.
+    steps : int
+        T >= 1, small enough that mu fits a float (refused by name otherwise).
+
+    Returns
+    -------
+    float
+        mu.
 
     Examples
     --------
@@ -333,19 +368,28 @@ def clt_mu_poisson_gaussian(sampling_rate, noise_multiplier, steps) -> float:
     return gdp_mu(PrivacyAccountant().compose(PoissonSampledEvent(q, GaussianEvent(sigma)), k), clt=True)
 
 
-def gdp_mu(events, *, clt=False) -> float:
+def gdp_mu(events: DpEvent | Sequence[DpEvent] | PrivacyAccountant, *, clt: bool = False) -> float:
     """The Gaussian-DP parameter mu of the accountant's events (a DpEvent, a sequence of them, or an accountant).
 
-    * Gaussian events (any number, any sigmas, composed adaptively): mu-GDP with
-      ``mu = sqrt(sum of runs * (l2_sensitivity / sigma)^2)`` (theorem ``fdp-thm-gdp-composition``); this is a
-      guarantee, and when the sensitivities are attained the composition's trade-off function is exactly G_mu.
-    * Poisson-sampled Gaussian events: only with ``clt=True``, each run contributing
-      ``q^2 (e^{mu_0^2} - 1)`` to mu^2 (theorem ``fdp-thm-clt-sampled``, both orders of add/remove). The result
-      is the central limit theorem's **approximation**, not a guarantee; it is refused unless asked for by name.
-    * The sum is exact (rationals: a run count of any size, 10**400, is welcome), rounded once before the root;
-      a mu beyond the largest float is refused by name.
-    * Pure-DP and Laplace events: :class:`~dpcourse.accounting.NotApplicableError` (their compositions
-      are not exactly Gaussian; use :func:`tradeoff_curve`).
+    * Gaussian events (any number, any sigmas, composed adaptively): mu-GDP under the events' neighbouring
+      relation with ``mu = sqrt(sum of runs * (l2_sensitivity / sigma)^2)`` (theorem ``fdp-thm-gdp-composition``),
+      a guarantee; when the sensitivities are attained the composition's trade-off function is exactly G_mu.
+    * Poisson-sampled Gaussian events: only with ``clt=True``, each run contributing ``q^2 (e^{mu_0^2} - 1)``
+      to mu^2 (theorem ``fdp-thm-clt-sampled``, both orders of add/remove): the central limit theorem's
+      **approximation**, not a guarantee.
+    * Pure-DP and Laplace events: :class:`~dpcourse.accounting.NotApplicableError` (use :func:`tradeoff_curve`).
+
+    Parameters
+    ----------
+    events : DpEvent, sequence of DpEvent, or PrivacyAccountant
+        The events; a run count of any size is summed exactly (rationals), rounded once before the root.
+    clt : bool, default False
+        Accept Poisson-sampled Gaussian events with the CLT's approximation.
+
+    Returns
+    -------
+    float
+        mu; a mu beyond the largest float is refused by name.
 
     Examples
     --------
@@ -383,23 +427,16 @@ def gdp_mu(events, *, clt=False) -> float:
                          "leak everything") from None
 
 
-def gdp_mu_for_dp(epsilon, delta) -> float:
+def gdp_mu_for_dp(epsilon: float, delta: float) -> float:
     """The largest mu such that mu-GDP implies (epsilon, delta)-DP (a calibration, not a conversion of a guarantee).
 
-    Direction: this answers "how large may mu be if the release must be (epsilon, delta)-DP?" (for a Gaussian
-    mechanism of l2 sensitivity Delta the smallest noise is ``sigma = Delta / gdp_mu_for_dp(epsilon, delta)``,
-    the analytic Gaussian calibration). It does **not** say that an (epsilon, delta)-DP mechanism is
-    mu-GDP with this mu: with delta > 0 it is mu-GDP for no finite mu in general (``f_{epsilon, delta}(0) =
-    1 - delta < 1 = G_mu(0)``: the mechanism that reveals the record with probability delta). Only
-    mu -> (epsilon, delta(epsilon)) is an exact conversion (theorem ``fdp-thm-gdp-to-dp``).
-
-    mu-GDP implies (epsilon, gaussian_delta(epsilon, mu))-DP and gaussian_delta is increasing in mu (theorem
-    ``fdp-thm-gdp-to-dp``), so the answer is the root of ``gaussian_delta(epsilon, mu) = delta``; it is
-    ``1 / analytic_gaussian_sigma(epsilon, delta)``, then certified: the *exact* profile at the returned mu is at
-    most delta (the computed log profile plus its error bound is at most log delta, see
-    ``dpcourse.gaussian._profile_log``; stepped down, by a step that doubles from one ulp, if rounding in 1/sigma
-    broke it), tested against 100-digit arithmetic down to epsilon = 1e-12 and delta = 5e-324; and
-    ``gaussian_delta(epsilon, mu * (1 + 1e-9)) > delta`` (tested).
+    It answers "how large may mu be if the release must be (epsilon, delta)-DP?", under whichever neighbouring
+    relation the guarantee is stated for: for a Gaussian mechanism of l2 sensitivity Delta the smallest noise is
+    ``sigma = Delta / gdp_mu_for_dp(epsilon, delta)``. It does **not** say that an (epsilon, delta)-DP mechanism
+    is mu-GDP with this mu (with delta > 0 it is mu-GDP for no finite mu in general). The answer is the root of
+    ``gaussian_delta(epsilon, mu) = delta`` (theorem ``fdp-thm-gdp-to-dp``), ``1 / analytic_gaussian_sigma``,
+    certified: the exact profile at the returned mu is at most delta (stepped down where rounding in 1/sigma
+    broke it), and ``gaussian_delta(epsilon, mu * (1 + 1e-9)) > delta``.
 
     Parameters
     ----------
@@ -407,6 +444,11 @@ def gdp_mu_for_dp(epsilon, delta) -> float:
         epsilon > 0.
     delta : float
         delta in (0, 1).
+
+    Returns
+    -------
+    float
+        mu > 0.
 
     Examples
     --------
@@ -433,44 +475,46 @@ def _method_for(counts):
     return "rdp"
 
 
-def tradeoff_curve(events, alpha, *, method=None, deltas=None):
+def tradeoff_curve(events: DpEvent | Sequence[DpEvent] | PrivacyAccountant, alpha: ArrayLike, *,
+                   method: str | None = None, deltas: ArrayLike | None = None) -> float | np.ndarray:
     """A lower bound on the trade-off function of the accountant's events (exact only where a closed form applies).
 
-    ``events`` is what :class:`~dpcourse.accounting.PrivacyAccountant` takes: one DpEvent, a sequence of
-    them, or an accountant. The returned beta(alpha) is a **guarantee**: no test between the composed
-    outputs on two neighbours (under the events' relation) has type I error alpha and type II error below it;
-    an attacker's true-positive rate at false-positive rate alpha is at most ``1 - beta``.
+    The returned beta(alpha) is a **guarantee** under the events' neighbouring relation: no test between the
+    composed outputs on two neighbours has type I error alpha and type II error below it (an attacker's
+    true-positive rate at false-positive rate alpha is at most ``1 - beta``).
 
     * Only Gaussian events: the exact curve G_mu, mu from :func:`gdp_mu` (theorem ``fdp-thm-gdp-composition``).
     * One Laplace event (one run): its exact curve (:func:`tradeoff_laplace`).
     * One pure-DP event (one run): f_{epsilon, 0} (:func:`tradeoff_epsilon_delta`).
     * Anything else: the envelope of f_{epsilon(delta_j), delta_j} over ``deltas`` (theorem
-      ``fdp-thm-profile-envelope``), epsilon(delta_j) from ``PrivacyAccountant.epsilon(delta_j, method)``.
-      ``method=None`` chooses "pld" when a Poisson-sampled event is present, "optimal" for pure-DP events
-      and "rdp" otherwise. Every accountant method returns an upper bound on epsilon (for "pld": the
-      connect-the-dots discretisation is pessimistic, and the FFT round-off is an estimate added to delta, not a
-      proved bound), so the envelope is a lower bound on the exact curve, not the curve: it lies below the exact
-      curve between the tangent lines of the grid (on Gaussian profiles with the default grid at most 0.018
-      below for mu <= 1 and 0.031 for mu up to 6, see :data:`DEFAULT_PROFILE_DELTAS`) and by the accountant's
-      own slack. The envelope is symmetric (every f_{epsilon, delta} is), so it bounds both orders of a pair of
-      neighbours: for add/remove, the removal and the addition of a record.
+      ``fdp-thm-profile-envelope``), epsilon(delta_j) from ``PrivacyAccountant.epsilon(delta_j, method)``. Every
+      accountant method returns an upper bound on epsilon (for "pld" the FFT round-off is an estimate added to
+      delta, not a proved bound), so the envelope lies below the exact curve, by the grid's tangent-line gap
+      (on Gaussian profiles with the default grid at most 0.018 for mu <= 1 and 0.031 up to mu = 6, see
+      :data:`DEFAULT_PROFILE_DELTAS`) and the accountant's slack. It is symmetric, so it bounds both orders of
+      a pair of neighbours (for add/remove: the removal and the addition of a record).
 
     Parameters
     ----------
     events : DpEvent, sequence of DpEvent, or PrivacyAccountant
+        What :class:`~dpcourse.accounting.PrivacyAccountant` takes.
     alpha : float or array_like
         Type I errors (false-positive rates) in [0, 1].
     method : str or None
-        An accountant method (a key of ``ACCOUNTING_METHODS``), used only for the envelope (checked always: a
-        misspelt method is refused by name even where a closed form answers).
+        An accountant method (a key of ``ACCOUNTING_METHODS``) for the envelope, checked always; None chooses
+        "pld" when a Poisson-sampled event is present, "optimal" for pure-DP events and "rdp" otherwise.
     deltas : sequence of float or None
-        The deltas of the envelope (default :data:`DEFAULT_PROFILE_DELTAS`, 31 values from 1e-10 to 0.99).
+        The deltas of the envelope, in (0, 1) (default :data:`DEFAULT_PROFILE_DELTAS`, 31 values).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        beta at each alpha, same shape as ``alpha``.
 
     Examples
     --------
     >>> round(tradeoff_curve(GaussianEvent(sigma=1.0), 0.05), 6) == round(tradeoff_gaussian(0.05, 1.0), 6)
     True
-    >>> from dpcourse.accounting import PoissonSampledEvent
     >>> acc = PrivacyAccountant().compose(PoissonSampledEvent(0.01, GaussianEvent(1.0)), 100)
     >>> b = tradeoff_curve(acc, 0.05, deltas=[1e-6, 1e-3])
     >>> round(b, 4), b <= tradeoff_curve(acc, 0.05, deltas=[1e-6, 1e-3, 1e-2])

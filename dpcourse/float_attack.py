@@ -21,8 +21,11 @@ audit of the release by post-processing.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import cast
 
 import numpy as np
+import numpy.typing as npt
 
 from ._validation import check_epsilon, check_flag, check_real, check_real_array, check_sensitivity, check_size
 from .discrete import laplace_lattice
@@ -40,7 +43,7 @@ _J_MAX = 2**53 - 1                      # largest 53-bit uniform numpy can draw;
 _LOG = np.frompyfunc(math.log, 1, 1)    # the C library's log, as numpy's C sampler calls it
 
 
-def _check_uniform_index(j) -> np.ndarray:
+def _check_uniform_index(j: npt.ArrayLike) -> np.ndarray:
     arr = np.asarray(j)
     if arr.dtype == bool or arr.dtype.kind not in "iu":
         raise TypeError(f"j must hold integers, got dtype {arr.dtype}")
@@ -50,7 +53,7 @@ def _check_uniform_index(j) -> np.ndarray:
     return arr
 
 
-def textbook_laplace_noise(j, scale):
+def textbook_laplace_noise(j: int | npt.ArrayLike, scale: float) -> float | np.ndarray:
     """The noise ``numpy.random.Generator.laplace(0.0, scale)`` returns when its 53-bit uniform is ``j``.
 
     numpy draws ``U = (next_uint64 >> 11) * 2**-53``, rejects U = 0 and returns
@@ -85,21 +88,20 @@ def textbook_laplace_noise(j, scale):
     u = jj.astype(np.float64) * 2.0**-53               # exact: j < 2**53
     low = u < 0.5
     arg = np.where(low, u + u, (2.0 - u) - u)
-    logs = _LOG(arg.ravel()).astype(np.float64).reshape(arg.shape)
+    logs = cast(np.ndarray, _LOG(arg.ravel())).astype(np.float64).reshape(arg.shape)
     scaled = b * logs
     out = np.where(low, scaled, -scaled)
     return float(out) if out.ndim == 0 else out
 
 
-def textbook_reachable(outputs, value, sensitivity, epsilon):
-    """Can ``laplace_mechanism(value, sensitivity, epsilon, secure=False)`` produce each of ``outputs``?
+def textbook_reachable(outputs: npt.ArrayLike, value: float, sensitivity: float, epsilon: float) -> np.ndarray:
+    """Whether ``laplace_mechanism(value, sensitivity, epsilon, secure=False)`` can produce each of ``outputs``.
 
     The textbook release computes ``fl(value + noise_j)`` with ``noise_j = textbook_laplace_noise(j, b)``,
-    ``b = sensitivity / epsilon`` (computed in floating point, as the mechanism does) and j one of the
-    2**53 - 1 uniforms. That is non-decreasing in j, so the j with ``fl(value + noise_j) = o`` form an
-    interval: bisection finds the smallest j with ``fl(value + noise_j) >= o`` in 53 steps, and o is
-    reachable iff that j gives exactly o (theorem ``thm-float-reachability``). Exact, no sampling: an
-    output found unreachable from a neighbour has probability 0 there, and privacy loss +inf.
+    ``b = sensitivity / epsilon`` (in floating point, as the mechanism does) and j one of the 2**53 - 1
+    uniforms. That is non-decreasing in j, so bisection over j decides reachability exactly (theorem
+    ``thm-float-reachability``); no sampling. An output unreachable from a neighbour has probability 0 there:
+    privacy loss +inf.
 
     Parameters
     ----------
@@ -112,7 +114,8 @@ def textbook_reachable(outputs, value, sensitivity, epsilon):
 
     Returns
     -------
-    numpy.ndarray of bool, the shape of ``outputs``
+    numpy.ndarray of bool
+        The shape of ``outputs``.
 
     Examples
     --------
@@ -147,20 +150,25 @@ def textbook_reachable(outputs, value, sensitivity, epsilon):
     return np.asarray(hit, dtype=bool).reshape(o.shape)
 
 
-def lattice_reachable(outputs, spacing):
-    """Is each output a multiple of the lattice spacing ``spacing`` (a power of two)?
+def lattice_reachable(outputs: npt.ArrayLike, spacing: float) -> np.ndarray:
+    """Whether each output is a multiple of the lattice spacing ``spacing`` (a power of two).
 
     A secure release (``secure=True``) outputs ``g (round(value / g) + K)`` with K discrete Laplace (or
-    discrete Gaussian) noise, which gives every integer a positive probability: an output is reachable
-    from *every* input iff it is a multiple of g (theorem ``thm-lattice-laplace``). The remainder
-    ``fmod(o, g)`` is computed exactly in floating point (even where ``o / g`` would underflow), so the
-    test is exact.
+    discrete Gaussian) noise, which gives every integer a positive probability: an output is reachable from
+    *every* input iff it is a multiple of g (theorem ``thm-lattice-laplace``). The remainder ``fmod(o, g)`` is
+    exact in floating point, so the test is exact.
 
     Parameters
     ----------
     outputs : array_like of floats
+        Outputs to test (any shape), finite.
     spacing : float
-        The lattice spacing g, a power of two (``laplace_lattice(...).spacing``).
+        The lattice spacing g, a power of two (``laplace_lattice(...).spacing``); ValueError otherwise.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        The shape of ``outputs``.
 
     Examples
     --------
@@ -174,20 +182,35 @@ def lattice_reachable(outputs, spacing):
     return np.fmod(o, g) == 0.0
 
 
-def lattice_privacy_loss(outputs, value, value_prime, sensitivity, epsilon, *, dim=1):
+def lattice_privacy_loss(outputs: float | npt.ArrayLike, value: float, value_prime: float, sensitivity: float,
+                         epsilon: float, *, dim: int = 1) -> float | np.ndarray:
     """Exact privacy loss ``ln P[M(value) = o] / P[M(value') = o]`` of the secure Laplace release.
 
     M is the lattice release of :func:`dpcourse.laplace_mechanism` with ``secure=True`` for a query with
-    ``dim`` coordinates (here one coordinate is looked at): ``o = g (round(value / g) + K)`` with K
-    discrete Laplace of scale t = ``laplace_lattice(sensitivity, epsilon, dim=dim).lattice_scale``. For a
-    lattice output o = g k the loss is ``(|k - a'| - |k - a|) / t`` with a = round(value/g),
-    a' = round(value'/g), at most ``|a - a'| / t <= epsilon`` when ``|value - value'| <= sensitivity``
-    (lemma ``lem-lattice-rounding``, theorem ``thm-lattice-laplace``). Outputs off the lattice have
-    probability 0 under both inputs and are refused.
+    ``dim`` coordinates (one coordinate is looked at): ``o = g (round(value / g) + K)``, K discrete Laplace of
+    scale t = ``laplace_lattice(sensitivity, epsilon, dim=dim).lattice_scale``. For o = g k the loss is
+    ``(|k - a'| - |k - a|) / t`` with a = round(value/g), a' = round(value'/g): at most epsilon when value and
+    value' are the answers on two neighbours, ``|value - value'| <= sensitivity`` (lemma
+    ``lem-lattice-rounding``, theorem ``thm-lattice-laplace``).
+
+    Parameters
+    ----------
+    outputs : float or array_like of floats
+        Lattice outputs (any shape); an output off the lattice has probability 0 under both inputs: ValueError.
+    value, value_prime : float
+        The true answers on the two inputs, finite.
+    sensitivity, epsilon : float
+        As passed to :func:`dpcourse.laplace_mechanism`, both > 0.
+    dim : int, optional
+        Number of coordinates of the release (default 1), which sets the lattice.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The loss in nats (a float for a scalar output).
 
     Examples
     --------
-    >>> lat = laplace_lattice(1.0, 1.0)
     >>> float(lattice_privacy_loss(-5.0, 0.0, 1.0, 1.0, 1.0)) <= 1.0   # left of both: the largest loss
     True
     """
@@ -207,18 +230,30 @@ def lattice_privacy_loss(outputs, value, value_prime, sensitivity, epsilon, *, d
     return float(out) if out.ndim == 0 else out
 
 
-def impossible_output_mechanism(neighbour, sensitivity, epsilon, *, secure):
+def impossible_output_mechanism(neighbour: float, sensitivity: float, epsilon: float, *,
+                                secure: bool) -> Callable[..., bool | np.ndarray]:
     """A mechanism for :func:`dpcourse.audit_epsilon`: release a count, report "impossible from the neighbour".
 
-    Returns ``mech(count, rng, size=None)``: it draws ``size`` releases
-    ``laplace_mechanism(count, sensitivity, epsilon, secure=secure)`` (one vectorized call) and returns,
-    for each, whether the output is impossible from input ``neighbour`` (:func:`textbook_reachable` for
-    ``secure=False``, :func:`lattice_reachable` for ``secure=True``). The event is fixed once the pair is
-    fixed, so this is post-processing of the release: an epsilon it certifies is a valid lower bound for
-    the release itself (theorem ``thm-audit-validity``). ``secure`` must be given explicitly.
+    The returned ``mech(count, rng, size=None)`` draws ``size`` releases ``laplace_mechanism(count, sensitivity,
+    epsilon, secure=secure)`` (one vectorized call; with ``secure=True`` on the lattice for ``dim = size``, as
+    :func:`dpcourse.laplace_mechanism` chooses it) and returns, for each, whether the output is impossible from
+    input ``neighbour`` (:func:`textbook_reachable` or :func:`lattice_reachable`). The event is fixed once the
+    pair is fixed, so this post-processes the release: an epsilon it certifies is a valid lower bound for the
+    release itself (theorem ``thm-audit-validity``), on the neighbouring pair ``(count, neighbour)``.
 
-    With ``secure=True`` and a vector call, the lattice is the one for ``dim = size`` coordinates, exactly
-    as :func:`dpcourse.laplace_mechanism` chooses it; each coordinate is then an epsilon-DP release.
+    Parameters
+    ----------
+    neighbour : float
+        The neighbouring input's true answer, finite.
+    sensitivity, epsilon : float
+        As passed to :func:`dpcourse.laplace_mechanism`, both > 0.
+    secure : bool
+        The sampler audited (required): the lattice release (True) or the textbook float sampler (False).
+
+    Returns
+    -------
+    callable
+        ``mech(count, rng, size=None)``: a bool for ``size=None``, else a bool array of ``size`` entries.
 
     Examples
     --------
@@ -231,7 +266,7 @@ def impossible_output_mechanism(neighbour, sensitivity, epsilon, *, secure):
     eps = check_epsilon(epsilon)
     safe = check_flag(secure, "secure")
 
-    def mech(count, rng, size=None):
+    def mech(count: float, rng: np.random.Generator | int | None, size: int | None = None) -> bool | np.ndarray:
         n = 1 if size is None else check_size(size)
         out = laplace_mechanism(np.full(n, float(count)), sens, eps, rng=rng, secure=safe)
         if safe:

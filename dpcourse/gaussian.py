@@ -17,11 +17,14 @@ import math
 from fractions import Fraction
 
 import numpy as np
+import numpy.typing as npt
 from scipy import optimize, special
 
 from ._validation import (as_rng, check_delta, check_epsilon, check_flag, check_real, check_real_array,
                           check_sensitivity)
-from .discrete import GaussianLattice, gaussian_lattice, plain_scalar, secure_gaussian, secure_gaussian1
+from .lattice import GaussianLattice, gaussian_lattice
+from .lattice import _plain_scalar as plain_scalar, _secure_gaussian as secure_gaussian
+from .lattice import _secure_gaussian1 as secure_gaussian1
 
 _SQRT2 = np.sqrt(2.0)
 
@@ -35,7 +38,7 @@ __all__ = [
 ]
 
 
-def _check_mu(mu) -> float:
+def _check_mu(mu: object) -> float:
     return check_real(mu, "mu", low=0.0, low_open=True)
 
 
@@ -69,7 +72,7 @@ def _hazard_gap(t: np.ndarray) -> np.ndarray:
     return out
 
 
-def _profile_log(eps, mu) -> tuple[np.ndarray, np.ndarray]:
+def _profile_log(eps: npt.ArrayLike, mu: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """``(log delta(eps, mu), eta)`` elementwise for validated eps >= 0 and mu > 0: the log profile, accurate
     where the formula's two terms cancel, and a bound ``eta`` on its error (theorem ``thm-gaussian-profile``).
 
@@ -148,7 +151,7 @@ def _profile_log(eps, mu) -> tuple[np.ndarray, np.ndarray]:
     return log_delta.reshape(shape), eta.reshape(shape)
 
 
-def _within(eps, mu, log_target) -> np.ndarray:
+def _within(eps: npt.ArrayLike, mu: npt.ArrayLike, log_target: npt.ArrayLike) -> np.ndarray:
     """Whether the exact profile at these float arguments is certainly <= e^log_target (``log delta + eta <=
     log_target``).
 
@@ -160,7 +163,7 @@ def _within(eps, mu, log_target) -> np.ndarray:
     return log_delta + eta <= log_target
 
 
-def gaussian_delta(epsilon, mu) -> float:
+def gaussian_delta(epsilon: float, mu: float) -> float:
     """Exact smallest delta for which a Gaussian mechanism with ``mu = Delta_2 / sigma`` is (epsilon, delta)-DP.
 
     Returns ``Phi(mu/2 - epsilon/mu) - e^epsilon Phi(-mu/2 - epsilon/mu)``, the hockey-stick divergence
@@ -216,15 +219,14 @@ def gaussian_delta(epsilon, mu) -> float:
     return float(value)
 
 
-def gaussian_epsilon(delta, mu) -> float:
+def gaussian_epsilon(delta: float, mu: float) -> float:
     """Smallest epsilon >= 0 for which a Gaussian mechanism with ``mu = Delta_2 / sigma`` is (epsilon, delta)-DP.
 
-    The inverse of :func:`gaussian_delta` in epsilon (which is continuous and strictly decreasing while
-    positive), found by bracketing root search to relative accuracy ~1e-13, then moved up where needed so
-    that it is never optimistic: the *exact* profile at the returned epsilon is at most delta, within the
-    error model of ``_profile_log`` (the computed log profile plus its error bound is at most log delta;
-    tested against 60-digit arithmetic at tiny and huge epsilon and mu and delta down to 5e-324). Returns 0.0
-    when the total variation distance ``gaussian_delta(0, mu)`` is certainly at most delta.
+    The inverse in epsilon of :func:`gaussian_delta` (theorem ``thm-gaussian-profile``), under the neighbouring
+    relation ``Delta_2`` is the l2 sensitivity for. Found by bracketing root search to relative accuracy
+    ~1e-13, then moved up where needed so that it is never optimistic: the exact profile at the returned
+    epsilon is at most delta, within the error model of ``_profile_log`` (tested against 60-digit arithmetic
+    for tiny and huge epsilon and mu and delta down to 5e-324).
 
     Parameters
     ----------
@@ -232,6 +234,12 @@ def gaussian_epsilon(delta, mu) -> float:
         delta in (0, 1).
     mu : float
         l2 sensitivity over sigma, > 0, finite.
+
+    Returns
+    -------
+    float
+        epsilon in nats; 0.0 when the total variation distance ``gaussian_delta(0, mu)`` is certainly at most
+        delta, ``inf`` when epsilon exceeds the largest float.
 
     Examples
     --------
@@ -349,7 +357,7 @@ def _gaussian_epsilon_array(delta: float, mu: np.ndarray) -> np.ndarray:
     return np.where(zero, 0.0, x)
 
 
-def _checked_lattice(l2_sensitivity, epsilon, delta) -> GaussianLattice:
+def _checked_lattice(l2_sensitivity: float, epsilon: float, delta: float) -> GaussianLattice:
     """The lattice of a secure release of one value, its parameters checked as the array path checks them."""
     return gaussian_lattice(check_sensitivity(l2_sensitivity, "l2_sensitivity"), check_epsilon(epsilon),
                             _check_gaussian_delta(delta))
@@ -360,14 +368,14 @@ def _checked_lattice(l2_sensitivity, epsilon, delta) -> GaussianLattice:
 _checked_lattice_cached = functools.lru_cache(maxsize=1024, typed=True)(_checked_lattice)
 
 
-def _scalar_lattice(l2_sensitivity, epsilon, delta) -> GaussianLattice:
+def _scalar_lattice(l2_sensitivity: float, epsilon: float, delta: float) -> GaussianLattice:
     t1, t2, t3 = type(l2_sensitivity), type(epsilon), type(delta)
     if (t1 is float or t1 is int) and (t2 is float or t2 is int) and (t3 is float or t3 is int):
         return _checked_lattice_cached(l2_sensitivity, epsilon, delta)
     return _checked_lattice(l2_sensitivity, epsilon, delta)
 
 
-def _check_gaussian_delta(delta) -> float:
+def _check_gaussian_delta(delta: object) -> float:
     """delta in (0, 1), with a message explaining why delta = 0 is impossible for Gaussian noise."""
     d = check_delta(delta)
     if d == 0.0:
@@ -378,13 +386,14 @@ def _check_gaussian_delta(delta) -> float:
     return d
 
 
-def gaussian_loss_tail(epsilon, mu) -> float:
+def gaussian_loss_tail(epsilon: float, mu: float) -> float:
     """Probability ``P[L > epsilon]`` that the Gaussian privacy loss exceeds epsilon.
 
-    The privacy loss of a Gaussian mechanism with ``mu = Delta_2 / sigma`` is distributed as
-    ``N(mu^2 / 2, mu^2)`` (theorem ``thm-gaussian-profile``), so ``P[L > epsilon] = Phi(mu/2 - epsilon/mu)``.
-    It is an upper bound on the exact delta :func:`gaussian_delta` (lemma ``lem-approx-loss-delta``), the
-    bound that the classic calibration controls; it is not the smallest delta.
+    The privacy loss of a Gaussian mechanism with ``mu = Delta_2 / sigma`` (on two neighbours, under the
+    relation ``Delta_2`` is the l2 sensitivity for) is distributed as ``N(mu^2 / 2, mu^2)`` (theorem
+    ``thm-gaussian-profile``), so ``P[L > epsilon] = Phi(mu/2 - epsilon/mu)``. It bounds the exact delta
+    :func:`gaussian_delta` from above (lemma ``lem-approx-loss-delta``); it is the bound that the classic
+    calibration controls, not the smallest delta.
 
     Parameters
     ----------
@@ -392,6 +401,11 @@ def gaussian_loss_tail(epsilon, mu) -> float:
         epsilon >= 0, finite.
     mu : float
         l2 sensitivity over sigma, > 0, finite.
+
+    Returns
+    -------
+    float
+        The probability, in [0, 1].
 
     Examples
     --------
@@ -408,7 +422,7 @@ def _classic_sigma_formula(eps: float, delta: float, sens: float) -> float:
     return float(np.sqrt(2.0 * np.log(1.25 / delta)) * sens / eps)
 
 
-def gaussian_sigma(epsilon, delta, l2_sensitivity=1.0) -> float:
+def gaussian_sigma(epsilon: float, delta: float, l2_sensitivity: float = 1.0) -> float:
     """The classic calibration ``sigma = sqrt(2 ln(1.25 / delta)) * l2_sensitivity / epsilon``, for epsilon < 1.
 
     Gaussian noise of this standard deviation makes a query of l2 sensitivity ``l2_sensitivity`` (under the
@@ -463,7 +477,7 @@ def _log_gaussian_delta(eps: float, mu: float) -> float:
     return float(_profile_log(eps, mu)[0])
 
 
-def analytic_gaussian_sigma(epsilon, delta, l2_sensitivity=1.0) -> float:
+def analytic_gaussian_sigma(epsilon: float, delta: float, l2_sensitivity: float = 1.0) -> float:
     """The smallest sigma for which Gaussian noise gives (epsilon, delta)-DP: the analytic calibration.
 
     Returns the sigma solving ``gaussian_delta(epsilon, l2_sensitivity / sigma) = delta`` (Balle & Wang 2018,
@@ -543,7 +557,8 @@ def analytic_gaussian_sigma(epsilon, delta, l2_sensitivity=1.0) -> float:
     return sens / float(np.exp(lo))  # the safe end of the bracket (not reached in the tested range)
 
 
-def gaussian_mechanism(value, l2_sensitivity, epsilon, delta, *, rng=None, secure=True):
+def gaussian_mechanism(value: float | npt.ArrayLike, l2_sensitivity: float, epsilon: float, delta: float, *,
+                       rng: np.random.Generator | int | None = None, secure: bool = True) -> float | np.ndarray:
     """Release ``value`` plus independent Gaussian noise per coordinate, (epsilon, delta)-DP.
 
     Privacy: if ``value = f(x)`` for a query ``f`` whose l2 sensitivity (the largest Euclidean distance

@@ -7,16 +7,20 @@ over all bins (theorem ``thm-laplace-max-error`` with corollary ``cor-hist-max-e
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._validation import check_epsilon, check_flag, check_labels, check_real_array, check_relation
-from .discrete import _shape, geometric_mechanism
+from ._sampling import _shape
+from .discrete import geometric_mechanism
 from .laplace import laplace_mechanism
 
 __all__ = ["histogram_sensitivity", "exact_histogram", "dp_histogram"]
 
 
-def histogram_sensitivity(relation) -> float:
+def histogram_sensitivity(relation: str) -> float:
     """l1 sensitivity of a histogram (counts of records per bin): 1 under add/remove, 2 under replace-one.
 
     Adding or removing one record changes one count by 1; replacing one record moves it from one bin to
@@ -30,7 +34,7 @@ def histogram_sensitivity(relation) -> float:
     return 1.0 if check_relation(relation) == "add_remove" else 2.0
 
 
-def _check_edges(bins) -> np.ndarray:
+def _check_edges(bins: ArrayLike) -> np.ndarray:
     edges = check_real_array(bins, "bins", ndim=1)
     if edges.size < 2:
         raise ValueError(f"bins must hold at least 2 edges, got {edges.size}")
@@ -39,7 +43,8 @@ def _check_edges(bins) -> np.ndarray:
     return edges
 
 
-def exact_histogram(data, *, categories=None, bins=None) -> np.ndarray:
+def exact_histogram(data: ArrayLike, *, categories: ArrayLike | None = None,
+                    bins: ArrayLike | None = None) -> np.ndarray:
     """The exact counts of ``data`` per category (or per bin): the query that :func:`dp_histogram` privatises.
 
     Exactly one of ``categories`` and ``bins`` is given.
@@ -104,22 +109,17 @@ def dp_histogram(data, epsilon, *, relation, categories=None, bins=None, rng=Non
                  size=None) -> np.ndarray:
     """Release the counts of ``data`` per category (or bin), each plus Laplace-type noise of scale Delta/epsilon.
 
-    ``Delta = histogram_sensitivity(relation)`` is 1 under add/remove and 2 under replace-one, so the
-    release is epsilon-DP under ``relation`` (theorem ``thm-hist-privacy``). With probability at least
-    ``1 - beta`` every one of the k counts is within ``(Delta / epsilon) ln(k / beta)`` of the truth
-    (corollary ``cor-hist-max-error``; :func:`dpcourse.laplace_max_error_bound`).
+    Guarantee: epsilon-DP under ``relation`` (theorem ``thm-hist-privacy``), with ``Delta =
+    histogram_sensitivity(relation)``: 1 under add/remove, 2 under replace-one (record level). As implemented
+    (``secure=True``) the counts get exact two-sided geometric (discrete Laplace) noise of scale Delta/epsilon,
+    :func:`dpcourse.geometric_mechanism` (theorem ``thm-geometric-privacy``), so the guarantee holds exactly;
+    ``secure=False`` uses the textbook float Laplace sampler, **not** private on a real computer (for
+    demonstrations). With probability at least ``1 - beta`` all k counts are within
+    ``(Delta / epsilon) ln(k / beta)`` of the truth (corollary ``cor-hist-max-error``).
 
-    ``secure=True`` (default): the counts get two-sided geometric (discrete Laplace) noise of scale
-    Delta/epsilon from the exact sampler, :func:`dpcourse.geometric_mechanism` (theorem
-    ``thm-geometric-privacy``), and the release is an int64 array. ``secure=False``: continuous Laplace
-    noise from the textbook float sampler (:func:`dpcourse.laplace_mechanism` with ``secure=False``),
-    a float array; **unsafe** on a real computer, kept for demonstrations.
-
-    The categories (or bin edges) are public and must be fixed before seeing the data; a record that is
-    not a declared category raises ``ValueError`` (a broken contract), while a finite number outside the
-    bin edges is clamped into the first or last bin (see :func:`exact_histogram`). The noisy counts are
-    real numbers that can be negative; rounding or clipping them at 0 afterwards is post-processing and
-    costs no privacy.
+    The categories (or bin edges) are public, fixed before seeing the data: a record that is not a declared
+    category raises ``ValueError``, a finite number outside the edges is clamped into the first or last bin
+    (:func:`exact_histogram`). Noisy counts can be negative; rounding or clipping them is post-processing.
 
     Parameters
     ----------
@@ -130,17 +130,20 @@ def dp_histogram(data, epsilon, *, relation, categories=None, bins=None, rng=Non
     relation : {"add_remove", "replace_one"}
         Neighbouring relation of the guarantee (keyword, required: it sets the noise scale).
     categories : sequence, optional
-        Declared labels (exactly one of ``categories`` and ``bins``).
+        Declared labels, no repeats (exactly one of ``categories`` and ``bins``).
     bins : array_like of floats, optional
-        Declared bin edges.
+        Declared bin edges, strictly increasing and finite.
     rng : None, int or numpy.random.Generator, optional
         Source of randomness.
     secure : bool, default True
         Exact geometric noise on integer counts (True) or the unsafe float Laplace sampler (False).
+    size : None, int or tuple of ints, optional
+        None (default): one release of shape (k,). Otherwise independent releases of the same counts, shape
+        ``(size, k)`` or ``size + (k,)``, each epsilon-DP (all of them together: their number times epsilon).
 
     Returns
     -------
-    numpy.ndarray of int64 (secure) or float64 (``secure=False``), shape (k,)
+    numpy.ndarray of int64 (secure) or float64 (``secure=False``), shape (k,), ``(size, k)`` or ``size + (k,)``
 
     Examples
     --------
@@ -156,6 +159,6 @@ def dp_histogram(data, epsilon, *, relation, categories=None, bins=None, rng=Non
     counts = exact_histogram(data, categories=categories, bins=bins)
     if size is not None:  # independent copies: the noise is drawn per entry, each row is one release
         counts = np.broadcast_to(counts, _shape(size) + counts.shape).copy()
-    if safe:
-        return geometric_mechanism(counts, int(delta), eps, rng=rng)
-    return laplace_mechanism(counts, delta, eps, rng=rng, secure=False)
+    if safe:   # counts is an array: so is the release (the casts only tell the type checker)
+        return cast(np.ndarray, geometric_mechanism(counts, int(delta), eps, rng=rng))
+    return cast(np.ndarray, laplace_mechanism(counts, delta, eps, rng=rng, secure=False))

@@ -49,8 +49,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.optimize import brentq
 from scipy.special import bdtr, gammaln, log_ndtr, ndtri, poch, stdtrit
 
@@ -63,7 +66,9 @@ from .quantiles import _check_resolution, _grid
 from .selection import exponential_mechanism
 
 __all__ = ["PrivateInterval", "mean_interval", "proportion_interval", "difference_of_means_interval",
-           "quantile_interval", "noise_aware_halfwidth", "interval_coverage", "population_parameter",
+           "quantile_interval", "noise_aware_halfwidth", "interval_coverage", "mean_interval_coverage",
+           "proportion_interval_coverage", "difference_interval_coverage", "quantile_interval_coverage",
+           "IntervalCoverage", "MethodCoverage", "population_parameter",
            "course_populations", "coverage_grid", "INTERVAL_METHODS", "MEAN_SPLIT", "BOOTSTRAP_DRAWS",
            "PENGUIN_BOUNDS", "PENGUIN_SPREAD", "QUANTILE_RESOLUTION", "QUANTILE_MAX_RESOLUTION", "MIN_NOISE_SCALE",
            "MEAN_BOUNDS_WIDTH"]
@@ -165,7 +170,7 @@ def _laplace_normal_tail(c, sigma, b):
     return out
 
 
-def noise_aware_halfwidth(sigma, b, level=0.95):
+def noise_aware_halfwidth(sigma: ArrayLike, b: ArrayLike, level: float = 0.95) -> float | np.ndarray:
     """The half-width ``c`` with ``P(|S + L| <= c) = level``, ``S ~ N(0, sigma^2)``, ``L ~ Laplace(b)``.
 
     Theorem ``inf-thm-convolution`` gives the law of ``S + L`` in closed form; ``c`` is found by bisection
@@ -179,8 +184,13 @@ def noise_aware_halfwidth(sigma, b, level=0.95):
         Standard deviation of the (normal) sampling error, >= 0.
     b : float or array_like
         Scale of the Laplace noise, >= 0.
-    level : float
+    level : float, default 0.95
         In (0, 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``c``, of the broadcast shape of ``sigma`` and ``b`` (a float for two numbers).
 
     Examples
     --------
@@ -428,53 +438,45 @@ def _variance_from_moments(m_t, v_t, lo, hi):
     return np.clip(np.asarray(v_t) - (np.clip(m_t, lo, hi) - mid) ** 2, 0.0, h2)
 
 
-def _spent(events) -> float:
+def _spent(events: Sequence[Any]) -> float:
     """The epsilon of the events by basic composition (``math.fsum``: their exact sum, correctly rounded)."""
     return math.fsum(e.epsilon for e in events)
 
 
-def mean_interval(x, lower, upper, epsilon, *, level=0.95, method="noise_aware", rng=None, accountant=None):
+def mean_interval(x: ArrayLike, lower: float, upper: float, epsilon: float, *, level: float = 0.95,
+                  method: str = "noise_aware", rng: np.random.Generator | int | None = None,
+                  accountant: PrivacyAccountant | None = None) -> PrivateInterval:
     """A confidence interval for the mean of the values clamped to ``[lower, upper]``, from a DP release.
 
-    Release (theorem ``inf-thm-mean-privacy``): the clamped mean with Laplace noise of scale
-    ``(upper - lower) / (n eps1)``, ``eps1 = MEAN_SPLIT * epsilon``, and the mean of the squared deviations
-    of the clamped values from the midpoint ``mid`` with scale ``((upper - lower)/2)^2 / (n eps2)``,
-    ``eps2 = epsilon - eps1`` (``eps1 + eps2 = epsilon`` exactly); both with the exact lattice sampler of
-    :func:`dpcourse.laplace_mechanism`, whose sensitivities also cover the float rounding of the means.
-    epsilon-DP under replace-one with ``n`` public (basic composition), for datasets of finite values.
+    Release: the clamped mean (Laplace scale ``(upper - lower) / (n eps1)``, ``eps1 = MEAN_SPLIT * epsilon``) and
+    the mean squared deviation from the midpoint (scale ``((upper - lower)/2)^2 / (n eps2)``, ``eps2 = epsilon -
+    eps1`` exactly), both with :func:`dpcourse.laplace_mechanism`'s exact lattice sampler, whose sensitivities
+    cover the float rounding of the means: epsilon-DP under replace-one with ``n`` public (basic composition,
+    theorem ``inf-thm-mean-privacy``), for datasets of finite values.
 
-    Interval (post-processing): ``m ± c`` with ``m`` the noisy mean, ``v`` the noisy variance
-    (clipped to ``[0, ((upper-lower)/2)^2]``; divisor n, as the released moments are means),
-    ``sigma = sqrt(v / (n - 1))`` (the textbook ``s / sqrt(n)``, ``s^2 = n v / (n - 1)``), ``b`` the mean's
-    Laplace scale (the lattice noise scale the sampler used) and
-
-    * ``"noise_aware"``: ``c`` solves ``mean_k P(|S_k + L| > c) = 1 - level``, the law of theorem
-      ``inf-thm-convolution`` averaged over ``VARIANCE_NODES`` variances ``clip(v + b2 u_k)`` that the noisy
-      second moment (Laplace scale ``b2``) is compatible with, each widened by ``t_{n-1}/z``;
-    * ``"naive"``: ``c = t_{n-1} sigma`` (the textbook ``t`` interval on the released numbers), which ignores the noise.
-
-    It targets the mean of the *clamped* population: values outside the bounds bias it (chapter text).
-    The coverage is asymptotic (central limit theorem, theorem ``inf-thm-coverage``): measured 94-97% on
-    the penguins from n = 50 up at every epsilon from 0.1 to 30, below 95% at n = 10 to 30 when the noise is
-    small (epsilon >= 10; 0.937 at n = 10, epsilon = 30, the textbook t interval 0.94), and for skewed data at
-    small n (0/1 data with p = 0.05: 0.76 at n = 20, about 0.90 at n = 100; use :func:`proportion_interval`
-    for 0/1 data).
+    Interval (post-processing): ``m ± c``, ``m`` the noisy mean, ``v`` the noisy variance (clipped to
+    ``[0, ((upper-lower)/2)^2]``) and ``"noise_aware"``: ``c`` the ``level`` quantile of the sampling error
+    ``N(0, t^2 v / (n - 1))`` plus the mean's Laplace noise (theorem ``inf-thm-convolution``), averaged over
+    ``VARIANCE_NODES`` variances the noisy second moment is compatible with; ``"naive"``: the textbook ``t``
+    interval on the released numbers, which ignores the noise. It targets the *clamped* population mean; its
+    coverage is asymptotic (theorem ``inf-thm-coverage``), below ``level`` at small n with little noise and for
+    skewed data (``benchmarks/bench_inference.py``; use :func:`proportion_interval` for 0/1 data).
 
     Parameters
     ----------
     x : array_like of floats, shape (n,), n >= 2
-        Private values. Finite values of any size are clamped to ``[lower, upper]`` (a Python int beyond
-        the float range too); NaN and +-inf break this contract and are refused with a message that holds
-        nothing computed from the data (impute or drop them before the call).
+        Private values. Finite values of any size are clamped to ``[lower, upper]``; NaN and +-inf break
+        this contract and are refused with a message that holds nothing computed from the data.
     lower, upper : float
-        Public clamping bounds, chosen without looking at the data; ``upper - lower <= 2**500``
-        (``MEAN_BOUNDS_WIDTH``, also for :func:`difference_of_means_interval`), and wide enough for ``n``
-        and ``epsilon`` that both noise scales are at least ``MIN_NOISE_SCALE`` (refused by name otherwise).
+        Public clamping bounds, chosen without the data; ``upper - lower <= MEAN_BOUNDS_WIDTH = 2**500``
+        and wide enough for ``n`` and ``epsilon`` that both noise scales are at least ``MIN_NOISE_SCALE``
+        (refused by name otherwise).
     epsilon : float
         Total privacy parameter, > 0.
     level : float, default 0.95
         Nominal coverage, in (0, 1).
     method : {"noise_aware", "naive"}
+        How the half-width is computed (the release is the same).
     rng : None, int or numpy.random.Generator, optional
     accountant : PrivacyAccountant, optional
         If given, the release's events are composed into it.
@@ -482,6 +484,7 @@ def mean_interval(x, lower, upper, epsilon, *, level=0.95, method="noise_aware",
     Returns
     -------
     PrivateInterval
+        The interval, the release, its noise scales and its two Laplace events.
 
     Examples
     --------
@@ -666,7 +669,9 @@ class _ComplementLaw:
         return 1.0 - self.law.cdf_at(rows, p)
 
 
-def proportion_interval(bits, epsilon, *, level=0.95, method="noise_aware", rng=None, accountant=None):
+def proportion_interval(bits: ArrayLike, epsilon: float, *, level: float = 0.95, method: str = "noise_aware",
+                        rng: np.random.Generator | int | None = None,
+                        accountant: PrivacyAccountant | None = None) -> PrivateInterval:
     """A confidence interval for a proportion from a DP count (theorem ``inf-thm-proportion-exact``).
 
     Release (theorem ``inf-thm-mean-privacy``, item 2): the values are clamped to [0, 1] and summed
@@ -695,8 +700,14 @@ def proportion_interval(bits, epsilon, *, level=0.95, method="noise_aware", rng=
     level : float, default 0.95
         In (0, 1).
     method : {"noise_aware", "naive"}
-    rng : None, int or numpy.random.Generator, optional
-    accountant : PrivacyAccountant, optional
+        How the interval is computed from the count (the release is the same).
+    rng, accountant
+        As in :func:`mean_interval`.
+
+    Returns
+    -------
+    PrivateInterval
+        The interval, the noisy count, its noise scale and its Laplace event.
 
     Examples
     --------
@@ -747,22 +758,39 @@ def _bootstrap_halfwidth(var_x, var_y, n_x, n_y, b_x, b_y, b2_x, b2_y, h2, t_fac
     return np.quantile(np.abs(err), level, axis=1)
 
 
-def difference_of_means_interval(x, y, lower, upper, epsilon, *, level=0.95, method="noise_aware", rng=None,
-                                 accountant=None):
+def difference_of_means_interval(x: ArrayLike, y: ArrayLike, lower: float, upper: float, epsilon: float, *,
+                                 level: float = 0.95, method: str = "noise_aware",
+                                 rng: np.random.Generator | int | None = None,
+                                 accountant: PrivacyAccountant | None = None) -> PrivateInterval:
     """A confidence interval for ``mean(x) - mean(y)`` (both clamped to ``[lower, upper]``) of two groups.
 
     Release: :func:`mean_interval`'s two statistics for each group, each group with the whole ``epsilon``.
-    The groups are disjoint sets of people with **public sizes** (the sizes are in the release and set the
-    noise scales); replacing one record inside its group changes one group's statistics only, so the release
-    is epsilon-DP (parallel composition, theorem ``inf-thm-mean-privacy``). If group membership is private
-    (sizes counted from the data), a replacement can move a record between groups: this function is then
-    not epsilon-DP and must not be used as is (release noisy sizes and charge both groups).
+    The groups are disjoint sets of people with **public sizes**; replacing one record inside its group changes
+    one group's statistics only, so the release is epsilon-DP under replace-one within a group (parallel
+    composition, theorem ``inf-thm-mean-privacy``). If group membership is private (sizes counted from the
+    data), a replacement can move a record between groups: the function is then not epsilon-DP and must not be
+    used as is (release noisy sizes and charge both groups).
+
     Interval (post-processing): ``(m_x - m_y) ± c``; ``"noise_aware"``: ``c`` is the ``level`` quantile of
-    ``|S + L_x - L_y|``, ``S ~ N(0, t^2 (v_x/(n_x-1) + v_y/(n_y-1)))`` with each variance redrawn from its noisy
-    release per draw, estimated from ``BOOTSTRAP_DRAWS`` draws (a
-    parametric bootstrap of the error, whose own randomness is post-processing of the release and drawn
-    from ``rng`` with numpy's samplers); ``"naive"``: ``c = t_{df, (1+level)/2} sqrt(v_x/(n_x-1) + v_y/(n_y-1))`` with
-    ``df = min(n_x, n_y) - 1`` (the ``t`` of the noise-aware law is that quantile over ``z_{(1+level)/2}``).
+    ``|S + L_x - L_y|``, ``S ~ N(0, t^2 (v_x/(n_x-1) + v_y/(n_y-1)))``, each variance redrawn from its noisy
+    release, from ``BOOTSTRAP_DRAWS`` draws of ``rng`` (a parametric bootstrap: post-processing); ``"naive"``:
+    ``c = t_{df} sqrt(v_x/(n_x-1) + v_y/(n_y-1))``, ``df = min(n_x, n_y) - 1``.
+
+    Parameters
+    ----------
+    x, y : array_like of floats, shapes (n_x,) and (n_y,), each n >= 2
+        The two groups' private values, as ``x`` of :func:`mean_interval`.
+    lower, upper : float
+        Public clamping bounds for both groups, as in :func:`mean_interval`.
+    epsilon : float
+        Privacy parameter of each group's release, > 0.
+    level, method, rng, accountant
+        As in :func:`mean_interval`.
+
+    Returns
+    -------
+    PrivateInterval
+        The interval, both groups' releases and noise scales, and one pure-DP event of ``epsilon``.
 
     Examples
     --------
@@ -853,47 +881,26 @@ def _widened(grid, k_lo, k_hi):
     return low, high
 
 
-def quantile_interval(x, q, lower, upper, epsilon, *, level=0.95, method="noise_aware", rng=None,
-                      accountant=None, resolution=QUANTILE_RESOLUTION):
+def quantile_interval(x: ArrayLike, q: float, lower: float, upper: float, epsilon: float, *, level: float = 0.95,
+                      method: str = "noise_aware", rng: np.random.Generator | int | None = None,
+                      accountant: PrivacyAccountant | None = None,
+                      resolution: int = QUANTILE_RESOLUTION) -> PrivateInterval:
     """A confidence interval for the population q-quantile from two DP quantiles on a public grid.
 
-    Release: two exponential-mechanism quantiles (the law of :func:`dpcourse.dp_quantile`: grid point ``y_k``
+    Release: two exponential-mechanism quantiles (the law of :func:`dpcourse.dp_quantile`, grid point ``y_k``
     with probability proportional to ``exp(-epsilon' |c_k - r n| / 2)``, ``c_k`` the number of values below
-    it) at the ranks ``r = q_lo`` and ``r = q_hi``, each with ``epsilon' = epsilon / 2`` (rounded down so that
-    the two sum to at most epsilon exactly), sampled exactly by the secure
-    :func:`dpcourse.exponential_mechanism`: each end is exactly epsilon'-DP, the pair epsilon-DP by basic
-    composition under replace-one (theorem ``inf-thm-mean-privacy``), with no delta (``dp_quantile``'s
-    float weights would add ``(1 + e^epsilon') eta``). A rank clipped to 0 (or 1) makes that end the
-    public bound ``lower`` (``upper``): nothing is released or charged for it.
+    it) at the ranks ``r = q_lo`` and ``q_hi``, each with ``epsilon' = epsilon / 2`` (rounded down), sampled
+    exactly by the secure :func:`dpcourse.exponential_mechanism`: epsilon-DP under replace-one with ``n``
+    public (basic composition, theorem ``inf-thm-mean-privacy``), with no delta. A rank clipped to 0 (or 1)
+    makes that end the public bound ``lower`` (``upper``): nothing is released or charged for it.
 
-    The ranks are ``q -+ c / n`` with ``c`` the ``level`` half-width of ``S + L`` in rank units:
-    ``S ~ N(0, n q (1 - q))`` (the binomial count of sample values below the population quantile) and, for
-    ``"noise_aware"``, ``L ~ Laplace(2 / epsilon')``, the rank error of the exponential mechanism when every gap
-    between sorted values holds the same number of grid points (theorem ``inf-thm-quantile-ranks``);
-    ``"naive"`` takes ``L = 0`` (the order-statistic interval). The interval (post-processing) is the grid
-    point *before* the lower end's and the one *after* the upper end's: on a grid coarse against the data
-    (many values between two grid points, e.g. generous bounds) both ends would otherwise fall on the grid
-    point nearest the quantile and miss it; the widening costs two grid steps. The two ends are independent
-    draws, so the lower one can land above the upper one (about 0.5% of releases at n = 1000, epsilon = 0.1,
-    level 0.95; far more at low levels): the interval is the two widened ends in increasing order, never
-    empty, and it misses only where both orders would (post-processing). Approximate: the rank
-    error depends on the gaps; :func:`interval_coverage` measures the coverage with the exact law.
-
-    Where it holds: the rank rule assumes the rank error ``Laplace(2 / epsilon')`` of equal gaps, i.e. a
-    population density that is positive and roughly flat around the quantile at the scale of the interval
-    (unimodal data: the penguins' body mass; 0.954 for the median of a lognormal population, median 4000,
-    log-sd 0.3, bounds [2000, 7000], n = 100, epsilon = 1). **Multimodal data break it**: when the quantile
-    sits in a low-density valley the mechanism prefers the wide gaps of the valley and its rank error is far
-    from that law. With bounds [2000, 7000], the exact law of the release (:func:`interval_coverage`, 400
-    samples) gives a median coverage of 0.81 for ``1/2 N(3800, 200^2) + 1/2 N(5200, 200^2)`` at n = 100,
-    epsilon = 1 and 0.78 at n = 1000, epsilon = 0.1 (the non-private order-statistic interval: 0.94 and
-    0.95), and 0.81 at n = 100, epsilon = 1 for 45% of the mass in ``N(3500, 50^2)``, 45% in
-    ``N(5500, 50^2)`` and 10% uniform on the valley [4000, 5000]. At small n with next to no noise
-    (epsilon of 100 or 1000) the coverage on the penguins swings with n, because the ranks become whole
-    counts and the rule takes the binomial rank count as normal (no continuity correction): about 0.93 at
-    n = 12, 15, 20 and 25, about 0.97 at n = 11, 14 and 17, between 0.92 and 0.98 for n = 10 to 60 (exact in
-    the privacy noise, 40,000 samples per n). Measure the coverage
-    (:func:`interval_coverage`) on a population like the data before relying on it.
+    The ranks are ``q -+ c / n`` with ``c`` the ``level`` half-width of ``S + L`` in rank units (theorem
+    ``inf-thm-quantile-ranks``): ``S ~ N(0, n q (1 - q))`` and, for ``"noise_aware"``, ``L ~ Laplace(2 /
+    epsilon')``; ``"naive"`` takes ``L = 0``. The interval (post-processing) is the grid point before the lower
+    end's and the one after the upper end's, in increasing order. Approximate: the rule assumes a density
+    positive and roughly flat around the quantile (unimodal data); with the quantile in a valley of multimodal
+    data it under-covers badly (``benchmarks/bench_inference.py``). Measure the coverage with
+    :func:`quantile_interval_coverage` on a population like the data before relying on it.
 
     Parameters
     ----------
@@ -904,13 +911,18 @@ def quantile_interval(x, q, lower, upper, epsilon, *, level=0.95, method="noise_
     lower, upper : float
         Public bounds, chosen without looking at the data.
     epsilon : float
-        > 0.
-    level : float, default 0.95
-    method : {"noise_aware", "naive"}
-    rng, accountant
+        Total privacy parameter, > 0.
+    level, rng, accountant
         As in :func:`mean_interval`.
+    method : {"noise_aware", "naive"}
+        How the ranks are widened.
     resolution : int, default QUANTILE_RESOLUTION = 2**16
         Grid steps between the bounds, 1 to ``QUANTILE_MAX_RESOLUTION = 2**18``.
+
+    Returns
+    -------
+    PrivateInterval
+        The interval, the two released grid points and ranks, and one pure-DP event per released end.
 
     Examples
     --------
@@ -958,16 +970,31 @@ def _clip_uniform_mean(a, w, lo, hi):
     return inside + lo * np.clip((lo - a) / w, 0.0, 1.0) + hi * np.clip((a + w - hi) / w, 0.0, 1.0)
 
 
-def population_parameter(kind, population, *, lower=None, upper=None, q=0.5, spread=0.0):
+def population_parameter(kind: str, population: ArrayLike | tuple[ArrayLike, ArrayLike], *, lower: float | None = None,
+                         upper: float | None = None, q: float = 0.5, spread: float = 0.0) -> float:
     """The parameter an interval of ``kind`` targets, for a population of records (not private: a simulation tool).
 
-    A draw from the population is a record chosen uniformly plus ``Uniform(-spread/2, spread/2)`` jitter
-    (``spread = 0``: the records themselves). ``"mean"``: the mean of the draws clamped to the bounds;
-    ``"proportion"``: the share of ones (0/1 records, no jitter: ``spread`` must be 0); ``"difference"``: clamped
-    mean of ``population[0]`` minus that of ``population[1]`` (``population`` a pair of arrays); ``"quantile"``:
-    the smallest q-quantile ``inf{t : F(t) >= q}`` of the draws' distribution ``F`` (``spread > 0`` needed, so
-    that ``F`` is continuous; the quantile is unique where ``F`` increases through ``q``, i.e. unless no draw
-    falls in an interval around it, as in a gap wider than ``spread`` between two records).
+    A draw from the population is a record chosen uniformly plus ``Uniform(-spread/2, spread/2)`` jitter.
+
+    Parameters
+    ----------
+    kind : {"mean", "proportion", "difference", "quantile"}
+        ``"mean"``: the mean of the draws clamped to the bounds; ``"proportion"``: the share of ones;
+        ``"difference"``: the clamped mean of ``population[0]`` minus that of ``population[1]``;
+        ``"quantile"``: the smallest q-quantile ``inf{t : F(t) >= q}`` of the draws' distribution ``F``.
+    population : array_like of floats, shape (m,), or a pair of them for ``"difference"``
+        The public records (0/1 for ``"proportion"``).
+    lower, upper : float, optional
+        The clamping bounds (``"mean"`` and ``"difference"``).
+    q : float, default 0.5
+        The quantile, in (0, 1) (``"quantile"``).
+    spread : float, default 0.0
+        Width of the jitter, >= 0: 0 for ``"proportion"``, > 0 for ``"quantile"`` (so that ``F`` is continuous
+        and its quantile unique where ``F`` increases through ``q``); refused by name otherwise.
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -984,13 +1011,14 @@ def population_parameter(kind, population, *, lower=None, upper=None, q=0.5, spr
                              f"are), got spread={sp!r}")
         return float(np.mean(check_binary_array(population, "population", ndim=1)))
     if kind == "difference":
-        if isinstance(population, (str, bytes)) or not hasattr(population, "__len__"):
+        pair: Any = population
+        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__"):
             raise TypeError(f"population must be a pair (population_x, population_y) for kind='difference', got "
-                            f"{type(population).__name__}")
-        if len(population) != 2:
+                            f"{type(pair).__name__}")
+        if len(pair) != 2:
             raise ValueError(f"population must be a pair (population_x, population_y) for kind='difference', got "
-                             f"{len(population)} entries")
-        px, py = population
+                             f"{len(pair)} entries")
+        px, py = pair
         out = (population_parameter("mean", px, lower=lower, upper=upper, spread=sp)
                - population_parameter("mean", py, lower=lower, upper=upper, spread=sp))
         return _finite_parameter(out)
@@ -1037,6 +1065,17 @@ def _draw(pop, reps, n, spread, gen):
     return x
 
 
+class _MeanReleases(NamedTuple):
+    """Row-wise simulated :func:`mean_interval` releases and the non-private statistics beside them."""
+
+    means: np.ndarray          # clamped sample means (non-private)
+    variances: np.ndarray      # clamped sample variances, divisor n - 1 (non-private)
+    mean_t: np.ndarray         # released means
+    var_t: np.ndarray          # variances post-processed from the released moments
+    b_mean: float              # Laplace scale of the mean's noise
+    b_moment: float            # Laplace scale of the second moment's noise
+
+
 def _simulated_mean_releases(x, lo, hi, eps, gen):
     """Row-wise :func:`mean_interval` releases (numpy row means; the same secure noise and scales), with the
     non-private sample variance ``s^2`` (divisor n - 1) of the textbook interval."""
@@ -1044,7 +1083,7 @@ def _simulated_mean_releases(x, lo, hi, eps, gen):
     mid, _ = _second_moment_bound(lo, hi)
     means = clamped.mean(axis=1)
     m_t, v_t, b, b2, _ = _noisy_moments(means, ((clamped - mid) ** 2).mean(axis=1), x.shape[1], lo, hi, eps, gen)
-    return means, clamped.var(axis=1, ddof=1), m_t, _variance_from_moments(m_t, v_t, lo, hi), b, b2
+    return _MeanReleases(means, clamped.var(axis=1, ddof=1), m_t, _variance_from_moments(m_t, v_t, lo, hi), b, b2)
 
 
 def _cover(est, half, truth, keep=None, name=None):
@@ -1086,35 +1125,378 @@ def _expected_excess(a_values, a_w, b_values, b_w):
     return float(np.sum(a_w * np.maximum(a_values * cw[idx] - cwv[idx], 0.0)))
 
 
-def interval_coverage(kind, population, n, epsilon, *, reps=1000, level=0.95, lower=None, upper=None, q=0.5,
-                      spread=0.0, resolution=QUANTILE_RESOLUTION, target=None, keep_intervals=False, rng=None):
-    """Coverage and mean width of the noise-aware, naive and non-private intervals, by simulation.
+class MethodCoverage(NamedTuple):
+    """One interval method's simulated coverage, its Monte-Carlo standard error and its intervals' mean width."""
 
-    Each of ``reps`` repetitions draws ``n`` records from ``population`` (see :func:`population_parameter`;
-    for ``"difference"``, ``n`` from each of the two populations), releases the statistics of the
-    interval function of ``kind`` with the release's own exact samplers and noise scales (vectorized over
-    repetitions, each entry drawn as a single release draws; the clamped means are numpy row means rather
-    than the release's exactly rounded ones, a difference of a few ulps), builds the intervals with the
-    interval function's post-processing and checks whether they hold the target parameter. Coverage is
-    over the sampling **and** the privacy noise (definition ``inf-def-coverage``). For ``"quantile"`` the
-    privacy noise is integrated exactly: each repetition contributes the probability, under the exact law
-    of the two exponential-mechanism draws (grid ``resolution``, ends widened and ordered as in
-    :func:`quantile_interval`), that the interval holds the target, and its expected width ``E|B - A|``.
+    coverage: float
+    standard_error: float
+    mean_width: float
 
-    For ``"quantile"`` the standard error is that of the per-sample probabilities, which is unreliable
-    from a few dozen samples when those probabilities are skewed (most near 1, a few far lower); as each
-    lies in [0, 1], ``sqrt(c (1 - c) / reps)`` (``c`` the coverage) bounds the true standard error and is
-    the safe one to quote at small ``reps``.
 
-    ``keep_intervals=True`` (ignored for ``"quantile"``) adds ``"intervals"``: ``method -> (lows, highs)``.
-    ``target`` (optional, a float): the number whose coverage is measured instead of the parameter the
-    intervals aim at, e.g. the population's true mean when the bounds clamp some values.
+@dataclass(frozen=True)
+class IntervalCoverage:
+    """The result of a coverage simulation (:func:`mean_interval_coverage` and the other ``*_interval_coverage``).
+
+    Attributes
+    ----------
+    noise_aware, naive, non_private : MethodCoverage
+        ``(coverage, standard_error, mean_width)`` of the noise-aware and the naive private intervals and of the
+        textbook interval on the (clamped) sample, without noise.
+    truth : float
+        The number whose coverage was measured (the target parameter, or the caller's ``target``).
+    intervals : dict or None
+        With ``keep_intervals=True``: ``method -> (lows, highs)``, the simulated intervals; otherwise None.
+    """
+
+    noise_aware: MethodCoverage
+    naive: MethodCoverage
+    non_private: MethodCoverage
+    truth: float
+    intervals: dict | None = field(default=None, repr=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        """``{"noise_aware": ..., "naive": ..., "non_private": ..., "truth": ...}`` (and ``"intervals"`` if kept):
+        the result as :func:`interval_coverage` returns it."""
+        out: dict[str, Any] = {"noise_aware": self.noise_aware, "naive": self.naive, "non_private": self.non_private,
+                               "truth": self.truth}
+        if self.intervals:
+            out["intervals"] = self.intervals
+        return out
+
+
+class _Simulation(NamedTuple):
+    n: int
+    eps: float
+    reps: int
+    level: float
+    gen: np.random.Generator
+    truth: float
+    z: float
+    tf: float
+    keep: dict | None
+
+
+def _simulation(kind, population, n, epsilon, reps, level, target, keep_intervals, rng, **param):
+    """The checks and the set-up shared by the coverage simulations, in the order a call checks its arguments."""
+    n = check_positive_int(n, "n", minimum=2)
+    eps = check_epsilon(epsilon)
+    reps = check_size(reps, "reps", cap=_MAX_REPS, minimum=2)
+    lev = check_real(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
+    check_size(reps * n, "reps * n")
+    gen = as_rng(rng)
+    truth = population_parameter(kind, population, **param)
+    if target is not None:
+        truth = check_real(target, "target")
+    z, tf = _z(lev), _t_factor(lev, n - 1)
+    keep = {} if check_flag(keep_intervals, "keep_intervals") else None
+    return _Simulation(n, eps, reps, lev, gen, truth, z, tf, keep)
+
+
+def _summary(sim: _Simulation, hits: dict[str, Any], widths: dict[str, Any]) -> IntervalCoverage:
+    per = {}
+    for meth in ("noise_aware", "naive", "non_private"):
+        h = np.asarray(hits[meth], dtype=float)
+        per[meth] = MethodCoverage(float(h.mean()), float(h.std(ddof=1) / math.sqrt(sim.reps)),
+                                   float(np.mean(widths[meth])))
+    return IntervalCoverage(per["noise_aware"], per["naive"], per["non_private"], float(sim.truth),
+                            sim.keep if sim.keep else None)
+
+
+def _mean_coverage(population, n, epsilon, lower, upper, reps, level, spread, target, keep_intervals,
+                   rng):
+    sim = _simulation("mean", population, n, epsilon, reps, level, target, keep_intervals, rng, lower=lower,
+                      upper=upper, spread=spread)
+    n, keep, truth = sim.n, sim.keep, sim.truth
+    lo, hi = check_bounds(lower, upper, max_width=MEAN_BOUNDS_WIDTH)
+    x = _draw(check_real_array(population, "population", ndim=1), sim.reps, n, spread, sim.gen)
+    r = _simulated_mean_releases(x, lo, hi, sim.eps, sim.gen)
+    h2 = _second_moment_bound(lo, hi)[1]
+    hits, widths = {}, {}
+    for meth in INTERVAL_METHODS:
+        hits[meth], widths[meth] = _cover(r.mean_t, _mean_halfwidth(meth, r.var_t, n, r.b_mean, r.b_moment, h2,
+                                                                     sim.level), truth, keep, meth)
+    hits["non_private"], widths["non_private"] = _cover(r.means, sim.z * sim.tf * np.sqrt(r.variances / n), truth,
+                                                        keep, "non_private")
+    return _summary(sim, hits, widths)
+
+
+def mean_interval_coverage(population: ArrayLike, n: int, epsilon: float, *, lower: float, upper: float,
+                           reps: int = 1000, level: float = 0.95, spread: float = 0.0, target: float | None = None,
+                           keep_intervals: bool = False,
+                           rng: np.random.Generator | int | None = None) -> IntervalCoverage:
+    """Coverage and mean width of :func:`mean_interval`'s intervals, by simulation on a public population.
+
+    Not a release: each of ``reps`` repetitions draws ``n`` records from ``population`` (see
+    :func:`population_parameter`), releases them as :func:`mean_interval` does (its exact samplers and noise
+    scales: epsilon-DP under replace-one, theorem ``inf-thm-mean-privacy``; numpy row means, a few ulps from the
+    exactly rounded ones), builds both methods' intervals and checks that they hold the target, the clamped
+    population mean. Coverage is over the sampling and the privacy noise (definition ``inf-def-coverage``).
+
+    Parameters
+    ----------
+    population : array_like of floats, shape (m,)
+        The public records drawn from, uniformly with replacement.
+    n : int
+        Records per repetition, >= 2.
+    epsilon : float
+        The epsilon of each simulated release, > 0.
+    lower, upper : float
+        The bounds of :func:`mean_interval`.
+    reps : int, default 1000
+        Repetitions, in [2, 20000]; ``reps * n`` at most ``MAX_SIZE``.
+    level : float, default 0.95
+        Nominal coverage, in (0, 1).
+    spread : float, default 0.0
+        Width (>= 0) of the uniform jitter added to each drawn record.
+    target : float, optional
+        The number whose coverage is measured instead (e.g. the true mean when the bounds clamp).
+    keep_intervals : bool, default False
+        Keep the simulated intervals in the result's ``intervals``.
+    rng : None, int or numpy.random.Generator, optional
+
+    Returns
+    -------
+    IntervalCoverage
+        ``noise_aware``, ``naive`` and ``non_private`` (the textbook t interval on the clamped sample), each
+        ``(coverage, standard_error, mean_width)``; ``truth``; ``intervals``.
+
+    Examples
+    --------
+    >>> out = mean_interval_coverage([3.0, 5.0], 50, 1.0, lower=0.0, upper=10.0, reps=100, rng=0)
+    >>> out.truth, 0.0 <= out.noise_aware.coverage <= 1.0
+    (4.0, True)
+    """
+    return _mean_coverage(population, n, epsilon, lower, upper, reps, level, spread, target, keep_intervals, rng)
+
+
+def _proportion_coverage(population, n, epsilon, reps, level, target, keep_intervals, rng,
+                         spread=0.0):
+    sim = _simulation("proportion", population, n, epsilon, reps, level, target, keep_intervals, rng, spread=spread)
+    n, keep, truth, z = sim.n, sim.keep, sim.truth, sim.z
+    x = _draw(check_binary_array(population, "population", ndim=1).astype(float), sim.reps, n, 0.0, sim.gen)
+    p_hat = x.mean(axis=1)
+    counts_t, lattice = _proportion_release(x.sum(axis=1), n, sim.eps, sim.gen)
+    p_t = counts_t / n
+    pc = np.clip(p_t, 0.0, 1.0)
+    hits, widths = {}, {}
+    hits["naive"], widths["naive"] = _cover(p_t, z * np.sqrt(pc * (1 - pc) / n), truth, keep, "naive")
+    low, high = _exact_proportion_ends(counts_t, n, lattice, sim.level)
+    if keep is not None:
+        keep["noise_aware"] = (low, high)
+    hits["noise_aware"], widths["noise_aware"] = (low <= truth) & (truth <= high), high - low
+    hits["non_private"], widths["non_private"] = _cover(p_hat, z * np.sqrt(p_hat * (1 - p_hat) / n), truth,
+                                                        keep, "non_private")
+    return _summary(sim, hits, widths)
+
+
+def proportion_interval_coverage(population: ArrayLike, n: int, epsilon: float, *, reps: int = 1000,
+                                 level: float = 0.95, target: float | None = None, keep_intervals: bool = False,
+                                 rng: np.random.Generator | int | None = None) -> IntervalCoverage:
+    """Coverage and mean width of :func:`proportion_interval`'s intervals, by simulation on a public population.
+
+    Not a release: each of ``reps`` repetitions draws ``n`` 0/1 records from ``population``, releases their
+    count as :func:`proportion_interval` does (epsilon-DP under replace-one, theorem ``inf-thm-mean-privacy``),
+    builds the exact noise-aware interval (theorem ``inf-thm-proportion-exact``), the naive (Wald) one and the
+    non-private Wald interval, and checks that they hold the population's share of ones. Coverage is over the
+    sampling and the privacy noise (definition ``inf-def-coverage``).
+
+    Parameters
+    ----------
+    population : array_like of 0/1, shape (m,)
+        The public records drawn from, uniformly with replacement.
+    n : int
+        Records per repetition, >= 2.
+    epsilon : float
+        The epsilon of each simulated release, > 0.
+    reps, level, target, keep_intervals, rng
+        As in :func:`mean_interval_coverage`.
+
+    Returns
+    -------
+    IntervalCoverage
+
+    Examples
+    --------
+    >>> out = proportion_interval_coverage([0, 1] * 50, 100, 1.0, reps=200, rng=0)
+    >>> out.truth, out.noise_aware.coverage > 0.8
+    (0.5, True)
+    """
+    return _proportion_coverage(population, n, epsilon, reps, level, target, keep_intervals, rng)
+
+
+def _difference_coverage(population, n, epsilon, lower, upper, reps, level, spread, target, keep_intervals,
+                         rng):
+    sim = _simulation("difference", population, n, epsilon, reps, level, target, keep_intervals, rng, lower=lower,
+                      upper=upper, spread=spread)
+    n, keep, truth, z, tf, gen = sim.n, sim.keep, sim.truth, sim.z, sim.tf, sim.gen
+    lo, hi = check_bounds(lower, upper, max_width=MEAN_BOUNDS_WIDTH)
+    rx = _simulated_mean_releases(_draw(check_real_array(population[0], "population[0]", ndim=1), sim.reps, n,
+                                        spread, gen), lo, hi, sim.eps, gen)
+    ry = _simulated_mean_releases(_draw(check_real_array(population[1], "population[1]", ndim=1), sim.reps, n,
+                                        spread, gen), lo, hi, sim.eps, gen)
+    d_t = rx.mean_t - ry.mean_t
+    sd_t = tf * np.sqrt((rx.var_t + ry.var_t) / (n - 1))
+    c_t = _bootstrap_halfwidth(rx.var_t, ry.var_t, n, n, rx.b_mean, ry.b_mean, rx.b_moment, ry.b_moment,
+                               _second_moment_bound(lo, hi)[1], tf, sim.level, gen)
+    hits, widths = {}, {}
+    hits["noise_aware"], widths["noise_aware"] = _cover(d_t, c_t, truth, keep, "noise_aware")
+    hits["naive"], widths["naive"] = _cover(d_t, z * sd_t, truth, keep, "naive")
+    hits["non_private"], widths["non_private"] = _cover(rx.means - ry.means,
+                                                        z * tf * np.sqrt((rx.variances + ry.variances) / n),
+                                                        truth, keep, "non_private")
+    return _summary(sim, hits, widths)
+
+
+def difference_interval_coverage(population: tuple[ArrayLike, ArrayLike], n: int, epsilon: float, *, lower: float,
+                                 upper: float, reps: int = 1000, level: float = 0.95, spread: float = 0.0,
+                                 target: float | None = None, keep_intervals: bool = False,
+                                 rng: np.random.Generator | int | None = None) -> IntervalCoverage:
+    """Coverage and mean width of :func:`difference_of_means_interval`'s intervals, by simulation.
+
+    Not a release: each of ``reps`` repetitions draws ``n`` records from each of the two public populations,
+    releases both groups as :func:`difference_of_means_interval` does (epsilon-DP under replace-one inside a
+    group of public size, theorem ``inf-thm-mean-privacy``), builds both methods' intervals (the noise-aware
+    one by its parametric bootstrap) and the textbook one, and checks that they hold the difference of the
+    clamped population means. Coverage is over the sampling and the privacy noise (definition
+    ``inf-def-coverage``).
+
+    Parameters
+    ----------
+    population : pair of array_like of floats
+        The two public populations ``(population_x, population_y)``.
+    n : int
+        Records per group and repetition, >= 2.
+    epsilon : float
+        The epsilon of each simulated release, > 0.
+    lower, upper, reps, level, spread, target, keep_intervals, rng
+        As in :func:`mean_interval_coverage`.
+
+    Returns
+    -------
+    IntervalCoverage
+
+    Examples
+    --------
+    >>> out = difference_interval_coverage(([5.0, 7.0], [1.0, 3.0]), 50, 1.0, lower=0.0, upper=10.0, reps=20,
+    ...                                    rng=0)
+    >>> out.truth
+    4.0
+    """
+    return _difference_coverage(population, n, epsilon, lower, upper, reps, level, spread, target, keep_intervals,
+                                rng)
+
+
+def _quantile_coverage(population, n, epsilon, q, lower, upper, reps, level, spread, resolution, target, rng,
+                       keep_intervals=False):
+    sim = _simulation("quantile", population, n, epsilon, reps, level, target, keep_intervals, rng, q=q,
+                      spread=spread)
+    n, reps, truth = sim.n, sim.reps, sim.truth
+    lo, hi = check_bounds(lower, upper)
+    res = _check_resolution(resolution)
+    x = _draw(check_real_array(population, "population", ndim=1), reps, n, spread, sim.gen)
+    eps_each = _half_epsilon(sim.eps)
+    ranks = {meth: _quantile_ranks(q, n, eps_each, sim.level, meth) for meth in INTERVAL_METHODS}
+    grid = _grid(lo, hi, res)
+    below = grid[np.maximum(np.arange(res + 1) - 1, 0)]     # the widened ends of each released grid point
+    above = grid[np.minimum(np.arange(res + 1) + 1, res)]
+    hits = {meth: np.empty(reps) for meth in INTERVAL_METHODS}
+    widths = {meth: np.empty(reps) for meth in INTERVAL_METHODS}
+    one = np.ones(1)
+    for r in range(reps):
+        counts = np.searchsorted(np.sort(np.clip(x[r], lo, hi)), grid, side="left")
+        for meth in INTERVAL_METHODS:
+            q_lo, q_hi = ranks[meth]
+            # the two widened ends A (lower draw) and B (upper draw): independent; a public bound is a point mass
+            a_v, a_w = (np.array([lo]), one) if q_lo == 0.0 else (below, _end_law(counts, q_lo, n, eps_each))
+            b_v, b_w = (np.array([hi]), one) if q_hi == 1.0 else (above, _end_law(counts, q_hi, n, eps_each))
+            p_low, a_ge, a_eq, mean_low = _end_probabilities(a_v, a_w, truth)
+            b_le, p_high, b_eq, mean_high = _end_probabilities(b_v, b_w, truth)
+            # quantile_interval returns [min(A, B), max(A, B)]: it holds truth if A <= truth <= B or
+            # B <= truth <= A (both when A = B = truth)
+            p_swap, p_tie = b_le * a_ge, a_eq * b_eq
+            hits[meth][r] = p_low * p_high + p_swap - p_tie
+            widths[meth][r] = mean_high - mean_low + 2.0 * _expected_excess(a_v, a_w, b_v, b_w)   # E|B - A|
+    q_lo, q_hi = ranks["naive"]
+    ends = np.quantile(x, [q_lo, q_hi], axis=1, method="inverted_cdf")
+    hits["non_private"] = (ends[0] <= truth) & (truth <= ends[1])
+    widths["non_private"] = ends[1] - ends[0]
+    return _summary(sim, hits, widths)
+
+
+def quantile_interval_coverage(population: ArrayLike, n: int, epsilon: float, *, q: float = 0.5, lower: float,
+                               upper: float, reps: int = 1000, level: float = 0.95, spread: float,
+                               resolution: int = QUANTILE_RESOLUTION, target: float | None = None,
+                               rng: np.random.Generator | int | None = None) -> IntervalCoverage:
+    """Coverage and mean width of :func:`quantile_interval`'s intervals, exact in the privacy noise.
+
+    Not a release: each of ``reps`` repetitions draws ``n`` records from ``population``, and contributes the
+    probability, under the exact law of :func:`quantile_interval`'s two exponential-mechanism draws (epsilon-DP
+    under replace-one, theorem ``inf-thm-quantile-ranks``; grid ``resolution``, ends widened and ordered), that
+    the interval holds the population q-quantile, and the interval's expected width ``E|B - A|``. Coverage is
+    over the sampling and the privacy noise (definition ``inf-def-coverage``). The standard error is that of
+    the per-sample probabilities, unreliable from a few dozen skewed ones: ``sqrt(c (1 - c) / reps)`` (``c``
+    the coverage) bounds the true one.
+
+    Parameters
+    ----------
+    population : array_like of floats, shape (m,)
+        The public records drawn from, uniformly with replacement.
+    n : int
+        Records per repetition, >= 2.
+    epsilon : float
+        The epsilon of each simulated release, > 0.
+    q : float, default 0.5
+        The quantile, in (0, 1).
+    lower, upper, resolution
+        The bounds and the grid of :func:`quantile_interval`.
+    spread : float
+        Width (> 0: the population quantile must be unique) of the uniform jitter added to each record.
+    reps, level, target, rng
+        As in :func:`mean_interval_coverage`.
+
+    Returns
+    -------
+    IntervalCoverage
+        As in :func:`mean_interval_coverage`, with ``intervals`` None.
+
+    Examples
+    --------
+    >>> out = quantile_interval_coverage([1.0, 3.0], 20, 1.0, lower=0.0, upper=4.0, spread=2.0, reps=4,
+    ...                                  resolution=64, rng=0)
+    >>> round(out.truth, 6), 0.0 <= out.noise_aware.coverage <= 1.0
+    (2.0, True)
+    """
+    return _quantile_coverage(population, n, epsilon, q, lower, upper, reps, level, spread, resolution, target, rng)
+
+
+def interval_coverage(kind: str, population: ArrayLike | tuple[ArrayLike, ArrayLike], n: int, epsilon: float, *,
+                      reps: int = 1000, level: float = 0.95, lower: float | None = None, upper: float | None = None,
+                      q: float = 0.5, spread: float = 0.0, resolution: int = QUANTILE_RESOLUTION,
+                      target: float | None = None, keep_intervals: bool = False,
+                      rng: np.random.Generator | int | None = None) -> dict[str, Any]:
+    """Coverage and mean width of the intervals of ``kind``, by simulation, as a dict.
+
+    Calls :func:`mean_interval_coverage`, :func:`proportion_interval_coverage`,
+    :func:`difference_interval_coverage` or :func:`quantile_interval_coverage` with the parameters that
+    kind takes (the others are ignored) and returns :meth:`IntervalCoverage.as_dict`. Not a release: the
+    simulated releases are those of the interval functions (epsilon-DP under replace-one, theorem
+    ``inf-thm-mean-privacy``); coverage is over the sampling and the privacy noise (definition
+    ``inf-def-coverage``).
+
+    Parameters
+    ----------
+    kind : {"mean", "proportion", "difference", "quantile"}
+        Which interval function is simulated.
+    population, n, epsilon
+        As in the function of ``kind`` (for ``"difference"``, a pair of populations).
+    reps, level, lower, upper, q, spread, resolution, target, keep_intervals, rng
+        As in the function of ``kind``; ``keep_intervals`` is ignored for ``"quantile"``.
 
     Returns
     -------
     dict
-        ``method -> (coverage, monte_carlo_standard_error, mean_width)`` for ``"noise_aware"``, ``"naive"``
-        and ``"non_private"`` (the textbook interval on the clamped data, no noise), plus ``"truth"``.
+        ``method -> (coverage, standard_error, mean_width)`` for ``"noise_aware"``, ``"naive"`` and
+        ``"non_private"``, ``"truth"``, and ``"intervals"`` (``method -> (lows, highs)``) if kept.
 
     Examples
     --------
@@ -1123,94 +1505,17 @@ def interval_coverage(kind, population, n, epsilon, *, reps=1000, level=0.95, lo
     ['naive', 'noise_aware', 'non_private', 'truth']
     """
     kind = check_choice(kind, "kind", KINDS)
-    n = check_positive_int(n, "n", minimum=2)
-    eps = check_epsilon(epsilon)
-    reps = check_size(reps, "reps", cap=_MAX_REPS, minimum=2)
-    lev = check_real(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
-    check_size(reps * n, "reps * n")
-    gen = as_rng(rng)
-    truth = population_parameter(kind, population, lower=lower, upper=upper, q=q, spread=spread)
-    if target is not None:
-        truth = check_real(target, "target")
-    z, tf = _z(lev), _t_factor(lev, n - 1)
-    hits, widths = {}, {}
-    keep = {} if check_flag(keep_intervals, "keep_intervals") else None
     if kind == "mean":
-        lo, hi = check_bounds(lower, upper, max_width=MEAN_BOUNDS_WIDTH)
-        x = _draw(check_real_array(population, "population", ndim=1), reps, n, spread, gen)
-        means, var, m_t, var_t, b, b2 = _simulated_mean_releases(x, lo, hi, eps, gen)
-        h2 = _second_moment_bound(lo, hi)[1]
-        for meth in INTERVAL_METHODS:
-            hits[meth], widths[meth] = _cover(m_t, _mean_halfwidth(meth, var_t, n, b, b2, h2, lev), truth, keep,
-                                              meth)
-        hits["non_private"], widths["non_private"] = _cover(means, z * tf * np.sqrt(var / n), truth, keep,
-                                                            "non_private")
+        result = _mean_coverage(population, n, epsilon, lower, upper, reps, level, spread, target, keep_intervals, rng)
     elif kind == "proportion":
-        x = _draw(check_binary_array(population, "population", ndim=1).astype(float), reps, n, 0.0, gen)
-        p_hat = x.mean(axis=1)
-        counts_t, lattice = _proportion_release(x.sum(axis=1), n, eps, gen)
-        p_t = counts_t / n
-        pc = np.clip(p_t, 0.0, 1.0)
-        hits["naive"], widths["naive"] = _cover(p_t, z * np.sqrt(pc * (1 - pc) / n), truth, keep, "naive")
-        low, high = _exact_proportion_ends(counts_t, n, lattice, lev)
-        if keep is not None:
-            keep["noise_aware"] = (low, high)
-        hits["noise_aware"], widths["noise_aware"] = (low <= truth) & (truth <= high), high - low
-        hits["non_private"], widths["non_private"] = _cover(p_hat, z * np.sqrt(p_hat * (1 - p_hat) / n), truth,
-                                                            keep, "non_private")
+        result = _proportion_coverage(population, n, epsilon, reps, level, target, keep_intervals, rng, spread)
     elif kind == "difference":
-        lo, hi = check_bounds(lower, upper, max_width=MEAN_BOUNDS_WIDTH)
-        rx = _simulated_mean_releases(_draw(check_real_array(population[0], "population[0]", ndim=1), reps, n,
-                                            spread, gen), lo, hi, eps, gen)
-        ry = _simulated_mean_releases(_draw(check_real_array(population[1], "population[1]", ndim=1), reps, n,
-                                            spread, gen), lo, hi, eps, gen)
-        d_t = rx[2] - ry[2]
-        sd_t = tf * np.sqrt((rx[3] + ry[3]) / (n - 1))
-        c_t = _bootstrap_halfwidth(rx[3], ry[3], n, n, rx[4], ry[4], rx[5], ry[5], _second_moment_bound(lo, hi)[1],
-                                   tf, lev, gen)
-        hits["noise_aware"], widths["noise_aware"] = _cover(d_t, c_t,
-                                                            truth, keep, "noise_aware")
-        hits["naive"], widths["naive"] = _cover(d_t, z * sd_t, truth, keep, "naive")
-        hits["non_private"], widths["non_private"] = _cover(rx[0] - ry[0], z * tf * np.sqrt((rx[1] + ry[1]) / n),
-                                                            truth, keep, "non_private")
+        result = _difference_coverage(population, n, epsilon, lower, upper, reps, level, spread, target,
+                                      keep_intervals, rng)
     else:
-        lo, hi = check_bounds(lower, upper)
-        res = _check_resolution(resolution)
-        x = _draw(check_real_array(population, "population", ndim=1), reps, n, spread, gen)
-        eps_each = _half_epsilon(eps)
-        ranks = {meth: _quantile_ranks(q, n, eps_each, lev, meth) for meth in INTERVAL_METHODS}
-        grid = _grid(lo, hi, res)
-        below = grid[np.maximum(np.arange(res + 1) - 1, 0)]     # the widened ends of each released grid point
-        above = grid[np.minimum(np.arange(res + 1) + 1, res)]
-        hits = {meth: np.empty(reps) for meth in INTERVAL_METHODS}
-        widths = {meth: np.empty(reps) for meth in INTERVAL_METHODS}
-        one = np.ones(1)
-        for r in range(reps):
-            counts = np.searchsorted(np.sort(np.clip(x[r], lo, hi)), grid, side="left")
-            for meth in INTERVAL_METHODS:
-                q_lo, q_hi = ranks[meth]
-                # the two widened ends A (lower draw) and B (upper draw): independent; a public bound is a point mass
-                a_v, a_w = (np.array([lo]), one) if q_lo == 0.0 else (below, _end_law(counts, q_lo, n, eps_each))
-                b_v, b_w = (np.array([hi]), one) if q_hi == 1.0 else (above, _end_law(counts, q_hi, n, eps_each))
-                p_low, a_ge, a_eq, mean_low = _end_probabilities(a_v, a_w, truth)
-                b_le, p_high, b_eq, mean_high = _end_probabilities(b_v, b_w, truth)
-                # quantile_interval returns [min(A, B), max(A, B)]: it holds truth if A <= truth <= B or
-                # B <= truth <= A (both when A = B = truth)
-                p_swap, p_tie = b_le * a_ge, a_eq * b_eq
-                hits[meth][r] = p_low * p_high + p_swap - p_tie
-                widths[meth][r] = mean_high - mean_low + 2.0 * _expected_excess(a_v, a_w, b_v, b_w)   # E|B - A|
-        q_lo, q_hi = ranks["naive"]
-        ends = np.quantile(x, [q_lo, q_hi], axis=1, method="inverted_cdf")
-        hits["non_private"] = (ends[0] <= truth) & (truth <= ends[1])
-        widths["non_private"] = ends[1] - ends[0]
-    out = {}
-    for meth in ("noise_aware", "naive", "non_private"):
-        h = np.asarray(hits[meth], dtype=float)
-        out[meth] = (float(h.mean()), float(h.std(ddof=1) / math.sqrt(reps)), float(np.mean(widths[meth])))
-    out["truth"] = float(truth)
-    if keep:
-        out["intervals"] = keep
-    return out
+        result = _quantile_coverage(population, n, epsilon, q, lower, upper, reps, level, spread, resolution,
+                                    target, rng, keep_intervals)
+    return result.as_dict()
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -1222,10 +1527,17 @@ PENGUIN_BOUNDS = (2000.0, 7000.0)
 PENGUIN_SPREAD = 25.0
 
 
-def course_populations():
-    """The populations of the chapter's simulations, from data the course ships, as keyword arguments of
-    :func:`interval_coverage` for each kind: penguin body mass (mean, median; male minus female for the
-    difference) and the affairs survey's ``any_affair`` (proportion).
+def course_populations() -> dict[str, dict[str, Any]]:
+    """The populations of the chapter's simulations, from data the course ships.
+
+    Penguin body mass (mean, median; male minus female for the difference), bounds ``PENGUIN_BOUNDS`` and jitter
+    ``PENGUIN_SPREAD``, and the affairs survey's ``any_affair`` (proportion).
+
+    Returns
+    -------
+    dict
+        ``kind -> keyword arguments`` of :func:`interval_coverage` for that kind (``population`` and, where
+        the kind takes them, ``lower``, ``upper``, ``spread``, ``q``).
 
     Examples
     --------
@@ -1245,13 +1557,34 @@ def course_populations():
             "quantile": dict(population=mass, q=0.5, **common)}
 
 
-def coverage_grid(kind, ns, epsilons, *, reps, rng=None, **overrides):
+def coverage_grid(kind: str, ns: Sequence[int], epsilons: Sequence[float], *, reps: int,
+                  rng: np.random.Generator | int | None = None,
+                  **overrides: Any) -> dict[tuple[int, float], dict[str, Any]]:
     """:func:`interval_coverage` of ``kind`` on the course population for every ``(n, epsilon)``.
 
-    Repetitions are run in chunks of at most ``MAX_SIZE // (2 n)`` (and at least 2) so that any ``reps`` from 2
-    to 20,000 fits the per-call cap; each ``n`` in ``ns`` is at most ``MAX_SIZE // 6``.
-    Returns ``{(n, epsilon): result}`` with the chunks pooled (coverage and width averaged, the standard
-    error recomputed from the pooled coverage for 0/1 outcomes, pooled from the chunks' errors otherwise).
+    Not a release: a grid of simulations of the interval functions' releases (epsilon-DP under replace-one,
+    theorem ``inf-thm-mean-privacy``; coverage as in definition ``inf-def-coverage``). Repetitions run in chunks
+    of at most ``MAX_SIZE // (2 n)`` (and at least 2), so that any ``reps`` fits the per-call cap.
+
+    Parameters
+    ----------
+    kind : {"mean", "proportion", "difference", "quantile"}
+        The population of :func:`course_populations` and the interval function simulated.
+    ns : sequence of int
+        Sample sizes, each in [2, MAX_SIZE // 6].
+    epsilons : sequence of float
+        Epsilons, each > 0.
+    reps : int
+        Repetitions per cell, in [2, 20000].
+    rng : None, int or numpy.random.Generator, optional
+    **overrides
+        Keyword arguments of :func:`interval_coverage` replacing the course population's.
+
+    Returns
+    -------
+    dict
+        ``{(n, epsilon): result}``, each result as :func:`interval_coverage`'s with the chunks pooled (coverage
+        and width averaged, the standard error pooled from the chunks').
 
     Examples
     --------

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["Entry", "INVENTORY", "inventory_rows"]
+__all__ = ["Entry", "INVENTORY", "InventoryRow", "inventory_rows"]
 
 
 class Entry(NamedTuple):
@@ -48,14 +48,14 @@ INVENTORY = {
                                         "above for exponential/Gumbel noise)", True, "secure=False: float noise"),
     "quantiles.dp_quantile": Entry("release", "exponential mechanism over intervals, integer draws", True, ""),
     "quantiles.dp_median": Entry("release", "dp_quantile", True, ""),
-    "queries.sparse_vector": Entry("release", "exact discrete Laplace on a lattice", True, ""),
-    "queries.above_threshold": Entry("release", "sparse_vector", True, ""),
-    "queries.sparse_vector_variant": Entry("release", "float Laplace", False,
-                                           "the published (partly broken) variants, reproduced to be audited"),
-    "queries.mwem": Entry("release", "secure exponential mechanism + secure Laplace", True, ""),
-    "queries.smalldb": Entry("release", "secure exponential mechanism", True, ""),
-    "queries.laplace_per_query": Entry("release", "laplace_mechanism", True, ""),
-    "queries.gaussian_per_query": Entry("release", "gaussian_mechanism", True, ""),
+    "svt.sparse_vector": Entry("release", "exact discrete Laplace on a lattice", True, ""),
+    "svt.above_threshold": Entry("release", "sparse_vector", True, ""),
+    "svt.sparse_vector_variant": Entry("release", "float Laplace", False,
+                                       "the published (partly broken) variants, reproduced to be audited"),
+    "query_release.mwem": Entry("release", "secure exponential mechanism + secure Laplace", True, ""),
+    "query_release.smalldb": Entry("release", "secure exponential mechanism", True, ""),
+    "query_release.laplace_per_query": Entry("release", "laplace_mechanism", True, ""),
+    "query_release.gaussian_per_query": Entry("release", "gaussian_mechanism", True, ""),
     # Local model
     "rr.randomized_response": Entry("release", "exact coin U < e^eps/(1+e^eps) on the float code's uniform",
                                     True, "secure=False: float coin (no flip at all once eps > 37)"),
@@ -98,10 +98,10 @@ INVENTORY = {
     "membership.train_models": Entry("simulation", "the caller's training function", True, "not a release"),
     "membership.inclusion_masks": Entry("simulation", _SIM, False, "not a release: who is in each training set"),
     "inference.interval_coverage": Entry("simulation", "repeated intervals", True, "not a release: a study"),
-    "queries.error_versus_queries": Entry("simulation", "laplace/gaussian_per_query", True, "not a release"),
-    "queries.random_subset_queries": Entry("simulation", _SIM, False, "not a release: builds public queries"),
-    "queries.penguin_sex_bits": Entry("simulation", _SIM, False, "not a release: builds a data set"),
-    "queries.tracing_experiment": Entry("simulation", _SIM, False, "not a release: an attack study"),
+    "query_release.error_versus_queries": Entry("simulation", "laplace/gaussian_per_query", True, "not a release"),
+    "attacks.random_subset_queries": Entry("simulation", _SIM, False, "not a release: builds public queries"),
+    "attacks.penguin_sex_bits": Entry("simulation", _SIM, False, "not a release: builds a data set"),
+    "attacks.tracing_experiment": Entry("simulation", _SIM, False, "not a release: an attack study"),
     "lower_bounds.fingerprinting_code": Entry("simulation", _SIM, False, "not a release: builds a code"),
     "lower_bounds.tracing_trial": Entry("simulation", _SIM + " + gaussian_mechanism", False,
                                         "not a release: an attack study"),
@@ -109,7 +109,34 @@ INVENTORY = {
 }
 
 
-def inventory_rows(kind=None):
-    """The inventory as ``(name, kind, sampler, exact, note)`` tuples, sorted by name; ``kind`` filters."""
-    return [(name, e.kind, e.sampler, e.exact, e.note) for name, e in sorted(INVENTORY.items())
+class InventoryRow(NamedTuple):
+    """One row of :func:`inventory_rows`: an :class:`Entry` with the function's name in front."""
+
+    name: str      # "module.function"
+    kind: str
+    sampler: str
+    exact: bool
+    note: str
+
+
+def inventory_rows(kind: str | None = None) -> list[InventoryRow]:
+    """The inventory as ``(name, kind, sampler, exact, note)`` rows, sorted by name.
+
+    Parameters
+    ----------
+    kind : {"release", "simulation", "audit"}, optional
+        Only the entries of that kind; None (default) for all of them.
+
+    Returns
+    -------
+    list of InventoryRow
+        Named tuples ``(name, kind, sampler, exact, note)``: unpacking and indexing work as on plain tuples.
+
+    Examples
+    --------
+    >>> row = inventory_rows("release")[0]
+    >>> row.kind, row == (row.name, row.kind, row.sampler, row.exact, row.note)
+    ('release', True)
+    """
+    return [InventoryRow(name, e.kind, e.sampler, e.exact, e.note) for name, e in sorted(INVENTORY.items())
             if kind is None or e.kind == kind]

@@ -11,8 +11,13 @@ import math
 from fractions import Fraction
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from .discrete import _shape, plain_scalar, secure_laplace, secure_laplace1, secure_laplace_draws
+from ._sampling import _shape
+# The secure helpers are private (dpcourse.lattice); their old names are kept here because chapter 03 prints the
+# source of laplace_mechanism, which calls secure_laplace.
+from .lattice import _plain_scalar as plain_scalar, _secure_laplace as secure_laplace
+from .lattice import _secure_laplace1 as secure_laplace1, _secure_laplace_draws as secure_laplace_draws
 from ._validation import (
     as_rng,
     WIDE_BOUNDS,
@@ -100,27 +105,24 @@ def laplace_mechanism(value, sensitivity, epsilon, *, rng=None, secure=True):
 def dp_mean(x, lower, upper, epsilon, *, rng=None, secure=True, size=None):
     """Release the mean of ``x`` clamped to the public interval ``[lower, upper]``, with Laplace noise.
 
-    Each value is clamped to ``[lower, upper]``, the clamped values are averaged, and Laplace noise of
-    scale ``(upper - lower) / (n * epsilon)`` is added, where ``n = len(x)``, by
-    :func:`laplace_mechanism` (``secure=True``: the exact lattice sampler, the default; ``secure=False``:
-    the unsafe textbook float sampler).
+    The values are clamped to ``[lower, upper]`` and averaged, and :func:`laplace_mechanism` adds noise of scale
+    ``(upper - lower) / (n epsilon)``, ``n = len(x)`` (the exact lattice sampler by default).
 
-    Privacy: epsilon-DP under the **replace-one** relation, in which the number of records ``n`` is
-    public (theorem ``thm-laplace-mean``): replacing one record moves the clamped mean by at most
-    ``(upper - lower) / n``. It is *not* epsilon-DP under add/remove for any epsilon, because the noise
-    scale itself depends on ``n``; under add/remove release a noisy clamped sum and a noisy count
-    instead (see the chapter). ``lower`` and ``upper`` must be chosen without looking at the data.
-
-    Accuracy: if every value lies in ``[lower, upper]`` the release is an unbiased estimate of the mean,
-    with standard deviation ``sqrt(2) (upper - lower) / (n epsilon)``; values outside are clamped, which
-    biases the estimate towards the interval.
+    Guarantee: epsilon-DP under the **replace-one** relation, in which ``n`` is public (theorem
+    ``thm-laplace-mean``), for the mean as computed: the sensitivity passed on also covers the float rounding of
+    the mean (``2**-51 max(|lower|, |upper|)``), and the lattice release is exact (theorem
+    ``thm-lattice-laplace``). It is *not* epsilon-DP under add/remove for any epsilon (the noise scale depends on
+    ``n``): there, release a noisy clamped sum and a noisy count. ``secure=False`` uses the textbook float
+    sampler, not private on a real computer. Accuracy: unbiased when every value lies in ``[lower, upper]``,
+    standard deviation ``sqrt(2) (upper - lower) / (n epsilon)``; clamping biases towards the interval.
 
     Parameters
     ----------
     x : array_like of floats, shape (n,)
         The private values, n >= 1; finite (NaN or +-inf raise: drop missing values first, knowingly).
     lower, upper : float
-        Public clamping bounds, finite, ``lower < upper``, ``upper - lower <= 2**1000``, in the units of ``x``.
+        Public clamping bounds, chosen without looking at the data: finite, ``lower < upper``,
+        ``upper - lower <= 2**1000``, in the units of ``x``.
     epsilon : float
         Privacy parameter, > 0.
     rng : None, int or numpy.random.Generator, optional
@@ -128,17 +130,14 @@ def dp_mean(x, lower, upper, epsilon, *, rng=None, secure=True, size=None):
     secure : bool, default True
         Exact lattice sampler (True) or the unsafe textbook float sampler (False).
     size : None, int or tuple of ints, optional
-        ``None`` (default): one release. Otherwise an array of that shape of *independent* releases of
-        the same mean, each drawn exactly as a single call would draw it (same lattice, same noise
-        scale): for experiments that need many draws of the mechanism. Each entry is epsilon-DP; all
-        of them together are only ``k * epsilon``-DP for ``k`` entries (sequential composition).
-        At most ``MAX_SIZE`` = 10**7 entries per call (:data:`dpcourse._validation.MAX_SIZE`).
+        None (default): one release. Otherwise that shape of independent releases of the same mean, each drawn
+        as a single call draws it and each epsilon-DP (``k * epsilon`` for all k of them); at most ``MAX_SIZE``.
 
     Returns
     -------
     float or numpy.ndarray
-        The noisy clamped mean (it can fall outside ``[lower, upper]``; clip it afterwards if needed,
-        which is post-processing), or an array of ``size`` independent releases.
+        The noisy clamped mean (it can fall outside ``[lower, upper]``: clip it afterwards if needed), or an
+        array of ``size`` independent releases.
 
     Examples
     --------
@@ -247,7 +246,7 @@ def _clamped_sum(values: np.ndarray, lo: float, hi: float) -> float:
     return math.fsum(np.clip(values, lo, hi).tolist())
 
 
-def laplace_tail(t, scale):
+def laplace_tail(t: ArrayLike, scale: float) -> float | np.ndarray:
     """Exact two-sided tail ``P(|Z| >= t) = exp(-t / scale)`` of Z ~ Laplace(0, scale), t >= 0.
 
     Lemma ``lem-laplace-tail``: |Z| is exponential with mean ``scale``. Vectorized over ``t``.
@@ -267,7 +266,7 @@ def laplace_tail(t, scale):
     return float(out) if out.ndim == 0 else out
 
 
-def laplace_max_error_tail(s, k, scale):
+def laplace_max_error_tail(s: ArrayLike, k: int, scale: float) -> float | np.ndarray:
     """Exact ``P(max_i |Z_i| >= s)`` for k independent Laplace(0, scale) variables, s >= 0.
 
     Equal to ``1 - (1 - exp(-s / scale))**k`` by independence (theorem ``thm-laplace-max-error``),
@@ -290,7 +289,7 @@ def laplace_max_error_tail(s, k, scale):
     return float(out) if out.ndim == 0 else out
 
 
-def laplace_max_error_bound(k, scale, beta) -> float:
+def laplace_max_error_bound(k: int, scale: float, beta: float) -> float:
     """Union bound: with probability >= 1 - beta, ``max_i |Z_i| <= scale * ln(k / beta)``.
 
     For k Laplace(0, scale) noise variables, independent or not (theorem ``thm-laplace-max-error``).
@@ -319,7 +318,7 @@ def laplace_max_error_bound(k, scale, beta) -> float:
     return b * (math.log(kk) - math.log(beta))
 
 
-def laplace_max_error_quantile(k, scale, beta) -> float:
+def laplace_max_error_quantile(k: int, scale: float, beta: float) -> float:
     """Exact ``1 - beta`` quantile of ``max_i |Z_i|`` for k *independent* Laplace(0, scale) variables.
 
     The s with ``P(max_i |Z_i| >= s) = beta``, i.e. ``-scale * ln(1 - (1 - beta)^(1/k))`` by theorem
@@ -342,7 +341,7 @@ def laplace_max_error_quantile(k, scale, beta) -> float:
     return -b * math.log(inner)
 
 
-def counting_queries_sample_size(k, alpha, beta, epsilon) -> float:
+def counting_queries_sample_size(k: int, alpha: float, beta: float, epsilon: float) -> float:
     """Smallest n for which k normalised counting queries are answered within ``alpha`` w.p. >= 1 - beta.
 
     With the Laplace mechanism on the vector of k normalised counts (l1 sensitivity ``k / n`` under

@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import special
 
 from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_positive_int, check_real,
@@ -34,7 +36,7 @@ from .accounting import dpsgd_noise_multiplier
 from .exact_uniform import bernoulli, dyadic_bounds
 from .gaussian import gaussian_mechanism
 
-__all__ = ["logistic_regression", "dp_logistic_regression", "logistic_loss", "load_fair_features"]
+__all__ = ["logistic_regression", "dp_logistic_regression", "logistic_loss", "load_fair_features", "FairFeatures"]
 
 #: Ranges of DP-SGD's public parameters in :func:`dp_logistic_regression`. With them (and
 #: learning_rate * regularization <= 1, steps <= 10**6) every iterate stays far below the float range for
@@ -48,7 +50,7 @@ MAX_LEARNING_RATE = 1e6
 GRAD_TOL = 1e-8
 
 
-def _check_xy(X, y, *, unit_ball: bool, min_rows: int = 2):
+def _check_xy(X, y, *, unit_ball, min_rows=2):
     # min_rows = 0 for DP-SGD: under add/remove one, a table of 0 or 1 rows neighbours one of 1 or 2 rows,
     # so it is answered (the message never quotes the private number of rows either).
     X = check_real_array(X, "X", ndim=2, allow_empty=min_rows == 0)
@@ -80,16 +82,35 @@ def _check_lambda(regularization):
     return lam
 
 
-def logistic_loss(w, X, y) -> float:
-    """Average logistic loss (1/n) sum log(1 + exp(-y_i w.x_i)), labels 0/1 or -1/+1 (not private)."""
-    X, yv = _check_xy(X, y, unit_ball=False)
-    w = check_real_array(w, "w", ndim=1)
-    if w.shape[0] != X.shape[1]:
-        raise ValueError(f"w must have {X.shape[1]} entries (one per column of X), got {w.shape[0]}")
-    return float(np.mean(np.logaddexp(0.0, -yv * (X @ w))))
+def logistic_loss(w: ArrayLike, X: ArrayLike, y: ArrayLike) -> float:
+    """Average logistic loss (1/n) sum log(1 + exp(-y_i w.x_i)), labels 0/1 or -1/+1 (not private).
+
+    Parameters
+    ----------
+    w : array_like of shape (d,)
+        Weights.
+    X : array_like of shape (n, d), n >= 2
+        Features.
+    y : array_like of shape (n,)
+        Labels in {0, 1} or {-1, +1}.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(logistic_loss([0.0, 0.0], [[1.0, 0.0], [0.0, 1.0]], [1, 0]), 6)   # log 2
+    0.693147
+    """
+    Xv, yv = _check_xy(X, y, unit_ball=False)
+    wv = check_real_array(w, "w", ndim=1)
+    if wv.shape[0] != Xv.shape[1]:
+        raise ValueError(f"w must have {Xv.shape[1]} entries (one per column of X), got {wv.shape[0]}")
+    return float(np.mean(np.logaddexp(0.0, -yv * (Xv @ wv))))
 
 
-def _norm(v) -> float:
+def _norm(v: np.ndarray) -> float:
     """Euclidean norm of a finite vector; where the plain one overflows (entries above ~1e154), scaled by the
     largest entry first (np.linalg.norm(b) was inf for a huge noise b, which made Newton stop at once at w = 0)."""
     with np.errstate(over="ignore"):
@@ -141,7 +162,7 @@ def _newton(X, yv, lam, linear=None, max_iter=100):
                        "increase regularization or rescale the features")
 
 
-def logistic_regression(X, y, *, regularization=1e-6) -> np.ndarray:
+def logistic_regression(X: ArrayLike, y: ArrayLike, *, regularization: float = 1e-6) -> np.ndarray:
     """Non-private L2-regularised logistic regression (the baseline): the minimiser of J(w), by Newton.
 
     Parameters
@@ -152,6 +173,11 @@ def logistic_regression(X, y, *, regularization=1e-6) -> np.ndarray:
         Labels in {0, 1} or {-1, +1}.
     regularization : float
         lambda > 0 (a tiny default keeps the problem strongly convex on separable data).
+
+    Returns
+    -------
+    numpy.ndarray of shape (d,)
+        The weights (not private).
 
     Examples
     --------
@@ -250,56 +276,40 @@ def _dpsgd(X, yv, eps, delta, lam, gen, *, clip_norm, sampling_rate, steps, expe
     return w
 
 
-def dp_logistic_regression(X, y, epsilon, delta, *, method="dpsgd", regularization=1e-3, clip_norm=0.5,
-                           sampling_rate=None, steps=None, expected_batch_size=None, learning_rate=8.0,
-                           rng=None) -> np.ndarray:
+def dp_logistic_regression(X: ArrayLike, y: ArrayLike, epsilon: float, delta: float, *, method: str = "dpsgd",
+                           regularization: float = 1e-3, clip_norm: float = 0.5, sampling_rate: float | None = None,
+                           steps: int | None = None, expected_batch_size: float | None = None,
+                           learning_rate: float = 8.0, rng: np.random.Generator | int | None = None) -> np.ndarray:
     """Differentially private L2-regularised logistic regression; returns the released weights.
 
-    Guarantees (chapter "Private learning"):
+    Guarantees (chapter "Private learning"), for finite features:
 
-    * ``method="output"`` (Chaudhuri, Monteleoni & Sarwate 2011, Algorithm 1; theorem ``learn-thm-output``):
-      (epsilon, delta)-DP under **replace-one**. The exact minimiser w* has L2 sensitivity 2/(n lambda)
-      when every ||x_i|| <= 1; Newton's method stops within 1e-8/lambda of it and that distance is added to
-      the sensitivity. With delta > 0 the noise is the exact lattice Gaussian of
-      :func:`dpcourse.gaussian_mechanism`; with delta = 0 it is their pure-epsilon noise, density
-      proportional to exp(-epsilon ||b|| / sensitivity) (Gamma norm, uniform direction; a float sampler).
-    * ``method="objective"`` (their Algorithm 2 with c = 1/4; theorem ``learn-thm-objective``): the
-      *exact* minimiser of the perturbed objective is epsilon-DP under **replace-one**, for ||x_i|| <= 1.
-      The returned point is Newton's approximation of it (||grad|| <= 1e-8), for which **no guarantee is
-      claimed**: Chaudhuri et al.'s proof (Theorem 9) needs the exact minimiser; approximate minima
-      perturbation (Iyengar et al. 2019) would cover an approximate minimiser at a cost in delta.
-      ``delta`` is validated but **unused** (the output does not depend on it): the method targets delta = 0.
-    * ``method="dpsgd"`` (theorem ``learn-thm-dpsgd``): (epsilon, delta)-DP under **add/remove one**, delta > 0.
-      Poisson sampling with rate ``sampling_rate`` for ``steps`` steps, each per-example gradient clipped
-      to ``clip_norm``, Gaussian noise ``sigma * clip_norm`` with sigma from
-      :func:`dpcourse.accounting.dpsgd_noise_multiplier` (sampling_rate, steps, epsilon, delta), and the
-      noisy sum divided by the public ``expected_batch_size``. All three are required and are never derived
-      from the private n, so add/remove neighbours run the same mechanism (the caller typically sets
-      ``expected_batch_size = sampling_rate * n_public`` from a public size bound). The noise is a float
-      Gaussian (see the chapter's remark on secure samplers).
+    * ``"output"`` (Chaudhuri, Monteleoni & Sarwate 2011, Algorithm 1; theorem ``learn-thm-output``): (epsilon,
+      delta)-DP under **replace-one** for rows of norm <= 1 (sensitivity 2/(n lambda) plus Newton's 1e-8/lambda),
+      with :func:`dpcourse.gaussian_mechanism`'s exact noise if delta > 0, else float noise ~ exp(-eps ||b|| / sens).
+    * ``"objective"`` (their Algorithm 2 with c = 1/4; theorem ``learn-thm-objective``): the *exact* minimiser
+      of the perturbed objective is epsilon-DP under **replace-one** for rows of norm <= 1; for the returned
+      Newton approximation of it (||grad|| <= 1e-8) **no guarantee is claimed**.
+    * ``"dpsgd"`` (theorem ``learn-thm-dpsgd``): (epsilon, delta)-DP under **add/remove one**, delta > 0:
+      Poisson sampling, per-example clipping to ``clip_norm``, float Gaussian noise ``sigma * clip_norm`` (sigma
+      from :func:`dpcourse.accounting.dpsgd_noise_multiplier`), the noisy sum over ``expected_batch_size``.
 
     Parameters
     ----------
-    X : array of shape (n, d)
-        Features, finite (rows of norm <= 1 for "output" and "objective").
-    y : array of shape (n,)
-        Labels in {0, 1} or {-1, +1}.
+    X, y : array_like, shapes (n, d) and (n,)
+        Features (rows of norm <= 1 for "output" and "objective") and labels in {0, 1} or {-1, +1}.
     epsilon : float
         epsilon > 0.
     delta : float
-        delta in [0, 1); must be > 0 for "dpsgd"; unused by "objective" (pure epsilon).
+        delta in [0, 1); > 0 for "dpsgd"; unused by "objective".
     method : {"dpsgd", "output", "objective"}
     regularization : float
         lambda > 0 of J(w).
     clip_norm : float
-        C in [1e-12, 1e6], per-example gradient clipping norm (dpsgd only).
-    sampling_rate : float
-        Poisson sampling rate q in (0, 1]; required for "dpsgd" (public, chosen without the data).
-    steps : int
-        Number of DP-SGD steps, in [1, 10**6] (a cap: more is refused at once); required for "dpsgd" (public).
-    expected_batch_size : float
-        Public normaliser of the noisy gradient sum, in [1e-3, 1e12]; required for "dpsgd" (e.g. q times a
-        public n).
+        Per-example gradient clipping norm C in [1e-12, 1e6] (dpsgd only).
+    sampling_rate, steps, expected_batch_size : float, int, float
+        DP-SGD's Poisson rate in (0, 1], steps in [1, 10**6], normaliser in [1e-3, 1e12] (e.g. the rate times a
+        public n): public, required for "dpsgd", never derived from the private n.
     learning_rate : float
         Step size in (0, 1e6] with ``learning_rate * regularization <= 1`` (dpsgd only).
     rng : None, int or numpy.random.Generator
@@ -310,8 +320,7 @@ def dp_logistic_regression(X, y, epsilon, delta, *, method="dpsgd", regularizati
 
     Examples
     --------
-    >>> gen = np.random.default_rng(0)
-    >>> X = gen.normal(size=(500, 3)) / 3
+    >>> X = np.random.default_rng(0).normal(size=(500, 3)) / 3
     >>> X /= np.maximum(1, np.linalg.norm(X, axis=1))[:, None]
     >>> y = (X[:, 0] > 0).astype(int)
     >>> dp_logistic_regression(X, y, 1.0, 1e-5, method="output", regularization=0.01, rng=1).shape
@@ -357,13 +366,32 @@ FAIR_BOUNDS = {
 }
 
 
-def load_fair_features():
+class FairFeatures(NamedTuple):
+    """The Redbook affairs survey as a learning problem (:func:`load_fair_features`)."""
+
+    X: np.ndarray
+    y: np.ndarray
+    names: list[str]
+
+
+def load_fair_features() -> FairFeatures:
     """The Redbook affairs survey (Fair 1978; 6,366 women) as a learning problem: ``(X, y, names)``.
 
-    ``y`` = 1 if the respondent reported any time in extramarital affairs (the sensitive label), else 0.
-    ``X`` holds the eight other columns, each mapped to [0, 1] by the public bounds :data:`FAIR_BOUNDS`
-    (values outside are clamped), then a constant 1 (the intercept), all divided by 3 = sqrt(9): every row
-    has Euclidean norm <= 1, as output and objective perturbation require.
+    ``X`` holds the eight answer columns, each mapped to [0, 1] by the public bounds :data:`FAIR_BOUNDS` (values
+    outside are clamped), then a constant 1 (the intercept), all divided by 3 = sqrt(9): every row has Euclidean
+    norm <= 1, as output and objective perturbation require.
+
+    Returns
+    -------
+    FairFeatures
+        ``X`` (6366, 9); ``y``, 1 if the respondent reported any time in extramarital affairs (the sensitive
+        label), else 0; ``names``, the columns' names.
+
+    Examples
+    --------
+    >>> X, y, names = load_fair_features()
+    >>> X.shape, names[-1]
+    ((6366, 9), 'intercept')
     """
     from .data import read_csv
 
@@ -373,19 +401,40 @@ def load_fair_features():
         cols.append((np.clip(table[name], lo, hi) - lo) / (hi - lo))
     cols.append(np.ones(table["any_affair"].shape[0]))
     X = np.column_stack(cols) / 3.0
-    return X, table["any_affair"].astype(int), list(FAIR_BOUNDS) + ["intercept"]
+    return FairFeatures(X, table["any_affair"].astype(int), list(FAIR_BOUNDS) + ["intercept"])
 
 
-def dpsgd_epsilon_by_composition(sampling_rate, noise_multiplier, steps, delta, *, method="basic") -> float:
-    """Epsilon of DP-SGD by the generic route: each step is a Gaussian mechanism, (eps_0, delta_0)-DP by its
-    exact profile, amplified by Poisson sampling to (log(1 + q(e^eps_0 - 1)), q delta_0) (theorem
-    ``learn-thm-amplification``), then composed over the steps (add/remove one).
+def dpsgd_epsilon_by_composition(sampling_rate: float, noise_multiplier: float, steps: int, delta: float, *,
+                                 method: str = "basic") -> float:
+    """Epsilon of DP-SGD by the generic route: per-step Gaussian guarantee, amplification, composition.
 
-    * ``method="basic"``: k eps_1 with k q delta_0 = delta.
-    * ``method="advanced"``: advanced composition of the k amplified steps with half of delta for the
-      steps (k q delta_0 = delta/2) and half for the composition (delta' = delta/2).
+    Each step is a Gaussian mechanism, (eps_0, delta_0)-DP by its exact profile, amplified by Poisson sampling to
+    (log(1 + q(e^eps_0 - 1)), q delta_0) (theorem ``learn-thm-amplification``), then composed over the steps,
+    under add/remove one. Not tight by design: the chapter compares it with :func:`dpcourse.dpsgd_epsilon`.
 
-    The chapter compares these with :func:`dpcourse.dpsgd_epsilon` (RDP and PLD). Not tight by design.
+    Parameters
+    ----------
+    sampling_rate : float
+        Poisson rate q in (0, 1].
+    noise_multiplier : float
+        sigma > 0.
+    steps : int
+        k >= 1.
+    delta : float
+        delta in (0, 1).
+    method : {"basic", "advanced"}
+        ``"basic"``: k eps_1 with k q delta_0 = delta; ``"advanced"``: advanced composition of the k steps,
+        half of delta for the steps (k q delta_0 = delta/2) and half for the composition.
+
+    Returns
+    -------
+    float
+        epsilon.
+
+    Examples
+    --------
+    >>> round(dpsgd_epsilon_by_composition(1.0, 1.0, 1, 1e-5), 4)
+    4.3772
     """
     from .accounting import subsampling_amplification
     from .composition import advanced_composition

@@ -41,8 +41,10 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._validation import (
     as_rng,
@@ -97,7 +99,7 @@ def _threshold_down(prob: float) -> int:
     return int(min(max(t, 1), _TWO64 - 1))
 
 
-def _coin(gen: np.random.Generator, threshold: int, shape) -> np.ndarray:
+def _coin(gen: np.random.Generator, threshold: int, shape: int | tuple[int, ...]) -> np.ndarray:
     """Boolean array, each entry True with probability exactly ``threshold / 2**64``, independently.
 
     ``Generator.integers(0, 2**64, dtype=uint64)`` is uniform on [0, 2**64) whatever the bit generator
@@ -154,7 +156,7 @@ def _krr_flip_threshold(k: int, epsilon: float) -> int:
     return _TWO64 - _threshold_down(1.0 / (1.0 + x))
 
 
-def _krr_probs(k: int, epsilon: float):
+def _krr_probs(k: int, epsilon: float) -> tuple[int, Fraction, Fraction]:
     t = _krr_flip_threshold(k, epsilon)
     flip = Fraction(t, _TWO64)
     p, q = 1 - flip, flip / (k - 1)
@@ -163,7 +165,7 @@ def _krr_probs(k: int, epsilon: float):
     return t, p, q
 
 
-def _check_ldp_epsilon(epsilon) -> float:
+def _check_ldp_epsilon(epsilon: float) -> float:
     """epsilon > 0 as everywhere, and >= MIN_EPSILON = 1e-9, for every domain size d <= 2**24.
 
     The rounding of the coins costs at most ``2**-48 + 2**-63 + 2**-64 max(d, 2 e^eps)`` in epsilon
@@ -176,7 +178,7 @@ def _check_ldp_epsilon(epsilon) -> float:
     return eps
 
 
-def oracle_probabilities(oracle, domain_size, epsilon) -> dict:
+def oracle_probabilities(oracle: str, domain_size: int, epsilon: float) -> dict[str, Any]:
     """The exact output probabilities of a frequency oracle as implemented, and the epsilon they achieve.
 
     All coins of :mod:`dpcourse.local_dp` are exact dyadic rationals (see the module docstring), so the
@@ -231,14 +233,14 @@ def oracle_probabilities(oracle, domain_size, epsilon) -> dict:
 # Validation shared by the oracles (built from dpcourse._validation)
 # ---------------------------------------------------------------------------------------------------
 
-def _check_domain(domain_size) -> int:
+def _check_domain(domain_size: int) -> int:
     d = check_positive_int(domain_size, "domain_size", minimum=2)
     if d > _MAX_DOMAIN:
         raise ValueError(f"domain_size must be an integer in [2, {_MAX_DOMAIN}], got {d}")
     return d
 
 
-def _check_values(values, d: int, name: str = "values") -> np.ndarray:
+def _check_values(values: ArrayLike, d: int, name: str = "values") -> np.ndarray:
     """A non-empty 1-d array of whole numbers in [0, d), returned as int64 (floats like 3.0 accepted)."""
     refused = None
     try:
@@ -261,7 +263,7 @@ def _private_value_message(name: str, d: int) -> str:
             f"private: map every value into the domain (e.g. an 'other' category) before calling")
 
 
-def _check_count(count, n: int) -> float:
+def _check_count(count: float, n: int) -> float:
     return check_real(count, "count", low=0.0, high=float(n))
 
 
@@ -269,7 +271,8 @@ def _check_count(count, n: int) -> float:
 # k-ary randomized response
 # ---------------------------------------------------------------------------------------------------
 
-def krr(values, domain_size, epsilon, *, rng=None) -> np.ndarray:
+def krr(values: ArrayLike, domain_size: int, epsilon: float, *,
+        rng: np.random.Generator | int | None = None) -> np.ndarray:
     """k-ary randomized response: each user reports their value, or a uniformly chosen other value.
 
     A user with value ``v`` reports ``v`` with probability ``p = e^eps/(e^eps + d - 1)`` and each other
@@ -308,14 +311,14 @@ def krr(values, domain_size, epsilon, *, rng=None) -> np.ndarray:
     return _krr_draw(gen, v, d, t)
 
 
-def _krr_draw(gen, v: np.ndarray, k: int, threshold: int) -> np.ndarray:
+def _krr_draw(gen: np.random.Generator, v: np.ndarray, k: int, threshold: int) -> np.ndarray:
     flip = _coin(gen, threshold, v.shape)
     other = gen.integers(0, k - 1, size=v.shape, dtype=np.int64)  # uniform on the k-1 values != v
     other += other >= v
     return np.where(flip, other, v)
 
 
-def krr_estimate(reports, domain_size, epsilon) -> np.ndarray:
+def krr_estimate(reports: ArrayLike, domain_size: int, epsilon: float) -> np.ndarray:
     """Unbiased estimate of how many users hold each value, from k-RR reports.
 
     ``(N_v - n q) / (p - q)`` with ``N_v`` the number of reports equal to ``v`` and ``p, q`` the exact
@@ -355,7 +358,7 @@ def _variance(n: int, count: float, p: Fraction, q: Fraction) -> float:
     return (count * pf * (1 - pf) + (n - count) * qf * (1 - qf)) / gap**2
 
 
-def krr_variance(n, domain_size, epsilon, *, count=0) -> float:
+def krr_variance(n: int, domain_size: int, epsilon: float, *, count: float = 0) -> float:
     """Exact variance of :func:`krr_estimate` for one value held by ``count`` of the ``n`` users.
 
     ``(c p(1-p) + (n-c) q(1-q)) / (p-q)^2`` (theorem ``thm-ldp-variance``); with the ideal p, q and c = 0
@@ -389,7 +392,7 @@ def krr_variance(n, domain_size, epsilon, *, count=0) -> float:
 # Unary encoding (SUE = basic RAPPOR, OUE)
 # ---------------------------------------------------------------------------------------------------
 
-def _ue_probs(epsilon: float, optimized: bool):
+def _ue_probs(epsilon: float, optimized: bool) -> tuple[Fraction, Fraction]:
     """(p, q) of unary encoding as exact Fractions; the thresholds are reproduced by _ue_thresholds."""
     t_one, t_zero = _ue_thresholds(epsilon, optimized)
     p, q = Fraction(t_one, _TWO64), Fraction(t_zero, _TWO64)
@@ -398,7 +401,7 @@ def _ue_probs(epsilon: float, optimized: bool):
     return p, q
 
 
-def _ue_thresholds(epsilon: float, optimized: bool):
+def _ue_thresholds(epsilon: float, optimized: bool) -> tuple[int, int]:
     """Thresholds (T1, T0): the v-th bit is 1 with probability T1/2**64, every other bit with T0/2**64."""
     if optimized:  # OUE: p = 1/2, q = 1/(e^eps + 1)
         t_zero = _threshold_up(_rr_flip_prob(epsilon, 2))
@@ -408,7 +411,8 @@ def _ue_thresholds(epsilon: float, optimized: bool):
     return _TWO64 - t_flip, t_flip
 
 
-def unary_encoding(values, domain_size, epsilon, *, optimized=True, rng=None) -> np.ndarray:
+def unary_encoding(values: ArrayLike, domain_size: int, epsilon: float, *, optimized: bool = True,
+                   rng: np.random.Generator | int | None = None) -> np.ndarray:
     """Unary encoding: each user sends a d-bit vector, the one-hot code of their value with every bit noised.
 
     Bit ``v`` (the user's value) is 1 with probability ``p`` and every other bit with probability ``q``,
@@ -459,7 +463,7 @@ def unary_encoding(values, domain_size, epsilon, *, optimized=True, rng=None) ->
     return out
 
 
-def _check_packed(reports, d: int) -> np.ndarray:
+def _check_packed(reports: ArrayLike, d: int) -> np.ndarray:
     if isinstance(reports, np.ndarray) and reports.dtype == np.uint8:
         arr = reports
     else:
@@ -477,7 +481,8 @@ def _check_packed(reports, d: int) -> np.ndarray:
     return arr
 
 
-def unary_encoding_estimate(reports, domain_size, epsilon, *, optimized=True) -> np.ndarray:
+def unary_encoding_estimate(reports: ArrayLike, domain_size: int, epsilon: float, *,
+                            optimized: bool = True) -> np.ndarray:
     """Unbiased estimate of how many users hold each value, from packed unary-encoding reports.
 
     ``(N_v - n q) / (p - q)`` with ``N_v`` the number of reports whose bit v is 1 (theorem
@@ -517,7 +522,8 @@ def unary_encoding_estimate(reports, domain_size, epsilon, *, optimized=True) ->
     return (counts - n * float(q)) / float(p - q)
 
 
-def unary_encoding_variance(n, domain_size, epsilon, *, optimized=True, count=0) -> float:
+def unary_encoding_variance(n: int, domain_size: int, epsilon: float, *, optimized: bool = True,
+                            count: float = 0) -> float:
     """Exact variance of :func:`unary_encoding_estimate` for a value held by ``count`` of ``n`` users.
 
     ``(c p(1-p) + (n-c) q(1-q)) / (p-q)^2`` (theorem ``thm-ldp-variance``). It does not depend on d: with
@@ -556,7 +562,8 @@ def unary_encoding_variance(n, domain_size, epsilon, *, optimized=True, count=0)
 # Optimized local hashing
 # ---------------------------------------------------------------------------------------------------
 
-def local_hashing(values, domain_size, epsilon, *, rng=None) -> np.ndarray:
+def local_hashing(values: ArrayLike, domain_size: int, epsilon: float, *,
+                  rng: np.random.Generator | int | None = None) -> np.ndarray:
     """Optimized local hashing (OLH): hash the value to g = round(e^eps) + 1 buckets, then g-ary RR.
 
     Each user draws their own hash ``h(x) = ((a x + b) mod p) mod g`` from the universal family of Carter
@@ -601,7 +608,7 @@ def local_hashing(values, domain_size, epsilon, *, rng=None) -> np.ndarray:
     return np.stack([a, b, y], axis=1)
 
 
-def _check_olh_reports(reports, g: int) -> np.ndarray:
+def _check_olh_reports(reports: ArrayLike, g: int) -> np.ndarray:
     arr = check_real_array(reports, "reports", ndim=2)
     if arr.shape[1] != 3:
         raise ValueError(f"reports must have shape (n, 3) (rows a, b, y), got shape {arr.shape}")
@@ -615,7 +622,7 @@ def _check_olh_reports(reports, g: int) -> np.ndarray:
     return arr.astype(np.int64)
 
 
-def local_hashing_estimate(reports, domain_size, epsilon) -> np.ndarray:
+def local_hashing_estimate(reports: ArrayLike, domain_size: int, epsilon: float) -> np.ndarray:
     """Unbiased estimate of how many users hold each value, from OLH reports.
 
     A report ``(a, b, y)`` supports value x when ``h(x) = y``. With ``N_x`` the number of supporting reports,
@@ -664,7 +671,7 @@ def local_hashing_estimate(reports, domain_size, epsilon) -> np.ndarray:
     return (support - n * float(q_star)) / float(pr["p"] - q_star)
 
 
-def local_hashing_variance(n, domain_size, epsilon, *, count=0) -> float:
+def local_hashing_variance(n: int, domain_size: int, epsilon: float, *, count: float = 0) -> float:
     """Exact variance of :func:`local_hashing_estimate` for a value held by ``count`` of ``n`` users.
 
     ``(c p(1-p) + (n-c) q*(1-q*)) / (p - q*)^2`` with the exact ``p`` and support probability ``q*`` of
@@ -757,53 +764,50 @@ def _shuffle_closed_form(eps0: float, n: int, dlt: float) -> float:
     return min(eps0, math.log1p(factor * b))
 
 
-def shuffle_amplification_epsilon(epsilon_local, n, delta, *, method="numerical", tol=1e-4) -> float:
+def shuffle_amplification_epsilon(epsilon_local: float, n: int, delta: float, *, method: str = "numerical",
+                                  tol: float = 1e-4) -> float:
     """Epsilon of the shuffled reports of n users, each epsilon_local-LDP: Feldman, McMillan & Talwar (2021).
 
-    If each of n users applies an ``epsilon_local``-LDP randomizer (the same one, or any sequence of them)
-    and a trusted shuffler releases the reports in uniformly random order, the release is
-    ``(epsilon, delta)``-DP under replace-one (theorem ``thm-ldp-shuffle``).
+    Guarantee: if each of n users applies an ``epsilon_local``-LDP randomizer (the same one, or any sequence of
+    them) and a trusted shuffler releases the reports in uniformly random order, the release is
+    ``(epsilon, delta)``-DP under replace-one, user level (theorem ``thm-ldp-shuffle``), for the returned epsilon.
+    It is an upper bound, at most ``epsilon_local`` (shuffling never hurts):
 
-    * ``method="numerical"`` (default): their Theorem 3.2 (arXiv:2012.12803) bounds the hockey-stick
-      divergence of the shuffled outputs on any neighbours by that of a pair (P0, P1) of distributions on
-      two integers built from ``Bin(n-1, e^-eps0)`` and ``Bin(., 1/2)``. This computes that divergence
-      (conditionally on the binomial count, in closed form through binomial tails, charging the mass of
-      counts more than 10 standard deviations away fully) and returns the smallest epsilon on a bisection
-      grid of width ``tol * epsilon_local`` at which it is <= delta, rounded *up* (an upper bound up to
-      float rounding of the binomial tails, about 1e-14 in delta; the
-      authors' program, Appendix E, approximates the same quantity by steps over the count).
-    * ``method="closed_form"`` (corollary ``cor-ldp-shuffle-closed``): their Theorem 3.1 in the form of the
-      authors' own program
-      (``closedformanalysis``): with ``B = 8 sqrt(e^eps0 ln(4/delta)) / sqrt(n) + 8 e^eps0 / n`` and
-      ``e1 = ln(1 + B)``, it returns ``ln(1 + (1 - e^-eps0) / (1 + e^-(eps0 + e1)) * B)``. The theorem as
-      printed has the factor ``(e^eps0 - 1)/(e^eps0 + 1) = (1 - e^-eps0)/(1 + e^-eps0)``, which is smaller
-      (``e1 >= 0``): the value here is the larger of the two, so it is an upper bound whichever statement
-      one relies on ((eps, delta)-DP implies (eps', delta)-DP for every eps' >= eps). At eps0 = 4,
-      n = 10**5, delta = 1e-6 it is 0.5378 (the printed factor gives 0.5346). Used only when
-      ``eps0 <= ln(n / (16 ln(4/delta)))`` (the theorem states its range with ln(2/delta), the authors'
-      program checks ln(4/delta); the stricter of the two is used); outside it this returns
-      ``epsilon_local`` (shuffling never hurts). Computed in log space: any n >= 1, no memory.
-
-    Either value is at most ``epsilon_local``. The numerical method accepts ``n <= MAX_SHUFFLE_USERS``
-    (10**7, a few seconds at the cap: its work grows like ``sqrt(n)`` per bisection step) and refuses a
-    larger n with a ValueError naming the cap; the closed form has no cap.
+    * ``method="numerical"`` (default): the hockey-stick divergence of the pair of distributions of their
+      Theorem 3.2 (arXiv:2012.12803), computed through binomial tails (the mass of counts more than 10 standard
+      deviations away is charged in full), and the smallest epsilon at which it is <= delta on a bisection grid
+      of width ``tol * epsilon_local``, rounded up (exact up to float rounding of the tails, about 1e-14 in
+      delta). Its work grows like ``sqrt(n)`` per bisection step: n above ``MAX_SHUFFLE_USERS`` is refused.
+    * ``method="closed_form"`` (corollary ``cor-ldp-shuffle-closed``): their Theorem 3.1 as the authors' program
+      computes it, ``ln(1 + (1 - e^-eps0) / (1 + e^-(eps0 + e1)) B)`` with
+      ``B = 8 sqrt(e^eps0 ln(4/delta) / n) + 8 e^eps0 / n`` and ``e1 = ln(1 + B)``: no smaller than the theorem
+      as printed, so a bound under either statement. Used when ``eps0 <= ln(n / (16 ln(4/delta)))``; outside
+      that range it returns ``epsilon_local``. Computed in log space: any n >= 1.
 
     Parameters
     ----------
     epsilon_local : float
-        epsilon_0 of each local report, > 0 (at most 50: beyond, e^-eps0 underflows the analysis).
+        epsilon_0 of each local report, in (0, 50] (beyond, e^-eps0 underflows the analysis).
     n : int
         Number of users, >= 1 (at most ``MAX_SHUFFLE_USERS`` = 10**7 for ``method="numerical"``).
     delta : float
         The delta of the central guarantee, in (0, 1).
     method : {"numerical", "closed_form"}, optional
+        The bound computed, as above.
     tol : float, optional
-        Relative width of the bisection, in [1e-9, 0.1].
+        Relative width of the bisection, in [1e-9, 0.1] (numerical method).
+
+    Returns
+    -------
+    float
+        The epsilon of the shuffled release, in [0, epsilon_local].
 
     Examples
     --------
     >>> round(shuffle_amplification_epsilon(4.0, 100_000, 1e-6), 3)  # README of the authors: in [0.1675, 0.1728]
     0.17
+    >>> round(shuffle_amplification_epsilon(4.0, 100_000, 1e-6, method="closed_form"), 4)
+    0.5378
     """
     eps0 = check_real(epsilon_local, "epsilon_local", low=0.0, high=50.0, low_open=True)
     n = check_positive_int(n, "n")

@@ -38,7 +38,7 @@ from ._validation import (
     check_relation,
 )
 from .gaussian import analytic_gaussian_sigma, gaussian_mechanism
-from .queries import tracing_scores
+from .attacks import tracing_scores
 
 __all__ = [
     "packing_failure_probability",

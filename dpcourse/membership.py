@@ -22,20 +22,38 @@ Nothing here is private: these are attacks and tests. Errors name public argumen
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import special  # loaded by .fdp anyway (scipy.stats is the slow import, kept inside lira_scores)
 
 from ._validation import (as_rng, check_callable, check_delta, check_epsilon, check_flag,
                           check_positive_int, check_probability, check_real_array)
-from .audit import audit_epsilon
+from .audit import AuditResult, audit_epsilon
 from .gaussian import _check_mu
-from .queries import tpr_at_fpr
+from .attacks import tpr_at_fpr
 
 __all__ = ["fair_onehot_features", "inclusion_masks", "train_models", "logit_confidence", "lira_scores", "roc_points", "attack_tprs",
-           "dp_tpr_bound", "gdp_tpr_bound", "canary_audit", "MAX_MODELS"]
+           "dp_tpr_bound", "gdp_tpr_bound", "canary_audit", "MAX_MODELS", "OneHotFeatures", "RocCurve"]
 
 #: Cap on the number of models trained or scored in one call (shadow models, audit runs per side).
 MAX_MODELS = 100_000
+
+
+class OneHotFeatures(NamedTuple):
+    """The one-hot encoded affairs survey of :func:`fair_onehot_features`."""
+
+    X: np.ndarray
+    y: np.ndarray
+
+
+class RocCurve(NamedTuple):
+    """An ROC curve (:func:`roc_points`): false- and true-positive rates, from (0, 0) to (1, 1)."""
+
+    fpr: np.ndarray
+    tpr: np.ndarray
 
 
 def _labels_pm(y, n, name="y"):
@@ -53,13 +71,24 @@ def _labels_pm(y, n, name="y"):
     raise ValueError(f"{name} must hold labels in {{0, 1}} or in {{-1, +1}}")
 
 
-def fair_onehot_features():
+def fair_onehot_features() -> OneHotFeatures:
     """The Redbook affairs survey (Fair 1978) one-hot encoded: ``(X, y)`` with 47 columns.
 
     Each of the eight answer columns of :func:`dpcourse.learning.load_fair_features` becomes one indicator
     per answer level (5 + 6 + 7 + 6 + 4 + 6 + 6 + 6 = 46), plus a constant 1, all divided by 3: every row
-    has exactly 9 ones / 3, Euclidean norm 1. ``y`` = 1 for any time in extramarital affairs. Many columns
-    and few rows make an unregularised logistic regression overfit, which is what an attack needs.
+    has exactly 9 ones / 3, Euclidean norm 1. Many columns and few rows make an unregularised logistic
+    regression overfit, which is what an attack needs.
+
+    Returns
+    -------
+    OneHotFeatures
+        ``X`` of shape (6366, 47); ``y`` = 1 for any time in extramarital affairs, else 0.
+
+    Examples
+    --------
+    >>> X, y = fair_onehot_features()
+    >>> X.shape, round(float(np.linalg.norm(X[0])), 12)
+    ((6366, 47), 1.0)
     """
     from .data import read_csv
     from .learning import FAIR_BOUNDS
@@ -67,22 +96,28 @@ def fair_onehot_features():
     table = read_csv("fair_redbook.csv")
     cols = [(table[name] == level).astype(float) for name in FAIR_BOUNDS for level in np.unique(table[name])]
     cols.append(np.ones(table["any_affair"].shape[0]))
-    return np.column_stack(cols) / 3.0, table["any_affair"].astype(int)
+    return OneHotFeatures(np.column_stack(cols) / 3.0, table["any_affair"].astype(int))
 
 
-def inclusion_masks(n_records, n_models, *, rng=None) -> np.ndarray:
+def inclusion_masks(n_records: int, n_models: int, *, rng: np.random.Generator | int | None = None) -> np.ndarray:
     """Which pool record each shadow model trains on: a boolean array of shape (n_models, n_records).
 
     Every record is in exactly half of the models (Carlini et al.'s balanced design), the half drawn
-    uniformly at random for each record independently, so each model sees about half of the pool.
+    uniformly at random for each record independently, so each model sees about half of the pool. Not a
+    release: the design of an attack on public data (the shadow models of theorem ``mia-thm-audit``'s
+    add/remove-one neighbours).
 
     Parameters
     ----------
     n_records : int
         Size of the pool, >= 1.
     n_models : int
-        Number of models, even, in [2, MAX_MODELS].
+        Number of models, even, in [2, MAX_MODELS]; ``n_records * n_models`` at most 1e8.
     rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (n_models, n_records)
 
     Examples
     --------
@@ -101,12 +136,35 @@ def inclusion_masks(n_records, n_models, *, rng=None) -> np.ndarray:
     return ranks < k // 2
 
 
-def train_models(train, X, y, masks, *, rng=None) -> np.ndarray:
+def train_models(train: Callable[[np.ndarray, np.ndarray, np.random.Generator], ArrayLike], X: ArrayLike,
+                 y: ArrayLike, masks: ArrayLike, *, rng: np.random.Generator | int | None = None) -> np.ndarray:
     """Train one model per row of ``masks`` on the records it selects; returns the weights, (n_models, d).
 
-    ``train(X_subset, y_subset, rng)`` returns a weight vector of length d (for instance
-    ``lambda X, y, rng: dpcourse.dp_logistic_regression(X, y, 1.0, 1e-5, ..., rng=rng)``); each call gets
-    its own generator spawned from ``rng``, so the models are independent.
+    Not a release itself: the models are as private as ``train`` is (e.g. :func:`dpcourse.dp_logistic_regression`,
+    whose guarantee, theorem ``learn-thm-dpsgd``, is under add/remove one); each call gets its own generator
+    spawned from ``rng``, so the models are independent.
+
+    Parameters
+    ----------
+    train : callable
+        ``train(X_subset, y_subset, rng)`` returns a weight vector of length d.
+    X : array_like of shape (n, d)
+        The pool's features.
+    y : array_like of shape (n,)
+        The pool's labels, passed to ``train`` as they are.
+    masks : bool array of shape (n_models, n)
+        Which records each model trains on (:func:`inclusion_masks`); at most ``MAX_MODELS`` rows.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_models, d)
+
+    Examples
+    --------
+    >>> fit = lambda X, y, rng: np.full(2, float(len(y)))
+    >>> train_models(fit, np.ones((3, 2)), [0, 1, 1], np.array([[True, False, True], [True, True, True]])).tolist()
+    [[2.0, 2.0], [3.0, 3.0]]
     """
     train = check_callable(train, "train")
     X = check_real_array(X, "X", ndim=2)
@@ -128,12 +186,25 @@ def train_models(train, X, y, masks, *, rng=None) -> np.ndarray:
     return W
 
 
-def logit_confidence(W, X, y) -> np.ndarray:
+def logit_confidence(W: ArrayLike, X: ArrayLike, y: ArrayLike) -> np.ndarray:
     """Logit-scaled confidence of each model in each record's true label, shape (n_models, n_records).
 
     For logistic regression the model's probability of label y in {-1, +1} is sigmoid(y w.x), so the
     logit log(p / (1 - p)) of that probability is exactly the margin ``y w.x``: the statistic LiRA fits
-    with a Gaussian (Carlini et al. 2022, Section IV). Labels 0/1 or -1/+1.
+    with a Gaussian (Carlini et al. 2022, Section IV).
+
+    Parameters
+    ----------
+    W : array_like of shape (n_models, d)
+        The models' weights.
+    X : array_like of shape (n_records, d)
+        The records' features.
+    y : array_like of shape (n_records,)
+        Labels 0/1 or -1/+1.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_models, n_records)
 
     Examples
     --------
@@ -148,7 +219,8 @@ def logit_confidence(W, X, y) -> np.ndarray:
     return (W @ X.T) * yv
 
 
-def lira_scores(confidences, masks, *, online=True, fixed_variance=False) -> np.ndarray:
+def lira_scores(confidences: ArrayLike, masks: ArrayLike, *, online: bool = True,
+                fixed_variance: bool = False) -> np.ndarray:
     """LiRA membership scores of every (model, record) pair, each model the target and the others its shadows.
 
     For target model j and record i, the Gaussians N(mu_in, s_in^2) and N(mu_out, s_out^2) are fitted to
@@ -168,11 +240,23 @@ def lira_scores(confidences, masks, *, online=True, fixed_variance=False) -> np.
         From :func:`logit_confidence`.
     masks : bool array of the same shape
         From :func:`inclusion_masks`; each record must be in at least 3 and out of at least 3 models.
+    online : bool, default True
+        The likelihood ratio (True) or the offline one-sided score (False).
+    fixed_variance : bool, default False
+        One pooled standard deviation per side instead of one per record.
 
     Returns
     -------
     numpy.ndarray of shape (n_models, n_records)
         Members are ``scores[masks]``, non-members ``scores[~masks]``.
+
+    Examples
+    --------
+    >>> phi = np.array([[1.0], [0.9], [1.1], [1.2], [0.0], [0.1], [-0.1], [0.2]])
+    >>> masks = np.array([[True]] * 4 + [[False]] * 4)
+    >>> s = lira_scores(phi, masks)
+    >>> bool(s[masks].min() > s[~masks].max())
+    True
     """
     from scipy import stats  # here, not at the top: it costs about 0.9 s of `import dpcourse`
 
@@ -212,8 +296,18 @@ def lira_scores(confidences, masks, *, online=True, fixed_variance=False) -> np.
     return stats.norm.logpdf(phi, mu_in, sd_in) - stats.norm.logpdf(phi, mu_out, sd_out)
 
 
-def roc_points(member_scores, nonmember_scores):
+def roc_points(member_scores: ArrayLike, nonmember_scores: ArrayLike) -> RocCurve:
     """The ROC curve of the tests "score > t" over all thresholds t: arrays (fpr, tpr), from (0, 0) to (1, 1).
+
+    Parameters
+    ----------
+    member_scores, nonmember_scores : array_like of shape (m,)
+        The attack's scores on members and on non-members.
+
+    Returns
+    -------
+    RocCurve
+        ``(fpr, tpr)``, two arrays of equal length.
 
     Examples
     --------
@@ -227,11 +321,30 @@ def roc_points(member_scores, nonmember_scores):
     ms, ns = np.sort(mem), np.sort(non)
     tpr = (mem.size - np.searchsorted(ms, t, side="left")) / mem.size    # P[score >= t]
     fpr = (non.size - np.searchsorted(ns, t, side="left")) / non.size
-    return np.concatenate([[0.0], fpr]), np.concatenate([[0.0], tpr])
+    return RocCurve(np.concatenate([[0.0], fpr]), np.concatenate([[0.0], tpr]))
 
 
-def attack_tprs(member_scores, nonmember_scores, fprs=(1e-3, 1e-2)) -> dict:
-    """``{fpr: TPR at that FPR}`` with :func:`dpcourse.queries.tpr_at_fpr` (test "score > tau")."""
+def attack_tprs(member_scores: ArrayLike, nonmember_scores: ArrayLike,
+                fprs: Sequence[float] = (1e-3, 1e-2)) -> dict[float, float]:
+    """``{fpr: TPR at that FPR}`` with :func:`dpcourse.attacks.tpr_at_fpr` (test "score > tau").
+
+    Parameters
+    ----------
+    member_scores, nonmember_scores : array_like of shape (m,)
+        The attack's scores on members and on non-members.
+    fprs : sequence of float
+        False-positive rates in [0, 1].
+
+    Returns
+    -------
+    dict
+        ``{fpr: tpr}``.
+
+    Examples
+    --------
+    >>> attack_tprs([3.0, 2.0], [1.0, 2.5], fprs=[0.5])
+    {0.5: 1.0}
+    """
     return {float(f): tpr_at_fpr(member_scores, nonmember_scores, f) for f in fprs}
 
 
@@ -244,13 +357,27 @@ GDP_BOUND_MARGIN = 4e-12
 _TINY = float(np.finfo(float).tiny)
 
 
-def dp_tpr_bound(fpr, epsilon, delta=0.0):
+def dp_tpr_bound(fpr: ArrayLike, epsilon: float, delta: float = 0.0) -> float | np.ndarray:
     """Largest TPR any membership test can have at false-positive rate ``fpr`` against (epsilon, delta)-DP training.
 
     ``1 - f_{epsilon, delta}(fpr) = min(1, e^eps fpr + delta, 1 - e^-eps (1 - delta - fpr))`` (theorem
     ``mia-thm-tpr-bound``), with the trade-off function :func:`dpcourse.fdp.tradeoff_epsilon_delta` of the
     chapter on hypothesis testing (theorem ``fdp-thm-dp-as-tradeoff``), for the membership game under
-    add/remove one. Vectorized over ``fpr``; epsilon > 0 and delta in [0, 1) as for a DP claim.
+    add/remove one.
+
+    Parameters
+    ----------
+    fpr : float or array_like
+        False-positive rates in [0, 1] (vectorized).
+    epsilon : float
+        epsilon > 0 of the training's claim.
+    delta : float, default 0.0
+        delta in [0, 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The TPR caps, rounded up (never optimistic), of the shape of ``fpr``.
 
     Examples
     --------
@@ -277,7 +404,7 @@ def dp_tpr_bound(fpr, epsilon, delta=0.0):
     return float(bound) if bound.ndim == 0 else bound
 
 
-def gdp_tpr_bound(fpr, mu):
+def gdp_tpr_bound(fpr: ArrayLike, mu: float) -> float | np.ndarray:
     """Largest TPR any membership test can have at false-positive rate ``fpr`` against mu-GDP training.
 
     ``1 - G_mu(fpr) = Phi(Phi^{-1}(fpr) + mu)`` (theorem ``mia-thm-tpr-bound`` with f = G_mu), G_mu the trade-off
@@ -289,7 +416,19 @@ def gdp_tpr_bound(fpr, mu):
     sequence of noisy steps is exactly G_mu on a record whose clipped gradient has norm C at every step (the final
     weights alone, a post-processing of it, can be harder to test). No (epsilon, delta) pair says as much:
     :func:`dp_tpr_bound` at the (epsilon, delta) this mu implies is 1 - f_{epsilon, delta}, a tangent line
-    above the curve. Vectorized over ``fpr``; mu > 0 and finite.
+    above the curve.
+
+    Parameters
+    ----------
+    fpr : float or array_like
+        False-positive rates in [0, 1] (vectorized).
+    mu : float
+        mu > 0, finite.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The TPR caps, rounded up (never optimistic), of the shape of ``fpr``.
 
     Examples
     --------
@@ -319,7 +458,9 @@ def gdp_tpr_bound(fpr, mu):
     return float(bound) if bound.ndim == 0 else bound
 
 
-def canary_audit(train, X, y, canary_x, canary_y, runs, *, delta, confidence=0.95, rng=None):
+def canary_audit(train: Callable[[np.ndarray, np.ndarray, np.random.Generator], ArrayLike], X: ArrayLike,
+                 y: ArrayLike, canary_x: ArrayLike, canary_y: float, runs: int, *, delta: float,
+                 confidence: float = 0.95, rng: np.random.Generator | int | None = None) -> AuditResult:
     """Audit a training algorithm with one canary: a lower bound on its epsilon (theorem ``mia-thm-audit``).
 
     The neighbouring datasets are D = (X, y) and D' = D plus the record (canary_x, canary_y) (add/remove
@@ -336,18 +477,28 @@ def canary_audit(train, X, y, canary_x, canary_y, runs, *, delta, confidence=0.9
         of ``y`` (0/1 or -1/+1), the canary's label recoded to match.
     X, y : arrays
         The dataset without the canary.
-    canary_x : array of shape (d,), canary_y : label
-        The inserted record (label 0/1 or -1/+1, whatever the coding of ``y``).
+    canary_x : array of shape (d,)
+        The inserted record's features.
+    canary_y : float
+        Its label, 0/1 or -1/+1, whatever the coding of ``y``.
     runs : int
         Training runs per dataset, in [100, MAX_MODELS].
     delta : float
         The delta of the claim being audited, in [0, 1).
     confidence : float
         In (0, 1).
+    rng : None, int or numpy.random.Generator
 
     Returns
     -------
     dpcourse.audit.AuditResult
+
+    Examples
+    --------
+    >>> noisy = lambda X, y, rng: rng.normal(size=X.shape[1])          # ignores the data: epsilon 0
+    >>> r = canary_audit(noisy, np.zeros((4, 2)), [0, 1, 0, 1], np.ones(2), 1, 100, delta=0.0, rng=0)
+    >>> r.lower_bound
+    0.0
     """
     train = check_callable(train, "train")
     X = check_real_array(X, "X", ndim=2)

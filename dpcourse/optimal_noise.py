@@ -16,6 +16,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._validation import (as_rng, check_delta, check_epsilon, check_flag, check_positive_int, check_real,
                           check_real_array, check_sensitivity, check_size, MAX_SIZE)
@@ -43,21 +44,21 @@ class CountMechanism(NamedTuple):
     expected_loss: float
 
 
-#: Largest count of :func:`optimal_count_mechanism` (its linear program has (n+1)^2 variables: 0.2 s at n = 30).
+#: Largest count of :func:`optimal_count_mechanism` (its linear program has (n+1)^2 variables).
 LP_MAX_N = 30
 #: Largest epsilon of :func:`optimal_count_mechanism`: the constraints carry the coefficient e^epsilon, and beyond
 #: e^20 (about 5e8) HiGHS reports the program unbounded or fails at its tolerances.
 LP_MAX_EPSILON = 20.0
 
 
-def _check_n(n, cap: int = 60) -> int:
+def _check_n(n: int, cap: int = 60) -> int:
     n = check_positive_int(n, "n")
     if n > cap:
         raise ValueError(f"n must be at most {cap} (the computation has (n+1)^2 unknowns or more), got {n}")
     return n
 
 
-def _check_prior(prior, n: int) -> np.ndarray:
+def _check_prior(prior: ArrayLike | None, n: int) -> np.ndarray:
     if prior is None:
         return np.full(n + 1, 1.0 / (n + 1))
     p = check_real_array(prior, "prior", ndim=1)
@@ -68,7 +69,7 @@ def _check_prior(prior, n: int) -> np.ndarray:
     return p
 
 
-def count_loss_matrix(n, loss="absolute", *, require_monotone=True) -> np.ndarray:
+def count_loss_matrix(n: int, loss: str | ArrayLike = "absolute", *, require_monotone: bool = True) -> np.ndarray:
     """``L[x, r]``: the loss of answering r when the true count is x, for x, r in {0..n}.
 
     ``loss`` is ``"absolute"`` (|r - x|), ``"squared"`` ((r - x)^2), ``"zero_one"`` (r != x), or an
@@ -104,7 +105,7 @@ def count_loss_matrix(n, loss="absolute", *, require_monotone=True) -> np.ndarra
     return L
 
 
-def truncated_geometric_matrix(n, epsilon) -> np.ndarray:
+def truncated_geometric_matrix(n: int, epsilon: float) -> np.ndarray:
     """The range-restricted geometric mechanism on {0..n}: ``G[x, z] = P[clamp(x + K, 0, n) = z]``.
 
     K is discrete Laplace with ``P(K = k) proportional to alpha^|k|``, ``alpha = e^-epsilon`` (the
@@ -128,13 +129,13 @@ def truncated_geometric_matrix(n, epsilon) -> np.ndarray:
     return G
 
 
-def mechanism_loss(matrix, prior, loss) -> float:
+def mechanism_loss(matrix: ArrayLike, prior: ArrayLike, loss: ArrayLike) -> float:
     """Expected loss ``sum_x prior[x] sum_r matrix[x, r] loss[x, r]``."""
     M = np.asarray(matrix, dtype=float)
     return float(np.sum(np.asarray(prior)[:, None] * M * np.asarray(loss)))
 
 
-def is_count_dp(matrix, epsilon, *, tol=1e-9) -> bool:
+def is_count_dp(matrix: ArrayLike, epsilon: float, *, tol: float = 1e-9) -> bool:
     """Is the mechanism ``matrix[x, r]`` epsilon-DP for neighbouring counts x, x + 1?
 
     Checks ``matrix[x, r] <= e^eps matrix[x+1, r] + tol`` and the reverse for every x and r (counts of
@@ -159,7 +160,8 @@ def is_count_dp(matrix, epsilon, *, tol=1e-9) -> bool:
     return bool(np.all(a <= e * b + tol) and np.all(b <= e * a + tol))
 
 
-def optimal_count_mechanism(n, epsilon, *, prior=None, loss="absolute", require_monotone=True) -> CountMechanism:
+def optimal_count_mechanism(n: int, epsilon: float, *, prior: ArrayLike | None = None,
+                            loss: str | ArrayLike = "absolute", require_monotone: bool = True) -> CountMechanism:
     """The epsilon-DP mechanism on {0..n} with the smallest expected loss, by linear programming.
 
     Variables ``P[x, r] >= 0`` (x, r in {0..n}); constraints: rows sum to 1 and
@@ -217,7 +219,8 @@ def optimal_count_mechanism(n, epsilon, *, prior=None, loss="absolute", require_
     return CountMechanism(P, mechanism_loss(P, p, L))
 
 
-def geometric_remap_loss(n, epsilon, *, prior=None, loss="absolute", require_monotone=True) -> CountMechanism:
+def geometric_remap_loss(n: int, epsilon: float, *, prior: ArrayLike | None = None, loss: str | ArrayLike = "absolute",
+                         require_monotone: bool = True) -> CountMechanism:
     """The range-restricted geometric mechanism followed by the best remapping of its output.
 
     The reader sees z ~ G[x, :] (:func:`truncated_geometric_matrix`) and answers the r minimising the
@@ -252,7 +255,8 @@ def _uniform_in_l2_ball(d: int, n: int, gen: np.random.Generator) -> np.ndarray:
     return z * gen.random(n)[:, None] ** (1.0 / d)
 
 
-def knorm_l2_noise(dim, l2_sensitivity, epsilon, *, size=None, rng=None, secure=None):
+def knorm_l2_noise(dim: int, l2_sensitivity: float, epsilon: float, *, size: int | None = None,
+                   rng: np.random.Generator | int | None = None, secure: bool | None = None) -> np.ndarray:
     """Noise of the K-norm mechanism for the l2 ball (Hardt & Talwar 2010): density prop. to exp(-eps ||z||_2 / Delta).
 
     Adding it to a query whose l2 sensitivity is at most ``l2_sensitivity`` is epsilon-DP in exact real
@@ -306,7 +310,8 @@ def knorm_l2_noise(dim, l2_sensitivity, epsilon, *, size=None, rng=None, secure=
     return out[0] if size is None else out
 
 
-def l2_error_comparison(dim, epsilon, delta, *, sensitivity_ball="l2", sensitivity=1.0) -> dict:
+def l2_error_comparison(dim: int, epsilon: float, delta: float, *, sensitivity_ball: str = "l2",
+                        sensitivity: float = 1.0) -> dict[str, float]:
     """Root-mean-square l2 error of three noises for a d-dimensional query, by formula.
 
     The query's sensitivity set is the l2 ball (``sensitivity_ball="l2"``: l2 sensitivity Delta, hence l1

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["exp", "expm1", "log", "log1p", "pairwise_sum"]
 
@@ -39,7 +40,7 @@ def _pow2(k: np.ndarray) -> np.ndarray:
     return np.ldexp(1.0, k.astype(np.int64))
 
 
-def exp(x) -> np.ndarray:
+def exp(x: ArrayLike) -> np.ndarray:
     """``e**x`` elementwise, the same bits on every CPU; error below 3 ulp (NaN stays NaN).
 
     ``x = k ln 2 + r`` with ``k = rint(x / ln 2)`` and ``|r| <= ln(2)/2``; ``e**r`` by Horner's rule on its
@@ -62,7 +63,7 @@ def exp(x) -> np.ndarray:
     return np.where(np.isnan(x), np.nan, out)
 
 
-def log(x) -> np.ndarray:
+def log(x: ArrayLike) -> np.ndarray:
     """Natural logarithm elementwise, the same bits on every CPU; error below 3 ulp.
 
     ``log(0) = -inf``, ``log(inf) = inf``, NaN for negative or NaN input. ``x = m 2**e`` with
@@ -88,7 +89,7 @@ def log(x) -> np.ndarray:
     return np.where(ok | (x == 0) | (x == np.inf), out, np.nan)
 
 
-def expm1(x) -> np.ndarray:
+def expm1(x: ArrayLike) -> np.ndarray:
     """``e**x - 1`` elementwise, the same bits on every CPU; accurate near 0 (error below 8 ulp).
 
     For ``|x| < ln(2)/2``: ``x + x**2 q(x)``, ``q`` the Taylor polynomial of degree 12 of
@@ -107,7 +108,7 @@ def expm1(x) -> np.ndarray:
     return np.where(small, near, far)
 
 
-def log1p(x) -> np.ndarray:
+def log1p(x: ArrayLike) -> np.ndarray:
     """``log(1 + x)`` elementwise, the same bits on every CPU; accurate near 0 (error below 4 ulp).
 
     ``u = fl(1 + x)``; ``log(u) x / (u - 1)`` corrects the rounding of ``1 + x`` (Goldberg 1991, theorem 4),
@@ -121,7 +122,7 @@ def log1p(x) -> np.ndarray:
     return np.where(np.isinf(x) & (x > 0), np.inf, out)
 
 
-def pairwise_sum(values) -> float:
+def pairwise_sum(values: ArrayLike) -> float:
     """The sum of a float array by a fixed pairwise tree: the same bits on every CPU.
 
     Each level adds neighbours elementwise (``a[0::2] + a[1::2]``), so every addition and its order are

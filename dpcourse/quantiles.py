@@ -15,16 +15,19 @@ Everything here is proved in the chapter "Medians and quantiles" (``chapters/14_
 
 The median of ``n`` values is the order statistic ``x_(m)`` with ``m = ceil(n / 2)`` (the lower median when
 ``n`` is even), after clamping every value to the public interval ``[lower, upper]``. All guarantees are
-stated for the **replace-one** relation (``n`` is public); :func:`dp_quantile` is also epsilon-DP under
+stated for the **replace-one** relation (``n`` is public); :func:`dp_quantile` has the same guarantee under
 add/remove (see its docstring).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
+from typing import NamedTuple, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._validation import (
     MAX_SIZE,
@@ -42,7 +45,9 @@ from ._validation import (
     check_real_array,
 )
 from . import portable
-from .discrete import _round_up, discrete_laplace, laplace_lattice, lattice_release
+from ._sampling import _round_up
+from .discrete import discrete_laplace
+from .lattice import laplace_lattice, lattice_release
 from .laplace import laplace_mechanism
 
 __all__ = [
@@ -59,17 +64,34 @@ __all__ = [
     "ptr_threshold",
     "propose_test_release",
     "sample_and_aggregate",
+    "QuantileProbabilities",
+    "QuantileSamplingError",
 ]
 
 DEFAULT_RESOLUTION = 2**20
 _MAX_RESOLUTION = 2**22
 
 
+class QuantileProbabilities(NamedTuple):
+    """The output law of :func:`dp_quantile`, interval by interval (:func:`dp_quantile_probabilities`)."""
+
+    starts: np.ndarray         # int64, n + 2 entries: interval i holds the candidates starts[i] <= k < starts[i + 1]
+    probabilities: np.ndarray  # float64, n + 1 entries summing to 1: probability of interval i
+
+
+class QuantileSamplingError(NamedTuple):
+    """How far :func:`dp_quantile`'s sampler is from the ideal law (:func:`dp_quantile_sampling_error`)."""
+
+    eta: float    # total variation between the integer weights' law and the ideal one
+    d: float      # l1 error of the float interval probabilities
+    bound: float  # the proven bound (n + 1) 2**-61 + d on eta
+
+
 # ----------------------------------------------------------------------------------------------------
 # The interval exponential mechanism.
 
 
-def _check_resolution(resolution) -> int:
+def _check_resolution(resolution: int) -> int:
     res = check_positive_int(resolution, "resolution")
     if res > _MAX_RESOLUTION:
         raise ValueError(f"resolution must be an integer in [1, {_MAX_RESOLUTION}], got {res}")
@@ -137,7 +159,8 @@ def _integer_weights(p: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return weights + (counts > 0)
 
 
-def dp_quantile_probabilities(x, q, lower, upper, epsilon, *, resolution=DEFAULT_RESOLUTION):
+def dp_quantile_probabilities(x: ArrayLike, q: float, lower: float, upper: float, epsilon: float, *,
+                              resolution: int = DEFAULT_RESOLUTION) -> QuantileProbabilities:
     """Exact output distribution of :func:`dp_quantile`, interval by interval.
 
     The candidates are the ``resolution + 1`` public grid points ``y_0 = lower < ... < y_K = upper``
@@ -145,7 +168,8 @@ def dp_quantile_probabilities(x, q, lower, upper, epsilon, *, resolution=DEFAULT
     ``c_k = #{j : x_j < y_k}`` (the data clamped to ``[lower, upper]``), and probability proportional to
     ``exp(epsilon u(k) / 2)``. Candidates with the same ``c_k = i`` form interval ``i`` (between the
     i-th and (i+1)-th sorted values); they share one utility, so interval ``i`` has probability
-    proportional to ``count_i exp(-epsilon |i - q n| / 2)`` (theorem ``thm-quant-em-privacy``).
+    proportional to ``count_i exp(-epsilon |i - q n| / 2)`` (theorem ``thm-quant-em-privacy``, for the
+    replace-one and add/remove relations). A diagnostic: it reads the data and is not private.
 
     Parameters
     ----------
@@ -154,10 +178,11 @@ def dp_quantile_probabilities(x, q, lower, upper, epsilon, *, resolution=DEFAULT
 
     Returns
     -------
-    (starts, probabilities) : (numpy.ndarray of int64, numpy.ndarray of float64)
-        ``starts`` has n + 2 entries: interval ``i`` holds the candidates ``k`` with
-        ``starts[i] <= k < starts[i + 1]``; ``probabilities[i]`` (n + 1 entries, summing to 1) is its
-        probability, shared equally by its candidates. Empty intervals have probability 0.
+    QuantileProbabilities
+        A named tuple ``(starts, probabilities)``. ``starts`` (int64, n + 2 entries): interval ``i`` holds the
+        candidates ``k`` with ``starts[i] <= k < starts[i + 1]``; ``probabilities`` (float64, n + 1 entries summing
+        to 1): ``probabilities[i]`` is the probability of interval ``i``, shared equally by its candidates
+        (0 for an empty interval).
 
     Examples
     --------
@@ -168,18 +193,20 @@ def dp_quantile_probabilities(x, q, lower, upper, epsilon, *, resolution=DEFAULT
     [0.237063, 0.644405, 0.118532]
     """
     _, pos, logw = _quantile_setup(x, q, lower, upper, epsilon, resolution)
-    return pos, _probabilities_from_logw(logw)
+    return QuantileProbabilities(pos, _probabilities_from_logw(logw))
 
 
-def dp_quantile_sampling_error(x, q, lower, upper, epsilon, *, resolution=DEFAULT_RESOLUTION):
-    """How far the distribution :func:`dp_quantile` draws from is from the ideal one (lemma ``lem-quant-sampling-error``).
+def dp_quantile_sampling_error(x: ArrayLike, q: float, lower: float, upper: float, epsilon: float, *,
+                               resolution: int = DEFAULT_RESOLUTION) -> QuantileSamplingError:
+    """How far the law :func:`dp_quantile` draws from is from the ideal one (lemma ``lem-quant-sampling-error``).
 
     The ideal interval probabilities ``p*_i = count_i exp(-epsilon |i - q n| / 2) / Z`` are evaluated with
     50 significant digits (:mod:`decimal`), with the exact values of the float inputs. Against them this
     returns the float error ``d = sum_i |p_i - p*_i|`` of the computed probabilities ``p``
     (:func:`dp_quantile_probabilities`), the total variation ``eta = (1/2) sum_i |W_i / sum(W) - p*_i|`` of
-    the integer weights the sampler really uses, and the proven bound ``(n + 1) 2**-61 + d`` on ``eta``.
-    A diagnostic for the tests and the chapter: it reads the data and is not private.
+    the integer weights the sampler really uses, and the proven bound ``(n + 1) 2**-61 + d`` on ``eta``; the
+    release is (epsilon, (1 + e^epsilon) eta)-DP under replace-one and add/remove for the largest eta over the
+    datasets. A diagnostic for the tests and the chapter: it reads the data and is not private.
 
     Parameters
     ----------
@@ -188,7 +215,8 @@ def dp_quantile_sampling_error(x, q, lower, upper, epsilon, *, resolution=DEFAUL
 
     Returns
     -------
-    (eta, d, bound) : tuple of float
+    QuantileSamplingError
+        A named tuple of floats ``(eta, d, bound)``.
 
     Examples
     --------
@@ -221,75 +249,48 @@ def dp_quantile_sampling_error(x, q, lower, upper, epsilon, *, resolution=DEFAUL
     total = int(weights.sum())
     d = sum(abs(ctx.subtract(decimal.Decimal(float(pi)), v)) for pi, v in zip(p.tolist(), ideal))
     eta = sum(abs(ctx.subtract(ctx.divide(int(w), total), v)) for w, v in zip(weights.tolist(), ideal)) / 2
-    return float(eta), float(d), float(d + decimal.Decimal(n + 1) * decimal.Decimal(2) ** -61)
+    return QuantileSamplingError(float(eta), float(d), float(d + decimal.Decimal(n + 1) * decimal.Decimal(2) ** -61))
 
 
-def dp_quantile(x, q, lower, upper, epsilon, *, rng=None, size=None, resolution=DEFAULT_RESOLUTION):
-    """Release the q-quantile of ``x`` with the exponential mechanism over intervals (Smith 2011).
+def dp_quantile(x: ArrayLike, q: float, lower: float, upper: float, epsilon: float, *,
+                rng: np.random.Generator | int | None = None, size: int | None = None,
+                resolution: int = DEFAULT_RESOLUTION) -> float | np.ndarray:
+    """Release the q-quantile of ``x`` by the exponential mechanism: (epsilon, (1 + e^epsilon) eta)-DP as computed.
 
-    Every value is clamped to the public interval ``[lower, upper]`` and sorted. The output is one of
-    the ``resolution + 1`` public grid points ``y_k = lower + k (upper - lower) / resolution``, chosen
-    with probability proportional to ``exp(-epsilon |c_k - q n| / 2)``, where ``c_k`` is the number of
-    values strictly below ``y_k`` (:func:`dp_quantile_probabilities`). Equivalently: pick the interval
-    ``i`` between the i-th and (i+1)-th sorted values with probability proportional to (number of grid
-    points in it) x ``exp(-epsilon |i - q n| / 2)``, then a grid point of that interval uniformly. As the
-    grid gets finer this is Smith's mechanism (interval length instead of grid-point count).
+    The exponential mechanism over intervals (Smith 2011) on the public grid of ``resolution + 1`` points
+    ``y_k = lower + k (upper - lower) / resolution``: with ``x`` clamped to ``[lower, upper]``, ``y_k`` is drawn with
+    probability proportional to ``exp(-epsilon |c_k - q n| / 2)``, ``c_k`` the number of values strictly below
+    ``y_k`` (:func:`dp_quantile_probabilities`); the grid point inside the drawn interval is an exact uniform draw.
 
-    Privacy (theorem ``thm-quant-em-privacy``): epsilon-DP under **replace-one**, where the utility
-    ``-|c_k - q n|`` has sensitivity exactly 1 (c_k moves by at most 1, n is fixed). Also epsilon-DP under
-    **add/remove**, with ``n`` the actual size: adding a value moves ``c_k - q n`` by ``1 - q`` or ``-q``,
-    so the utility's sensitivity is ``max(q, 1 - q) <= 1``. The bounds and ``resolution`` must not depend
-    on the data.
-
-    Accuracy in rank (theorem ``thm-quant-rank-accuracy``, :func:`quantile_rank_error_bound`): the output's
-    rank error ``|c - q n|`` exceeds the best achievable one on the grid by ``t`` or more with probability
-    at most ``(resolution + 1) exp(-epsilon t / 2)``.
-
-    On a real computer (chapter "Noise on a real computer"): the output set is the public grid and the
-    grid point inside the chosen interval is an exact uniform integer draw, so no output reveals a data
-    value through floating-point artefacts. The only floating-point step computes the interval
-    probabilities ``p_i`` (log-space, maximum subtracted); they are then quantised to integers
-    ``W_i = floor(p_i 2**62) + 1`` (0 for an interval without grid points) and the interval is drawn
-    *exactly* from ``W_i / sum(W)`` with an exact uniform integer. Every interval holding grid points gets
-    a weight ``W_i >= 1`` out of a total ``sum(W) <= 2**62 sigma + n + 1``, where ``sigma = sum(p)`` is 1 up
-    to float rounding (it can exceed 1 by a few ulps, so ``sum(W)`` can exceed ``2**62 + n + 1``), and the
-    point inside it is uniform among its at most ``resolution + 1`` grid points: every grid point keeps a
-    probability of at least about ``2**-62 / (resolution + 1)`` whatever the data, so no output is impossible
-    under a neighbour. The drawn distribution ``r = W / sum(W)`` is within total variation
-
-        ``eta <= (n + 1) 2**-61 + d``,   ``d = sum_i |p_i - p*_i|``,
-
-    of the ideal one ``p*`` (lemma ``lem-quant-sampling-error``). This is an *absolute* bound: an interval
-    whose float weight underflows to 0 (``p_i = 0 < p*_i``, far from the quantile at large ``epsilon n``)
-    adds only ``p*_i < 1e-300`` to ``d``. :func:`dp_quantile_sampling_error` computes ``eta``, ``d`` and the
-    bound against a 50-digit evaluation of ``p*``. ``d`` comes from the rounding of the log-weights (of
-    ``q n`` above all, which shifts every log-weight by up to ``epsilon n 2**-54``); in the tests (random
-    n <= 3000, epsilon in [0.01, 50], any q) ``d <= (16 + epsilon n) 2**-52``, and the bound on ``eta`` is
-    about 1.5e-15 for the median at n = 3000, epsilon = 1. The release is (epsilon, (1 + e^epsilon) eta)-DP
-    as computed. We do not claim pure epsilon-DP for the floating-point computation of the weights.
+    Guarantee, under **replace-one** and under **add/remove** (with ``n`` the actual size): the ideal mechanism is
+    epsilon-DP (theorem ``thm-quant-em-privacy``). As implemented, the interval probabilities are computed in
+    floating point and drawn exactly from the integer weights ``floor(p_i 2**62) + 1``; that law is within total
+    variation ``eta <= (n + 1) 2**-61 + d`` of the ideal one, ``d`` the float error of the probabilities (lemma
+    ``lem-quant-sampling-error``; about 1.5e-15 at n = 3000, epsilon = 1; :func:`dp_quantile_sampling_error`
+    computes it), so the release is (epsilon, (1 + e^epsilon) eta)-DP. Every grid point keeps a positive
+    probability whatever the data. Accuracy in rank: :func:`quantile_rank_error_bound` (``thm-quant-rank-accuracy``).
 
     Parameters
     ----------
     x : array_like of floats, shape (n,)
-        The private values, finite (NaN or +-inf raise); n = 0 is answered (every interval has rank
-        error 0: a uniform draw on the grid), since under add/remove ``[]`` neighbours every ``[v]``.
+        The private values, finite (NaN or +-inf raise ValueError); n = 0 gives a uniform draw on the grid.
     q : float
         The quantile, in [0, 1] (0.5 for the median).
     lower, upper : float
-        Public bounds, finite, ``lower < upper``; chosen without looking at the data.
+        Public bounds, finite, ``lower < upper``, chosen without looking at the data; values outside are clamped.
     epsilon : float
         Privacy parameter, > 0.
     rng : None, int or numpy.random.Generator, optional
         Source of randomness.
     size : None or int, optional
-        None for one release; an int >= 1 for that many independent releases in one call (releasing all
-        of them costs ``size * epsilon`` by composition).
+        None for one release; an int in [1, MAX_SIZE] for that many independent releases (``size * epsilon``).
     resolution : int, default 2**20
-        Number of grid steps K (1 <= K <= 2**22); outputs are multiples of ``(upper - lower) / K``.
+        Number of grid steps K, 1 <= K <= 2**22; outputs are the grid points ``y_k``.
 
     Returns
     -------
     float or numpy.ndarray of float64
+        One grid point, or ``size`` of them.
 
     Examples
     --------
@@ -315,11 +316,23 @@ def dp_quantile(x, q, lower, upper, epsilon, *, rng=None, size=None, resolution=
     return float(out[0]) if size is None else out
 
 
-def dp_median(x, lower, upper, epsilon, *, rng=None, size=None, resolution=DEFAULT_RESOLUTION):
+def dp_median(x: ArrayLike, lower: float, upper: float, epsilon: float, *, rng: np.random.Generator | int | None = None,
+              size: int | None = None, resolution: int = DEFAULT_RESOLUTION) -> float | np.ndarray:
     """Release the median of ``x``: :func:`dp_quantile` with ``q = 0.5``.
 
-    epsilon-DP under replace-one and under add/remove (theorem ``thm-quant-em-privacy``); see
-    :func:`dp_quantile` for the parameters, the accuracy and the floating-point analysis.
+    Guarantee as for :func:`dp_quantile`, under replace-one and under add/remove: the ideal mechanism is
+    epsilon-DP (theorem ``thm-quant-em-privacy``) and the release as computed (epsilon, (1 + e^epsilon) eta)-DP,
+    eta the sampling error of the float weights (lemma ``lem-quant-sampling-error``).
+
+    Parameters
+    ----------
+    x, lower, upper, epsilon, rng, size, resolution
+        As in :func:`dp_quantile`.
+
+    Returns
+    -------
+    float or numpy.ndarray of float64
+        One grid point, or ``size`` of them.
 
     Examples
     --------
@@ -329,7 +342,8 @@ def dp_median(x, lower, upper, epsilon, *, rng=None, size=None, resolution=DEFAU
     return dp_quantile(x, 0.5, lower, upper, epsilon, rng=rng, size=size, resolution=resolution)
 
 
-def quantile_rank_error_bound(epsilon, beta, *, resolution=DEFAULT_RESOLUTION, n_best=1):
+def quantile_rank_error_bound(epsilon: float, beta: float, *, resolution: int = DEFAULT_RESOLUTION,
+                              n_best: int = 1) -> float:
     """The rank-error excess ``t = (2 / epsilon) ln((resolution + 1) / (n_best beta))`` of theorem ``thm-quant-rank-accuracy``.
 
     With probability at least ``1 - beta``, the rank error ``|c - q n|`` of :func:`dp_quantile`'s output is
@@ -376,7 +390,7 @@ def _padded_sorted(x, lower, upper):
     return z, (n + 1) // 2, lo, hi
 
 
-def local_sensitivity(x, lower, upper):
+def local_sensitivity(x: ArrayLike, lower: float, upper: float) -> float:
     """Local sensitivity of the median at ``x``: ``max(x_(m) - x_(m-1), x_(m+1) - x_(m))``.
 
     The median is ``x_(m)``, ``m = ceil(n / 2)``, of the values clamped to ``[lower, upper]``, with
@@ -434,7 +448,7 @@ def _smooth_sensitivity(z: np.ndarray, m: int, beta: float) -> float:
     return float(best)
 
 
-def smooth_sensitivity(x, lower, upper, beta):
+def smooth_sensitivity(x: ArrayLike, lower: float, upper: float, beta: float) -> float:
     """The beta-smooth sensitivity of the median, computed exactly (Nissim, Raskhodnikova & Smith 2007).
 
     ``S(x) = max_{k >= 0} exp(-beta k) A^(k)(x)``, where ``A^(k)(x)`` is the largest local sensitivity
@@ -472,7 +486,7 @@ def smooth_sensitivity(x, lower, upper, beta):
     return _smooth_sensitivity(z, m, b)
 
 
-def smooth_median_beta(epsilon, delta) -> float:
+def smooth_median_beta(epsilon: float, delta: float) -> float:
     """The smoothness ``beta = min(epsilon / 2, ln(1 + epsilon / (2 ln(2 / delta))))`` of :func:`smooth_median`.
 
     Theorem ``thm-quant-smooth-release``: with noise ``(2 S / epsilon) Z``, Z discrete Laplace on a fine
@@ -499,7 +513,8 @@ def _release_exponent(lo: float, hi: float) -> int:
     return math.frexp(width)[1] - 1 + 1 - 40
 
 
-def smooth_median(x, lower, upper, epsilon, delta, *, rng=None):
+def smooth_median(x: ArrayLike, lower: float, upper: float, epsilon: float, delta: float, *,
+                  rng: np.random.Generator | int | None = None) -> float:
     """Release the median with noise scaled to its smooth sensitivity: (epsilon, delta)-DP (replace-one).
 
     With ``beta = smooth_median_beta(epsilon, delta)``, ``S = max(smooth_sensitivity(x, lower, upper, beta),
@@ -553,7 +568,7 @@ def smooth_median(x, lower, upper, epsilon, delta, *, rng=None):
 # Propose-test-release.
 
 
-def distance_to_instability(x, lower, upper, bound):
+def distance_to_instability(x: ArrayLike, lower: float, upper: float, bound: float) -> int | float:
     """Replace-one distance from ``x`` to the nearest dataset whose median has local sensitivity > ``bound``.
 
     ``d(x) = min{k : A^(k)(x) > bound}`` (lemma ``lem-quant-ak``): the smallest ``j - i - 1`` over pairs
@@ -590,7 +605,7 @@ def distance_to_instability(x, lower, upper, bound):
     return int(np.min(j[ok] - i[ok] - 1))
 
 
-def ptr_threshold(epsilon, delta) -> int:
+def ptr_threshold(epsilon: float, delta: float) -> int:
     """The integer threshold T of :func:`propose_test_release`: the smallest T >= 0 with P[N > T] <= delta.
 
     N is discrete Laplace noise of scale ``2 / epsilon`` (``P(N > T) = r^(T+1) / (1 + r)``, ``r = e^(-epsilon/2)``),
@@ -614,7 +629,8 @@ def ptr_threshold(epsilon, delta) -> int:
     return int(t)
 
 
-def propose_test_release(x, lower, upper, bound, epsilon, delta, *, rng=None):
+def propose_test_release(x: ArrayLike, lower: float, upper: float, bound: float, epsilon: float, delta: float, *,
+                         rng: np.random.Generator | int | None = None) -> float | None:
     """Propose-test-release for the median (Dwork & Lei 2009): (epsilon, delta)-DP under replace-one.
 
     1. Propose ``bound`` (public) for the local sensitivity of the median.
@@ -678,26 +694,22 @@ def propose_test_release(x, lower, upper, bound, epsilon, delta, *, rng=None):
 # Sample and aggregate.
 
 
-def sample_and_aggregate(x, statistic, k, lower, upper, epsilon, *, aggregate="median", rng=None,
-                         resolution=DEFAULT_RESOLUTION):
-    """Sample-and-aggregate: run ``statistic`` on k disjoint random blocks, aggregate privately.
+def sample_and_aggregate(x: ArrayLike, statistic: Callable[[np.ndarray], float], k: int, lower: float, upper: float,
+                         epsilon: float, *, aggregate: str = "median", rng: np.random.Generator | int | None = None,
+                         resolution: int = DEFAULT_RESOLUTION) -> float:
+    """Sample-and-aggregate: run ``statistic`` on k disjoint random blocks, aggregate the k outputs privately.
 
-    The records are split into ``k`` blocks by a uniformly random permutation drawn from ``rng`` (block
-    sizes differ by at most one); ``statistic`` (any function of a 1-d array returning a real number) is
-    applied to each block; each output is clamped to ``[lower, upper]`` (an output that is not a finite
-    real number, or for which ``statistic`` raises any ``Exception``, is replaced by ``lower``, a choice that
-    does not depend on the data: no data-dependent exception escapes); the k clamped
-    outputs are aggregated by
+    The records are split into ``k`` blocks (sizes differing by at most one) by a uniformly random permutation
+    drawn from ``rng``; ``statistic`` is applied to each block and its output clamped to ``[lower, upper]`` (an
+    output that is not a finite real number, or a raised ``Exception``, becomes ``lower``: no data-dependent
+    exception escapes). The k outputs are aggregated by :func:`dp_median` (``aggregate="median"``, robust to a few
+    outlying blocks) or :func:`dpcourse.dp_mean` (``"mean"``, noise ``(upper - lower) / (k epsilon)``: smaller
+    error when the outputs concentrate).
 
-    * ``aggregate="median"`` (default): :func:`dp_median` of the k outputs, epsilon-DP in the k outputs;
-      robust: a few blocks far from the rest barely move it;
-    * ``aggregate="mean"``: :func:`dpcourse.dp_mean` of the k outputs (Laplace noise of scale
-      ``(upper - lower) / (k epsilon)``): smaller error when the block outputs concentrate, but every
-      block pulls the mean.
-
-    Privacy (theorem ``thm-quant-sa``): epsilon-DP under **replace-one**: the partition does not depend on
-    the data, so replacing one record changes at most one block, hence at most one of the k outputs, and
-    both aggregators are epsilon-DP under replace-one in their k inputs.
+    Guarantee, under **replace-one** (theorem ``thm-quant-sa``): the partition does not depend on the data, so
+    replacing one record changes at most one of the k outputs, and the release has the aggregator's guarantee in
+    its k inputs: epsilon-DP for the mean; for the median that of :func:`dp_quantile` as computed,
+    (epsilon, (1 + e^epsilon) eta)-DP with eta the tiny sampling error of its float weights.
 
     Parameters
     ----------
@@ -708,11 +720,13 @@ def sample_and_aggregate(x, statistic, k, lower, upper, epsilon, *, aggregate="m
     k : int
         Number of blocks, 1 <= k <= n.
     lower, upper : float
-        Public bounds on the statistic's output.
+        Public bounds on the statistic's output, finite, ``lower < upper``.
     epsilon : float
-        > 0.
+        Privacy parameter, > 0.
     aggregate : {"median", "mean"}
+        The private aggregator.
     rng : None, int or numpy.random.Generator, optional
+        Source of randomness (the partition and the aggregator's noise).
     resolution : int
         Grid of :func:`dp_median` (ignored for the mean).
 
@@ -755,6 +769,6 @@ def sample_and_aggregate(x, statistic, k, lower, upper, epsilon, *, aggregate="m
         outputs[b] = v if math.isfinite(v) else lo
     outputs = np.clip(outputs, lo, hi)
     if how == "median":
-        return dp_median(outputs, lo, hi, eps, rng=gen, resolution=resolution)
+        return cast(float, dp_median(outputs, lo, hi, eps, rng=gen, resolution=resolution))   # size=None: a float
     from .laplace import dp_mean
     return dp_mean(outputs, lo, hi, eps, rng=gen)

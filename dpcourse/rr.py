@@ -12,6 +12,7 @@ import math
 from fractions import Fraction
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .exact_uniform import bernoulli, logistic_bounds
 from ._validation import (
@@ -35,7 +36,7 @@ __all__ = [
 ]
 
 
-def rr_count_distribution(bits, truth_prob) -> np.ndarray:
+def rr_count_distribution(bits: ArrayLike, truth_prob: float) -> np.ndarray:
     """Exact distribution of the number of 1s reported when each bit goes through randomized response.
 
     Each person reports their bit with probability ``truth_prob`` and its flip otherwise, independently;
@@ -70,7 +71,7 @@ def rr_count_distribution(bits, truth_prob) -> np.ndarray:
     return dist
 
 
-def rr_epsilon(gamma) -> float:
+def rr_epsilon(gamma: float) -> float:
     """Exact epsilon of randomized response that tells the truth with probability ``1/2 + gamma``.
 
     Returns ``ln((1/2 + gamma) / (1/2 - gamma))``, computed as ``log1p(2 gamma) - log1p(-2 gamma)`` so
@@ -92,7 +93,7 @@ def rr_epsilon(gamma) -> float:
     return math.log1p(2.0 * g) - math.log1p(-2.0 * g)
 
 
-def rr_truth_probability(epsilon) -> float:
+def rr_truth_probability(epsilon: float) -> float:
     """Truth probability ``e^eps / (1 + e^eps)`` of epsilon-DP randomized response.
 
     It is the inverse of :func:`rr_epsilon` (plus 1/2): ``1/2 + gamma`` with ``gamma = tanh(eps/2)/2``
@@ -112,7 +113,8 @@ def rr_truth_probability(epsilon) -> float:
     return 1.0 / (1.0 + math.exp(-eps))
 
 
-def randomized_response(bits, epsilon, *, rng=None, secure=True) -> np.ndarray:
+def randomized_response(bits: ArrayLike, epsilon: float, *, rng: np.random.Generator | int | None = None,
+                        secure: bool = True) -> np.ndarray:
     """Randomize every bit independently: keep it with probability ``e^eps/(1+e^eps)``, flip it otherwise.
 
     Releases one report per entry of ``bits``. Each entry's report is epsilon-LDP (local differential
@@ -168,7 +170,7 @@ def _keep_minus_flip(epsilon: float) -> float:
     return math.tanh(epsilon / 2.0)
 
 
-def rr_estimate_mean(responses, epsilon):
+def rr_estimate_mean(responses: ArrayLike, epsilon: float) -> float | np.ndarray:
     """Unbiased estimate of the mean of the true bits from their randomized-response reports.
 
     With truth probability ``t = e^eps/(1+e^eps)`` a report is 1 with probability ``1 - t + (2t - 1) x``
@@ -206,7 +208,7 @@ def rr_estimate_mean(responses, epsilon):
     return float(est) if np.ndim(est) == 0 else est
 
 
-def rr_standard_error(n, epsilon) -> float:
+def rr_standard_error(n: int, epsilon: float) -> float:
     """Exact standard deviation of :func:`rr_estimate_mean` on n reports: ``1 / (2 sqrt(n) sinh(eps/2))``.
 
     It does not depend on the true bits (theorem ``thm-rr-estimator``), and it is at most
@@ -230,7 +232,7 @@ def rr_standard_error(n, epsilon) -> float:
     return math.exp(-eps / 2.0) / (math.sqrt(n) * -math.expm1(-eps))
 
 
-def rr_sample_size(alpha, beta, epsilon, *, k=1) -> int:
+def rr_sample_size(alpha: float, beta: float, epsilon: float, *, k: int = 1) -> int:
     """Smallest n for which Hoeffding's bound guarantees error <= alpha on k questions at total epsilon.
 
     Each person answers k yes/no questions by randomized response at ``epsilon / k`` each (so each person's

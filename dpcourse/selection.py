@@ -16,12 +16,15 @@ from __future__ import annotations
 import functools
 import math
 from fractions import Fraction
+from typing import cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import integrate
 
 from . import portable
-from .discrete import _round_up, discrete_laplace
+from ._sampling import _round_up
+from .discrete import discrete_laplace
 from .exact_uniform import (below, cdf_bounds, cdf_bounds53, choose_slot, exp_neg_bounds, exp_neg_bounds53,
                              uniform_prefix)
 
@@ -118,7 +121,8 @@ def _check_size(size):
     return check_size(size, allow_none=True)  # None or an int in [1, MAX_SIZE]
 
 
-def exponential_probabilities(utilities, sensitivity, epsilon, *, monotone=False):
+def exponential_probabilities(utilities: ArrayLike, sensitivity: float, epsilon: float, *,
+                              monotone: bool = False) -> np.ndarray:
     """Output distribution of the exponential mechanism.
 
     Candidate ``r`` is chosen with probability proportional to ``exp(epsilon * u[r] / (2 * sensitivity))``
@@ -159,7 +163,9 @@ def exponential_probabilities(utilities, sensitivity, epsilon, *, monotone=False
     return w / w.sum()
 
 
-def exponential_mechanism(utilities, sensitivity, epsilon, *, monotone=False, rng=None, size=None, secure=True):
+def exponential_mechanism(utilities: ArrayLike, sensitivity: float, epsilon: float, *, monotone: bool = False,
+                          rng: np.random.Generator | int | None = None, size: int | None = None,
+                          secure: bool = True) -> int | np.ndarray:
     """Sample the index chosen by the exponential mechanism.
 
     Draws from :func:`exponential_probabilities` by inverse-CDF sampling (many draws are one vectorized
@@ -215,7 +221,8 @@ def exponential_mechanism(utilities, sensitivity, epsilon, *, monotone=False, rn
     return int(out) if size is None else out
 
 
-def exponential_accuracy_gap(n_candidates, sensitivity, epsilon, t, *, monotone=False):
+def exponential_accuracy_gap(n_candidates: int, sensitivity: float, epsilon: float, t: ArrayLike, *,
+                             monotone: bool = False) -> float | np.ndarray:
     """The utility loss ``(2 * sensitivity / epsilon) * (ln n_candidates + t)`` of the accuracy theorem.
 
     The exponential mechanism outputs a candidate whose utility is at most ``OPT - gap`` with
@@ -265,34 +272,23 @@ def _draw_noise(gen, noise, shape):
     return gen.gumbel(0.0, 1.0, size=shape)
 
 
-def report_noisy_max(scores, sensitivity, epsilon, *, monotone=False, noise="laplace", rng=None, size=None,
-                     secure=True):
-    """Add independent noise to every score and release only the index of the largest noisy score.
+def report_noisy_max(scores: ArrayLike, sensitivity: float, epsilon: float, *, monotone: bool = False,
+                     noise: str = "laplace", rng: np.random.Generator | int | None = None, size: int | None = None,
+                     secure: bool = True) -> int | np.ndarray:
+    """Add noise of scale b to every score and release only the index of the largest noisy score.
 
-    The noise has scale ``b = 2 * sensitivity / epsilon`` by default and ``b = sensitivity / epsilon``
-    with ``monotone=True``. Ties between noisy scores (probability 0) go to the smallest index.
+    Guarantee: if every score moves by at most ``sensitivity`` between neighbouring datasets, under the relation
+    the caller has in mind (add/remove or replace-one, record or user level), the index is epsilon-DP under that
+    relation with ``b = 2 sensitivity / epsilon`` (theorem ``thm-sel-rnm-privacy``). ``monotone=True`` takes
+    ``b = sensitivity / epsilon``: epsilon-DP only when, for every pair of neighbours, all scores move in the same
+    direction (e.g. possibly overlapping counts under add/remove); 2 epsilon-DP on other scores. Exponential noise
+    gives :func:`permute_and_flip`, Gumbel noise :func:`exponential_mechanism`, both at the same ``b``.
 
-    Privacy (theorem ``thm-sel-rnm-privacy``): if every score moves by at most ``sensitivity`` between
-    neighbouring datasets, under the relation the caller has in mind, the released index is epsilon-DP
-    under that relation. ``monotone=True`` is guaranteed epsilon-DP only when, in addition, for every pair of
-    neighbours all scores move in the same direction: e.g. counts under add/remove one person, where a
-    person adds 1 to every count they belong to (the counts may overlap). With ``monotone=True`` on
-    scores that are not monotone (counts under replace-one, general utilities), the guarantee is only
-    2 * epsilon.
-
-    The three noises give three different mechanisms: Laplace noise is the classic report noisy max;
-    exponential noise gives permute-and-flip (:func:`permute_and_flip`), Gumbel noise gives exactly the
-    exponential mechanism (:func:`exponential_mechanism`); all three are epsilon-DP with the same ``b``.
-
-    With ``secure=True`` (the default) no float noise is drawn (theorem ``sel-thm-secure-selection``):
-    for ``noise="laplace"`` the scores are rounded to the public lattice ``g Z`` with
-    ``g = 2**(floor(log2 sensitivity) - 5)``, whose sensitivity is ``D g`` with ``D = ceil(sensitivity / g)``
-    (``D g = sensitivity`` when the sensitivity is a multiple of g, e.g. any integer), and exact discrete
-    Laplace noise of scale ``k D / epsilon`` lattice steps is added (ties go to the smallest index); the
-    law is :func:`noisy_max_probabilities` with ``secure=True``, close to but not equal to the continuous
-    one. ``noise="exponential"`` and ``noise="gumbel"`` are sampled exactly by the secure
-    :func:`permute_and_flip` and :func:`exponential_mechanism`, which have their laws. ``secure=False``
-    draws float noise, for the lessons.
+    As implemented (``secure=True``, theorem ``sel-thm-secure-selection``) the guarantee holds exactly. Laplace:
+    the scores are rounded to the lattice ``g = 2**(floor(log2 sensitivity) - 5)`` (sensitivity ``D g``,
+    ``D = ceil(sensitivity / g)``) and get exact discrete Laplace noise of ``k D / epsilon`` steps (``k = 2``, 1 if
+    monotone; ties to the smallest index; law: :func:`noisy_max_probabilities`); the other two noises are sampled
+    exactly by those two functions. ``secure=False`` draws float noise, for the lessons only.
 
     Parameters
     ----------
@@ -301,12 +297,11 @@ def report_noisy_max(scores, sensitivity, epsilon, *, monotone=False, noise="lap
     sensitivity : float
         Bound > 0 on how much any one score moves between neighbours.
     epsilon : float
-        Privacy parameter, > 0; with the secure Laplace noise, at least ``k D / NOISY_MAX_SCALE_STEPS``
-        (about 1.1e-16 at most; ``k`` = 1 if monotone else 2, ``D`` in [32, 64] lattice steps): a cap, refused by name.
+        Privacy parameter, > 0; the secure Laplace noise refuses by name one below ``k D / NOISY_MAX_SCALE_STEPS``.
     monotone : bool, optional
-        Use the noise scale ``sensitivity / epsilon`` (monotone scores only, see above).
+        Noise scale ``sensitivity / epsilon`` (monotone scores only, see above).
     noise : {"laplace", "exponential", "gumbel"}, optional
-        The noise distribution (standard Laplace, standard exponential or standard Gumbel, times b).
+        Standard Laplace, exponential or Gumbel noise, times b.
     rng : None, int or numpy.random.Generator, optional
         Source of randomness: None for fresh OS entropy, an int seed, or a Generator.
     size : None or int, optional
@@ -317,12 +312,10 @@ def report_noisy_max(scores, sensitivity, epsilon, *, monotone=False, noise="lap
     Returns
     -------
     int or numpy.ndarray of int
-        The chosen index, or an array of ``size`` indices.
+        The chosen index in ``range(m)``, or an array of ``size`` indices.
 
     Examples
     --------
-    Which fruit do most children like (apple 1, orange 4, banana 3 likes)?
-
     >>> report_noisy_max([1, 4, 3], sensitivity=1, epsilon=1.0, monotone=True, rng=0) in (0, 1, 2)
     True
     >>> report_noisy_max([1, 4, 3], 1, 1.0, rng=0, size=1000).shape
@@ -443,7 +436,8 @@ def _noise_pdf_cdf(noise):
     return (lambda z: np.exp(-z - np.exp(-z)), lambda z: np.exp(-np.exp(-z)))
 
 
-def noisy_max_probabilities(scores, sensitivity, epsilon, *, monotone=False, noise="laplace", secure=True):
+def noisy_max_probabilities(scores: ArrayLike, sensitivity: float, epsilon: float, *, monotone: bool = False,
+                            noise: str = "laplace", secure: bool = True) -> np.ndarray:
     """Exact output distribution of :func:`report_noisy_max`, by numerical integration.
 
     With ``Y_j = s_j + b N_j`` (N_j i.i.d. standard noise with density f and CDF F), candidate i wins with
@@ -517,7 +511,14 @@ def noisy_max_probabilities(scores, sensitivity, epsilon, *, monotone=False, noi
     return out / total
 
 
-def permute_and_flip(utilities, sensitivity, epsilon, *, monotone=False, rng=None, size=None, secure=True):
+def _first_bounds(bounds: tuple[list[int], list[int]]) -> tuple[list[int], list[int]]:
+    """``([lo[0]], [hi[0]])`` of ``(lo, hi)``: one coin's bounds, as :func:`dpcourse.exact_uniform.below` takes them."""
+    return [bounds[0][0]], [bounds[1][0]]
+
+
+def permute_and_flip(utilities: ArrayLike, sensitivity: float, epsilon: float, *, monotone: bool = False,
+                     rng: np.random.Generator | int | None = None, size: int | None = None,
+                     secure: bool = True) -> int | np.ndarray:
     """The permute-and-flip mechanism of McKenna and Sheldon.
 
     Visit the candidates in a uniformly random order; at candidate r flip a coin with heads probability
@@ -571,8 +572,8 @@ def permute_and_flip(utilities, sensitivity, epsilon, *, monotone=False, rng=Non
         if lo53 is None:
             heads = gen.random((k, m)) < p  # a best candidate (p = 1) always shows heads
         else:
-            heads = below(uniform_prefix(gen, (k, m)), lo53, hi53,
-                          lambda j: (lambda prec: tuple([b[0]] for b in exp_neg_bounds([gaps[j]], prec))), gen)
+            heads = below(uniform_prefix(gen, (k, m)), lo53, cast(np.ndarray, hi53),   # set with lo53
+                          lambda j: (lambda prec: _first_bounds(exp_neg_bounds([gaps[j]], prec))), gen)
         arrival[~heads] = 2.0  # later than every real arrival time in [0, 1)
         first = np.argmin(arrival, axis=1)
         if lo53 is not None:  # 53-bit arrival times that tie: the next bits decide, uniformly among them
@@ -584,7 +585,8 @@ def permute_and_flip(utilities, sensitivity, epsilon, *, monotone=False, rng=Non
     return int(out[0]) if size is None else out
 
 
-def permute_and_flip_probabilities(utilities, sensitivity, epsilon, *, monotone=False):
+def permute_and_flip_probabilities(utilities: ArrayLike, sensitivity: float, epsilon: float, *,
+                                   monotone: bool = False) -> np.ndarray:
     """Exact output distribution of :func:`permute_and_flip`.
 
     With heads probabilities ``p_r`` and ``q_r = 1 - p_r``, candidate r sits at a uniform position
@@ -637,7 +639,8 @@ def permute_and_flip_probabilities(utilities, sensitivity, epsilon, *, monotone=
 _FLOAT_LAPLACE_REACH = 36.05  # |numpy's float Laplace noise| <= -ln(2**-52) < 36.05 noise scales
 
 
-def selection_support(utilities, sensitivity, epsilon, *, mechanism, monotone=False, secure=True):
+def selection_support(utilities: ArrayLike, sensitivity: float, epsilon: float, *, mechanism: str,
+                      monotone: bool = False, secure: bool = True) -> np.ndarray:
     """Which candidates can the sampler output at all? Exact, no sampling (the reachability check).
 
     ``secure=True``: every candidate, for all three mechanisms (theorem ``sel-thm-secure-selection``: each

@@ -9,29 +9,34 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ._validation import check_callable, check_flag, check_labels, check_positive_int, check_relation
 
-__all__ = ["brute_force_sensitivity"]
+__all__ = ["SensitivityPair", "brute_force_sensitivity"]
 
 
-def brute_force_sensitivity(query, universe, n, relation, *, max_datasets=20_000, return_pair=False):
+class SensitivityPair(NamedTuple):
+    """What :func:`brute_force_sensitivity` returns with ``return_pair=True``: the value and a pair attaining it."""
+
+    value: float     # the largest l1 change found
+    x: tuple         # a dataset (a tuple of records) ...
+    x_prime: tuple   # ... and a neighbour of it whose answers differ by ``value``
+
+
+def brute_force_sensitivity(query: Callable[[np.ndarray], Any], universe: Sequence[Any], n: int, relation: str, *,
+                            max_datasets: int = 20_000, return_pair: bool = False) -> float | SensitivityPair:
     """The largest l1 change of ``query`` between neighbouring datasets, one of them of size ``n``.
 
-    Enumerates every dataset ``x`` of ``n`` records drawn from ``universe`` (all ``len(universe)**n``
-    sequences) and every neighbour ``x'`` of ``x`` under ``relation``:
-
-    * ``"replace_one"``: ``x'`` has size ``n`` and differs from ``x`` in exactly one position;
-    * ``"add_remove"``: ``x'`` is ``x`` with one record removed (size ``n - 1``) or one record of the
-      universe inserted at any position (size ``n + 1``).
-
-    It returns ``max ||query(x) - query(x')||_1``, the l1 sensitivity of the query restricted to these
-    pairs (definition ``def-l1-sensitivity``). The global sensitivity is the supremum over all sizes and
-    all universes; a brute-force value is a *lower bound* on it that confirms (or refutes) a hand-derived
-    value on small cases. The Laplace mechanism calibrated with the value is epsilon-DP under the same
-    relation (theorem ``thm-laplace-privacy``).
+    Enumerates every dataset ``x`` of ``n`` records from ``universe`` (all ``len(universe)**n`` sequences) and
+    every neighbour ``x'`` under ``relation``: under ``"replace_one"``, ``x'`` differs from ``x`` in exactly one
+    position; under ``"add_remove"``, ``x'`` is ``x`` with one record removed or one record of the universe
+    inserted at any position. Returns ``max ||query(x) - query(x')||_1`` over these pairs (definition
+    ``def-l1-sensitivity``): a *lower bound* on the global sensitivity (a supremum over all sizes and
+    universes), which confirms or refutes a hand-derived value on small cases.
 
     Parameters
     ----------
@@ -40,19 +45,20 @@ def brute_force_sensitivity(query, universe, n, relation, *, max_datasets=20_000
         add/remove) and returns a finite number or a fixed-shape array of finite numbers.
     universe : sequence of numbers or strings
         The possible records, without repetitions (e.g. ``[0, 1]`` or ``["A", "B", "C"]``); at least two
-        under replace-one, where a single possible record leaves no neighbouring pair.
+        under replace-one.
     n : int
         Dataset size, >= 1.
     relation : {"add_remove", "replace_one"}
         The neighbouring relation.
     max_datasets : int, optional
-        Refuse to enumerate more than this many datasets of size ``n`` (default 20 000).
+        Refuse (ValueError) to enumerate more than this many datasets of size ``n`` (default 20 000).
     return_pair : bool, optional
         Also return one pair ``(x, x')`` that attains the maximum, as tuples of records.
 
     Returns
     -------
-    float, or (float, tuple, tuple) if ``return_pair``
+    float or SensitivityPair
+        The sensitivity found; with ``return_pair``, the NamedTuple ``(value, x, x_prime)``.
 
     Examples
     --------
@@ -94,7 +100,7 @@ def brute_force_sensitivity(query, universe, n, relation, *, max_datasets=20_000
             cache[idx] = value
         return cache[idx]
 
-    def neighbours(idx: tuple):
+    def neighbours(idx: tuple) -> Iterator[tuple]:
         if relation == "replace_one":
             for i in range(n):
                 for j in range(m):
@@ -107,7 +113,8 @@ def brute_force_sensitivity(query, universe, n, relation, *, max_datasets=20_000
                 for j in range(m):
                     yield idx[:i] + (j,) + idx[i:]
 
-    best, best_pair = -1.0, None
+    best = -1.0
+    best_pair: tuple[tuple, tuple] = ((), ())   # every dataset has a neighbour: both are set below
     for idx in itertools.product(range(m), repeat=n):
         fx = f(idx)
         for nb in neighbours(idx):
@@ -120,4 +127,4 @@ def brute_force_sensitivity(query, universe, n, relation, *, max_datasets=20_000
     if not return_pair:
         return best
     x, y = best_pair
-    return best, tuple(u[list(x)].tolist()), tuple(u[list(y)].tolist())
+    return SensitivityPair(best, tuple(u[list(x)].tolist()), tuple(u[list(y)].tolist()))

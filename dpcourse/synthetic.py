@@ -727,7 +727,7 @@ def rho_for_epsilon(epsilon, delta) -> float:
     >>> 0.02 < rho < 0.03
     True
     """
-    from .discrete import _zcdp_rho_for
+    from .lattice import _zcdp_rho_for
 
     e = check_real(epsilon, "epsilon", low=0.0, low_open=True, high=1e3)
     dl = check_real(delta, "delta", low=0.0, high=1.0, low_open=True, high_open=True)
@@ -747,7 +747,7 @@ def compare_methods(records, domain, epsilons, *, delta=1e-6, mwem_iterations=15
     the arrays ``[method][2]`` and ``[method][3]`` of shape (len(epsilons), number of k-subsets) from
     :func:`marginal_errors`.
     """
-    from .queries import mwem
+    from .query_release import mwem
 
     dom = _check_domain(domain)
     x = _check_records(records, dom)

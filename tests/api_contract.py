@@ -528,6 +528,7 @@ NOT_CALLABLES = {"NotApplicableError", "GaussianLattice", "LaplaceLattice"}
 #: The modules whose exports this table covers completely (modules added later get entries as they settle).
 COVERED_MODULES = {"audit", "approx_dp", "divergences", "accounting", "composition", "composition_basics", "discrete",
                    "gaussian", "histogram", "laplace", "selection", "sensitivity", "rr", "local_dp", "quantiles"}
+COVERED_MODULES |= {"lattice"}   # laplace_lattice, gaussian_lattice: moved out of discrete (issue 38)
 
 
 def exported_callables(modules=None):
@@ -849,7 +850,7 @@ SPECS += [
          [A("neighbour", REAL), A("sensitivity", POS), A("epsilon", EPS_MODEST), A("secure", SECURE),
           A("size", SIZE)], "any", 10),
 ]
-COVERED_MODULES |= {"queries", "optimal_noise", "float_attack"}
+COVERED_MODULES |= {"attacks", "svt", "query_release", "optimal_noise", "float_attack"}
 
 
 # ---- continual release (chapter 19)
@@ -993,6 +994,24 @@ SPECS += [
                                                              A("level", INF_LEVEL)], "nonneg"),
     Spec("interval_coverage", lambda n, epsilon, reps, rng: dp.interval_coverage(
         "proportion", [0, 1, 1, 0, 1], n, epsilon, reps=reps, rng=rng)["noise_aware"][0],
+         [A("n", integer(2, v_hi=50, default=10, edge=[2])), A("epsilon", EPS_MODEST),
+          A("reps", integer(2, v_hi=20, default=5, edge=[2])), A("rng", RNG)], "unit", 10),
+    # issue 38: interval_coverage's four kinds as functions of their own (the dispatcher above calls them)
+    Spec("mean_interval_coverage", lambda n, epsilon, reps, rng: dp.mean_interval_coverage(
+        [1.0, 2.0, 5.0], n, epsilon, lower=0.0, upper=10.0, reps=reps, rng=rng).noise_aware.coverage,
+         [A("n", integer(2, v_hi=50, default=10, edge=[2])), A("epsilon", EPS_MODEST),
+          A("reps", integer(2, v_hi=20, default=5, edge=[2])), A("rng", RNG)], "unit", 10),
+    Spec("proportion_interval_coverage", lambda n, epsilon, reps, rng: dp.proportion_interval_coverage(
+        [0, 1, 1, 0, 1], n, epsilon, reps=reps, rng=rng).noise_aware.coverage,
+         [A("n", integer(2, v_hi=50, default=10, edge=[2])), A("epsilon", EPS_MODEST),
+          A("reps", integer(2, v_hi=20, default=5, edge=[2])), A("rng", RNG)], "unit", 10),
+    Spec("difference_interval_coverage", lambda n, epsilon, reps, rng: dp.difference_interval_coverage(
+        ([1.0, 2.0], [5.0, 6.0]), n, epsilon, lower=0.0, upper=10.0, reps=reps, rng=rng).noise_aware.coverage,
+         [A("n", integer(2, v_hi=50, default=10, edge=[2])), A("epsilon", EPS_MODEST),
+          A("reps", integer(2, v_hi=20, default=5, edge=[2])), A("rng", RNG)], "unit", 10),
+    Spec("quantile_interval_coverage", lambda n, epsilon, reps, rng: dp.quantile_interval_coverage(
+        [1.0, 3.0, 5.0], n, epsilon, lower=0.0, upper=10.0, spread=1.0, resolution=64, reps=reps,
+        rng=rng).noise_aware.coverage,
          [A("n", integer(2, v_hi=50, default=10, edge=[2])), A("epsilon", EPS_MODEST),
           A("reps", integer(2, v_hi=20, default=5, edge=[2])), A("rng", RNG)], "unit", 10),
 ]

@@ -375,3 +375,208 @@ def test_a_delta_split_that_underflows_is_refused_by_name():
         with pytest.raises(ValueError, match=r"delta=5e-324 split over 1000000 Gaussian runs underflows"):
             acc.epsilon(5e-324, method)
     assert math.isfinite(acc.epsilon(5e-324, "gaussian_exact")) and math.isfinite(acc.epsilon(5e-324, "rdp"))
+
+
+# ---------------------------------------------------------------- issue 38: relations, (epsilon, delta) events, delta
+
+from fractions import Fraction  # noqa: E402
+
+from dpcourse.accounting import EpsilonDeltaEvent, PoissonSampledEvent, RelationMismatchError  # noqa: E402
+from dpcourse.gaussian import gaussian_delta  # noqa: E402
+
+
+def test_events_record_their_relation_and_keep_their_repr():
+    for e in (PureDPEvent(0.1), LaplaceEvent(0.1), GaussianEvent(2.0), EpsilonDeltaEvent(0.1, 1e-6)):
+        assert e.relation == "add_remove"                          # the default: the Poisson-sampled accounting's
+    assert repr(PureDPEvent(1e6)) == "PureDPEvent(epsilon=1000000.0)"  # a default relation is not shown
+    assert repr(GaussianEvent(2.0, relation="replace_one")) == ("GaussianEvent(sigma=2.0, l2_sensitivity=1.0, "
+                                                                "relation='replace_one')")
+    assert PureDPEvent(0.1) != PureDPEvent(0.1, relation="replace_one")   # part of the value
+    assert len({LaplaceEvent(0.1), LaplaceEvent(0.1, relation="replace_one")}) == 2
+    inner = GaussianEvent(1.0, relation="replace_one")
+    assert ComposedEvent(inner, 3).relation == PoissonSampledEvent(0.1, inner).relation == "replace_one"
+    assert SequenceEvent([inner, ComposedEvent(inner, 2)]).relation == "replace_one"
+    assert SequenceEvent([]).relation is None
+    with pytest.raises(ValueError, match="relation must be one of"):
+        PureDPEvent(0.1, relation="zero_out")
+    with pytest.raises(TypeError, match="relation"):
+        GaussianEvent(1.0, relation=None)
+    with pytest.raises(TypeError):
+        LaplaceEvent(0.1, "replace_one")                          # keyword only
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        PureDPEvent(0.1).relation = "replace_one"
+
+
+def test_composing_two_relations_is_refused_by_name():
+    ar, ro = GaussianEvent(1.0), GaussianEvent(1.0, relation="replace_one")
+    with pytest.raises(RelationMismatchError, match=r"events\[1\] is under the relation 'replace_one'.*'add_remove'"):
+        SequenceEvent([ar, ro])
+    with pytest.raises(RelationMismatchError, match=r"events\[2\] is under the relation 'add_remove'"):
+        PrivacyAccountant([ro, SequenceEvent([]), ComposedEvent(ar, 2)])
+    acc = PrivacyAccountant().compose(ar, 3)
+    with pytest.raises(RelationMismatchError, match="no conversion between relations is implemented"):
+        acc.compose(SequenceEvent([ro]))
+    assert acc.events == (ComposedEvent(ar, 3),) and acc.relation == "add_remove"   # nothing recorded
+    with pytest.raises(RelationMismatchError):
+        PrivacyAccountant(relation="replace_one").compose(ar)
+    assert issubclass(RelationMismatchError, ValueError) and PrivacyAccountant().relation is None
+    assert PrivacyAccountant([ro]).relation == PrivacyAccountant([ro]).compare(1e-5)["rdp"].relation == "replace_one"
+    with pytest.raises(ValueError, match="relation must be one of"):
+        PrivacyAccountant(relation="add_or_remove")
+
+
+def test_sampled_accounting_is_for_add_remove_only():
+    ro = PrivacyAccountant().compose(PoissonSampledEvent(0.1, GaussianEvent(1.0, relation="replace_one")), 10)
+    for method in ("rdp", "pld"):
+        with pytest.raises(NotApplicableError, match="PoissonSampledEvent under replace_one"):
+            ro.epsilon(1e-5, method)
+        with pytest.raises(NotApplicableError, match="PoissonSampledEvent under replace_one"):
+            ro.delta(1.0, method)
+    same = PrivacyAccountant().compose(PoissonSampledEvent(0.1, GaussianEvent(1.0)), 10)
+    assert same.epsilon(1e-5, "rdp") < math.inf
+
+
+@pytest.mark.parametrize("bad, exc", [(0.0, ValueError), (-1.0, ValueError), (math.nan, ValueError), (True, TypeError)])
+def test_epsilon_delta_event_validation(bad, exc):
+    with pytest.raises(exc, match="epsilon"):
+        EpsilonDeltaEvent(bad, 1e-6)
+    if bad != 0.0:                                               # delta = 0 is allowed (a pure guarantee)
+        with pytest.raises(exc, match="delta"):
+            EpsilonDeltaEvent(1.0, bad)
+    with pytest.raises(ValueError, match="delta"):
+        EpsilonDeltaEvent(1.0, 1.0)
+
+
+def test_epsilon_delta_events_compose_by_basic_and_advanced_only():
+    e = EpsilonDeltaEvent(0.25, 1e-7)
+    acc = PrivacyAccountant().compose(e, 20).compose(PureDPEvent(0.5))
+    assert acc.epsilon(1e-5, "basic") == 5.5                     # the epsilons add up; the deltas use 2e-6 of 1e-5
+    assert acc.delta(5.5, "basic") == pytest.approx(2e-6, rel=1e-15) and acc.delta(5.5, "basic") >= 20 * 1e-7
+    assert acc.delta(5.49, "basic") == 1.0                      # basic composition proves nothing below the sum
+    assert acc.epsilon(1.9e-6, "basic") == math.inf              # the deltas alone exceed the budget
+    assert PrivacyAccountant([PureDPEvent(0.5)] * 3).delta(1.5, "basic") == 0.0   # pure: delta 0 exactly
+    # the deltas are summed exactly: ten deltas of 1e-6 exceed the float 1e-5 by one part in 1e17 or fit it
+    ten = PrivacyAccountant().compose(EpsilonDeltaEvent(0.1, 1e-6), 10)
+    fits = sum(Fraction(1e-6) for _ in range(10)) <= Fraction(1e-5)
+    assert (ten.epsilon(1e-5, "basic") < math.inf) == fits
+    # advanced: k runs of one (epsilon, delta_0) pair (a pure event of the same epsilon counts as one), delta_0 the
+    # largest, delta' = delta - k delta_0
+    adv = PrivacyAccountant([ComposedEvent(EpsilonDeltaEvent(0.1, 1e-8), 50), EpsilonDeltaEvent(0.1, 2e-8),
+                             ComposedEvent(PureDPEvent(0.1), 49)])
+    assert adv.epsilon(1e-5, "advanced") == advanced_composition(0.1, 100, 1e-5 - 100 * 2e-8)
+    s = (3.0 - 100 * 0.1 * math.expm1(0.1)) / 0.1                 # delta at epsilon = 3: k delta_0 + delta'
+    assert adv.delta(3.0, "advanced") == pytest.approx(100 * 2e-8 + math.exp(-s * s / 200), rel=1e-12)
+    assert PrivacyAccountant().compose(EpsilonDeltaEvent(0.1, 1e-6), 11).epsilon(1e-5, "advanced") == math.inf
+    with pytest.raises(NotApplicableError, match="2 different privacy parameters"):
+        PrivacyAccountant([EpsilonDeltaEvent(0.1, 1e-8), PureDPEvent(0.2)]).epsilon(1e-5, "advanced")
+    with pytest.raises(NotApplicableError, match=r"mix \(epsilon, delta\) and Gaussian"):
+        PrivacyAccountant([EpsilonDeltaEvent(0.1, 1e-8), GaussianEvent(2.0)]).epsilon(1e-5, "advanced")
+    for method in ("optimal", "rdp", "gaussian_exact", "pld"):
+        with pytest.raises(NotApplicableError, match="EpsilonDeltaEvent"):
+            acc.epsilon(1e-5, method)
+        with pytest.raises(NotApplicableError, match="EpsilonDeltaEvent"):
+            acc.delta(1.0, method)
+    with pytest.raises(NotApplicableError, match=r"EpsilonDeltaEvent; an \(epsilon, delta\) guarantee composes by"):
+        acc.epsilon(1e-5, "rdp")
+    res = acc.compare(1e-5)                                     # advanced: 0.25 and 0.5 are two parameters
+    assert [m for m, r in res.items() if r.epsilon < math.inf] == ["basic"]
+
+
+def test_epsilon_delta_event_with_gaussian_runs_splits_what_is_left():
+    # the Gaussian runs share what the (epsilon, delta) events leave of delta
+    acc = PrivacyAccountant([EpsilonDeltaEvent(0.3, 4e-6), ComposedEvent(GaussianEvent(5.0), 6)])
+    want = 0.3 + 6 * gaussian_epsilon((1e-5 - 4e-6) / 6, 0.2)
+    assert acc.epsilon(1e-5, "basic") == pytest.approx(want, rel=1e-12)
+    assert acc.epsilon(1e-5, "basic") > 0.3 + 6 * gaussian_epsilon(1e-5 / 6, 0.2)   # not the whole delta
+    d = acc.delta(want, "basic")                                 # inverted numerically, to 1e-6 relative
+    assert 1e-5 * (1 - 1e-12) <= d <= 1e-5 * (1 + 2e-6)
+    assert acc.epsilon(d, "basic") <= want
+
+
+@pytest.mark.parametrize("events, method", [
+    ([ComposedEvent(GaussianEvent(10.0), 100)], "gaussian_exact"),
+    ([ComposedEvent(GaussianEvent(10.0), 100)], "rdp"),
+    ([ComposedEvent(GaussianEvent(10.0), 100)], "basic"),
+    ([ComposedEvent(GaussianEvent(10.0), 100)], "advanced"),
+    ([ComposedEvent(LaplaceEvent(0.1), 100), PureDPEvent(0.3)], "rdp"),
+    ([ComposedEvent(LaplaceEvent(0.1), 100), PureDPEvent(0.3)], "optimal"),
+    ([ComposedEvent(PureDPEvent(0.1), 100)], "advanced"),
+    ([ComposedEvent(PoissonSampledEvent(0.02, GaussianEvent(1.0)), 500)], "rdp"),
+    ([ComposedEvent(PoissonSampledEvent(0.02, GaussianEvent(1.0)), 500)], "pld"),
+])
+def test_delta_at_epsilon_inverts_epsilon_at_delta(events, method):
+    # delta(epsilon(d)) is d, and epsilon(delta(e)) <= e: each method's two answers are one curve
+    acc = PrivacyAccountant(events)
+    for d in (1e-3, 1e-6, 1e-9):
+        e = acc.epsilon(d, method)
+        back = acc.delta(e, method)
+        assert back <= d * (1 + 2e-6), (d, e, back)
+        assert back >= d * (0.995 if method in ("pld", "optimal") else 1 - 1e-6), (d, e, back)
+        assert acc.epsilon(back, method) <= e * (1 + (1e-4 if method == "pld" else 1e-9))  # pld: two upper bounds
+
+
+def test_delta_by_method_against_the_closed_forms():
+    acc = PrivacyAccountant().compose(GaussianEvent(3.0, 0.5), 40)
+    mu = math.sqrt(40) * 0.5 / 3.0
+    for e in (0.0, 0.5, 2.0, 8.0):
+        assert acc.delta(e, "gaussian_exact") == gaussian_delta(e, mu)
+    pure = PrivacyAccountant().compose(PureDPEvent(0.2), 30)
+    for e in (0.0, 1.0, 3.0, 5.9, 6.0):
+        exact = optimal_composition_delta(0.2, 30, e)
+        got = pure.delta(e, "optimal")
+        assert exact <= got <= exact * (1 + 1e-10) + 1e-20      # never below the exact value, and within rounding
+    assert pure.delta(6.0, "basic") == 0.0 and pure.delta(6.0, "optimal") <= 1e-20   # the top atom's rounding only
+    for e in (1.0, 5.0, 8.0):                                     # advanced: delta' of the inverted formula
+        s = (e - 30 * 0.2 * math.expm1(0.2)) / 0.2
+        assert pure.delta(e, "advanced") == pytest.approx(math.exp(-s * s / 60) if s > 0 else 1.0, rel=1e-12)
+    curve = lambda a: 40 * rdp_gaussian(a, 0.5 / 3.0)  # noqa: E731
+    for e in (0.5, 2.0):
+        got = acc.delta(e, "rdp")
+        alpha = 1.0 + np.geomspace(1e-4, 1e6, 200001)
+        with np.errstate(over="ignore"):
+            brute = np.exp((alpha - 1) * (curve(alpha) - e + np.log1p(-1 / alpha)) - np.log(alpha)).min()
+        assert got == pytest.approx(brute, rel=1e-6)
+
+
+def test_delta_refuses_bad_queries_by_name():
+    acc = PrivacyAccountant().compose(PureDPEvent(0.1))
+    for bad, exc in [(-0.1, ValueError), (math.nan, ValueError), (math.inf, ValueError), (True, TypeError),
+                     ("1", TypeError)]:
+        with pytest.raises(exc, match="epsilon"):
+            acc.delta(bad)
+    with pytest.raises(ValueError, match="method must be one of"):
+        acc.delta(1.0, "moments")
+    with pytest.raises(ValueError, match="no events"):
+        PrivacyAccountant().delta(1.0)
+
+
+def test_a_new_method_gets_delta_by_inversion(monkeypatch):
+    # a method without a DELTA_METHODS entry is inverted numerically: here epsilon = log(1/delta) / 10
+    monkeypatch.setitem(accounting.ACCOUNTING_METHODS, "toy", lambda counts, d: (math.log(1 / d) / 10, "toy"))
+    acc = PrivacyAccountant([PureDPEvent(0.1)])
+    assert acc.delta(1.0, "toy") == pytest.approx(math.exp(-10), rel=1e-6) and acc.delta(1.0, "toy") >= math.exp(-10)
+    assert acc.delta(0.0, "toy") == 1.0 and acc.delta(100.0, "toy") == 1e-300
+
+
+def test_the_old_module_path_keeps_every_moved_name():
+    import subprocess
+    import sys
+
+    from dpcourse import subsampled_gaussian as sg
+
+    for name in ("rdp_subsampled_gaussian", "subsampled_gaussian_delta", "subsampling_amplification", "dpsgd_epsilon",
+                 "dpsgd_noise_multiplier", "MIN_NOISE_MULTIPLIER", "AmplifiedGuarantee", "_pld_epsilon", "_calibrate"):
+        assert getattr(accounting, name) is getattr(sg, name), name
+    assert set(sg.__all__) <= set(accounting.__all__)
+    # the new module imported first, in a fresh interpreter (its import of the events must not be circular)
+    subprocess.run([sys.executable, "-c", "import dpcourse.subsampled_gaussian"], check=True)
+
+
+def test_what_is_left_of_delta_is_rounded_down():
+    # delta minus the events' deltas, exactly, then rounded down: never more than is left
+    rng = np.random.default_rng(38)
+    for _ in range(2000):
+        d, parts = float(rng.uniform(1e-6, 1e-4)), rng.uniform(1e-9, 1e-6, size=int(rng.integers(1, 20)))
+        spent = sum((Fraction(float(x)) for x in parts), Fraction(0))
+        left = accounting._delta_left(d, spent)
+        assert Fraction(left) <= Fraction(d) - spent < Fraction(math.nextafter(left, math.inf))

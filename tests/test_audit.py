@@ -429,3 +429,12 @@ def test_bounds_split_the_error_budget_between_the_two_proportions(conf):
     assert res.p_lower == pytest.approx(p_ci.low, rel=1e-9)
     assert res.q_upper == pytest.approx(q_ci.high, rel=1e-9)
     assert res.lower_bound == pytest.approx(max(0.0, math.log(p_ci.low / q_ci.high)), rel=1e-9)
+
+
+def test_clopper_pearson_returns_named_fields():
+    """Issue 38: a NamedTuple ``(lower, upper)``, floats for a scalar k, arrays for an array k."""
+    res = clopper_pearson(3, 10, 0.05)
+    assert res._fields == ("lower", "upper") and (res.lower, res.upper) == tuple(res)
+    assert isinstance(res.lower, float) and res.lower < 0.3 < res.upper
+    arr = clopper_pearson(np.array([0, 10]), 10, 0.05)
+    assert arr.lower.shape == arr.upper.shape == (2,) and arr.lower[0] == 0.0 and arr.upper[1] == 1.0

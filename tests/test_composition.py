@@ -551,3 +551,10 @@ def test_renyi_curves_against_exact_decimal_arithmetic():
 def test_gaussian_composition_names_its_arguments_on_overflow():
     with pytest.raises(ValueError, match="l2_sensitivity / sigma"):
         gaussian_composition_epsilon(1e-300, 10**6, 1e-5, l2_sensitivity=1e10)
+
+
+def test_rdp_to_epsilon_returns_named_fields():
+    """Issue 38: a NamedTuple ``(epsilon, alpha)``; unpacking and indexing keep working."""
+    res = rdp_to_epsilon(lambda a: rdp_gaussian(a, 1.0), 1e-5)
+    assert res._fields == ("epsilon", "alpha") and (res.epsilon, res.alpha) == tuple(res) == (res[0], res[1])
+    assert res.alpha > 1.0 and res.epsilon < zcdp_epsilon(0.5, 1e-5)

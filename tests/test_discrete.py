@@ -10,7 +10,8 @@ from scipy import stats
 import dpcourse
 from dpcourse import (discrete_gaussian, discrete_gaussian_delta, discrete_gaussian_pmf, discrete_laplace,
                       discrete_laplace_pmf, gaussian_lattice, geometric_mechanism, laplace_lattice)
-from dpcourse import discrete as dm
+from dpcourse import _sampling as ks
+from dpcourse import lattice as lt
 
 ALPHA = 1e-6
 N = 200_000
@@ -35,7 +36,7 @@ class _Scripted:
 def test_bern_exp_fraction_frequency(num, den):
     gen = np.random.default_rng(num + den % 1000)
     nums = np.full(N, num, dtype=object if den > 2**62 else np.int64)
-    hits = int(dm._bern_exp_fraction(nums, den, gen).sum())
+    hits = int(ks._bern_exp_fraction(nums, den, gen).sum())
     p = math.exp(-num / den)
     assert stats.binomtest(hits, N, p).pvalue > ALPHA
     # power: exp(-1.1 gamma) is rejected when gamma is not tiny
@@ -47,7 +48,7 @@ def test_bern_exp_with_integer_part_frequency():
     gen = np.random.default_rng(3)
     whole = np.full(N, 2, dtype=np.int64)
     num = np.full(N, 1, dtype=np.int64)
-    hits = int(dm._bern_exp(whole, num, 4, gen).sum())     # exp(-2.25)
+    hits = int(ks._bern_exp(whole, num, 4, gen).sum())     # exp(-2.25)
     assert stats.binomtest(hits, N, math.exp(-2.25)).pvalue > ALPHA
     assert stats.binomtest(hits, N, math.exp(-2.0)).pvalue < ALPHA
 
@@ -58,17 +59,17 @@ def test_bern_ratio_lazy_path_is_exact_on_ties():
     den = 3 * 2**63
     num = np.array([2**63], dtype=object)
     head = (2**63 * 2**62) // den
-    assert dm._bern_ratio(num, den, _Scripted([head - 1]))[0]          # below the head: success
-    assert not dm._bern_ratio(num, den, _Scripted([head + 1]))[0]      # above: failure
+    assert ks._bern_ratio(num, den, _Scripted([head - 1]))[0]          # below the head: success
+    assert not ks._bern_ratio(num, den, _Scripted([head + 1]))[0]      # above: failure
     # a tie: the remainder 2**125 - head * den over den decides with the next block
     rem = 2**63 * 2**62 - head * den
     head2 = (rem * 2**62) // den
-    assert dm._bern_ratio(num, den, _Scripted([head, head2 - 1]))[0]
-    assert not dm._bern_ratio(num, den, _Scripted([head, head2 + 1]))[0]
+    assert ks._bern_ratio(num, den, _Scripted([head, head2 - 1]))[0]
+    assert not ks._bern_ratio(num, den, _Scripted([head, head2 + 1]))[0]
 
 
 def test_geometric_exp_minus_one(chi2_pvalue):
-    v = dm._geometric_exp_minus_one(N, np.random.default_rng(4))
+    v = ks._geometric_exp_minus_one(N, np.random.default_rng(4))
     pmf = lambda k: np.where(k >= 0, (1 - math.exp(-1)) * np.exp(-np.maximum(k, 0)), 0.0)  # noqa: E731
     assert chi2_pvalue(v, pmf) > ALPHA
     assert chi2_pvalue(v, lambda k: np.where(k >= 0, (1 - math.exp(-1.1)) * np.exp(-1.1 * np.maximum(k, 0)),
@@ -109,8 +110,8 @@ def test_discrete_laplace_pmf_is_normalised_and_exact():
 
 
 def test_float_scale_is_taken_at_its_exact_value():
-    assert dm._as_fraction(0.1, "scale") == Fraction(3602879701896397, 2**55)
-    assert dm._as_fraction(np.float64(2.5), "scale") == Fraction(5, 2)
+    assert ks._as_fraction(0.1, "scale") == Fraction(3602879701896397, 2**55)
+    assert ks._as_fraction(np.float64(2.5), "scale") == Fraction(5, 2)
 
 
 def test_samplers_are_seeded_and_fresh():
@@ -189,7 +190,7 @@ def test_geometric_mechanism_exact_privacy_loss():
 
 def test_geometric_mechanism_rounds_scale_up_only():
     # eps = 1e-5 has a 69-bit denominator; the scale is rounded up (more noise), never down
-    scale = dm._round_up(Fraction(1) / Fraction(1e-5))
+    scale = ks._round_up(Fraction(1) / Fraction(1e-5))
     assert scale >= Fraction(1) / Fraction(1e-5)
     assert scale - Fraction(1) / Fraction(1e-5) < Fraction(1, 2**40)
     assert geometric_mechanism(0, 1, 1e-5, size=3, rng=0).shape == (3,)
@@ -297,7 +298,7 @@ def test_secure_and_textbook_paths_differ_in_kind():
 def test_gaussian_lattice_privacy_by_two_routes():
     eps, delta = 1.0, 1e-5
     lat = gaussian_lattice(1.0, eps, delta)
-    assert dm._zcdp_epsilon(lat.rho, delta) <= eps
+    assert lt._zcdp_epsilon(lat.rho, delta) <= eps
     # independent check of the zCDP conversion: the continuous Gaussian with mu = sqrt(2 rho) is
     # rho-zCDP, so its exact delta at eps can be no larger than the converted delta
     assert dpcourse.gaussian_delta(eps, math.sqrt(2 * lat.rho)) <= delta
@@ -382,3 +383,61 @@ def test_geometric_mechanism_object_arrays_must_hold_integers():
     for bad in ([2**64, 1.5], [2**64, True], [2**64, "7"]):
         with pytest.raises(TypeError, match="value must hold integers only"):
             dpcourse.geometric_mechanism(bad, 1, 1.0, rng=0)
+
+
+# ---------------------------------------------------------------- the module split (issue 38)
+
+
+def test_lattice_release_refuses_broken_arguments_without_quoting_values():
+    # Public since it is in __all__: a NaN value used to come back as -2**63 steps (a cast of NaN), float noise was
+    # truncated silently, and noise of another shape was broadcast.
+    with pytest.raises(ValueError, match="values must be finite") as err:
+        lt.lattice_release([1.0, 7.123456, math.nan], -2, [0, 0, 0])
+    assert "7.123456" not in str(err.value)
+    with pytest.raises(ValueError, match="values must be finite"):
+        lt.lattice_release(np.array([math.inf]), 0, np.array([1]))
+    with pytest.raises(TypeError, match="noise must hold integers"):
+        lt.lattice_release([1.0], -2, [0.5])
+    with pytest.raises(TypeError, match="noise must hold integers"):
+        lt.lattice_release([1.0], -2, [True])
+    with pytest.raises(ValueError, match="noise must have the shape of values"):
+        lt.lattice_release([1.0, 2.0], -2, [1])
+    for exponent, exc in ((True, TypeError), (1.0, TypeError), (-1075, ValueError), (1024, ValueError)):
+        with pytest.raises(exc, match="exponent"):
+            lt.lattice_release([1.0], exponent, [0])
+    with pytest.raises(TypeError, match="values must be real"):
+        lt.lattice_release(["1.0"], 0, [0])
+    # valid arguments are released as before: the ends of the exponent range, int values, 0-d arrays
+    assert lt.lattice_release([0.3, 1.3], -2, [0, 1]).tolist() == [0.25, 1.5]
+    assert lt.lattice_release(np.asarray(3), 0, np.asarray(-1, dtype=np.int64)) == 2.0
+    assert lt.lattice_release([5e-324], -1074, [1]).tolist() == [1e-323]
+    assert lt.lattice_release([2.0**1023], 1023, [-1]).tolist() == [0.0]
+
+
+def test_every_moved_name_is_still_importable_from_discrete():
+    # dpcourse.discrete keeps every name other modules, tests and the chapters import from it, as the same object.
+    from dpcourse import discrete as dm
+    for name in ("_dlap", "_dlap1", "_dlap_vector", "_dgauss1", "_dgauss_vector", "_dgauss_from_variance", "_round_up",
+                 "_check_terms", "_release_uniforms", "_WORD_BITS", "_bern_ratio", "_bern_ratio1", "_bern_exp",
+                 "_bern_exp1", "_bern_exp_fraction", "_bern_exp_fraction1", "_bern_exp_minus_one1", "_scale_terms",
+                 "_shape", "_as_fraction", "_checked_sum", "_geometric_exp_minus_one", "SCALE_LIMIT", "VALUE_LIMIT"):
+        assert getattr(dm, name) is getattr(ks, name), name
+    for name in ("LaplaceLattice", "GaussianLattice", "laplace_lattice", "gaussian_lattice", "lattice_release",
+                 "_laplace_lattice", "_lattice_steps", "_power_of_two_at_most", "_zcdp_epsilon", "_zcdp_rho_for",
+                 "_release1"):
+        assert getattr(dm, name) is getattr(lt, name), name
+    assert dpcourse.laplace_lattice is lt.laplace_lattice and dpcourse.discrete_laplace is dm.discrete_laplace
+    assert set(lt.__all__) <= set(dm.__all__)
+    # the secure helpers are private now (issue 38, item 5): no public name without an underscore left behind
+    assert not [n for n in vars(lt) if n.startswith(("secure_", "plain_scalar"))]
+    assert not [n for n in vars(dm) if n.startswith(("secure_", "plain_scalar"))]
+
+
+@pytest.mark.parametrize("name", ["discrete_laplace", "discrete_laplace_pmf", "discrete_gaussian",
+                                  "discrete_gaussian_pmf", "discrete_gaussian_delta", "geometric_mechanism",
+                                  "laplace_lattice", "gaussian_lattice", "lattice_release", "LaplaceLattice",
+                                  "GaussianLattice"])
+def test_public_docstrings_follow_the_rule(name):
+    from test_docstrings import problems
+    from dpcourse import discrete as dm
+    assert problems(getattr(dm, name)) == [], name

@@ -1,4 +1,5 @@
-"""dpcourse.plots.explorer: one definition of an interactive figure, live in Jupyter and in the static book."""
+"""dpcourse.plots.explorer: one definition of an interactive figure, live in Jupyter and in the static book; and
+booktools, the build tooling that draws its states and puts the notebooks' static figures in the book's style."""
 
 import json
 
@@ -9,13 +10,24 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from dpcourse.plots.explorer import (COLUMN_PX, MAX_STATES, _shared_text_caches,  # noqa: E402
-                                     draw_state, explorer, min_font_pt, page_sizes, render_states,
-                                     spec_key)
-import dpcourse.plots.explorer as explorer_module  # noqa: E402
+import booktools.states as states_module  # noqa: E402
+from booktools.legends import legends_over_data  # noqa: E402
+from booktools.states import draw_state, page_sizes, render_states, spec_key  # noqa: E402
+from booktools.static_figures import install_static_style  # noqa: E402
+from booktools.style import COLUMN_PX, book_style, min_font_pt  # noqa: E402
+from booktools.text_caches import shared_text_caches  # noqa: E402
+from dpcourse.plots.explorer import MAX_STATES, explorer  # noqa: E402
 from dpcourse.plots.promise import plot_rr_count  # noqa: E402
 
 CONTROLS = {"n": ("n", (2, 5), 5), "epsilon": ("ε", (0.5, 1.1), 1.1)}
+
+
+@pytest.fixture
+def static_style():
+    """The book's figure style in this process (booktools' opt-in for a Python process), undone afterwards."""
+    with matplotlib.rc_context():
+        install_static_style()
+        yield
 
 
 def test_spec_is_json_and_names_the_plotting_function():
@@ -112,7 +124,7 @@ def _busy_figure_pixels(fast):
 
     import matplotlib.pyplot as plt
 
-    with _shared_text_caches() if fast else contextlib.nullcontext():
+    with shared_text_caches() if fast else contextlib.nullcontext():
         fig, (a, b) = plt.subplots(1, 2, figsize=(8, 3), dpi=72)
         a.loglog(np.geomspace(1, 1e3, 30), np.geomspace(1e-2, 1, 30), "o-", label=r"$\varepsilon = 10^x$")
         a.set_title(r"$\delta(\varepsilon)$")
@@ -155,7 +167,7 @@ def test_shared_font_tables_are_those_of_the_font_each_text_asks_for():
 
     props = [FontProperties(family=["sans-serif"], size=9), FontProperties(family=["cmr10"], size=12),
              FontProperties(family=["STIXGeneral"], size=9), FontProperties(family=["sans-serif"], size=20)]
-    with _shared_text_caches():
+    with shared_text_caches():
         for rc in ({}, {"font.sans-serif": ["STIXGeneral"]}, {}):
             with mpl.rc_context(rc):
                 expected = [[get_font(fontManager._find_fonts_by_props(p)).get_sfnt_table(name)
@@ -167,7 +179,6 @@ def test_shared_font_tables_are_those_of_the_font_each_text_asks_for():
 def test_legends_over_data_sees_a_legend_on_a_line_and_not_one_beside_it():
     import matplotlib.pyplot as plt
 
-    from dpcourse.plots.explorer import legends_over_data
 
     fig, (ax1, ax2) = plt.subplots(1, 2)
     ax1.plot([0, 1], [0, 1], label="diagonal")
@@ -187,7 +198,6 @@ def _shown_tick_labels(ax):
 def test_fixed_tick_labels_are_thinned_by_their_measured_widest_line_and_never_overlap():
     import matplotlib.pyplot as plt
 
-    from dpcourse.plots.explorer import book_style
 
     # chapter 23's coverage panel: three two-line labels in a third of the figure; measured by the whole string
     # (12 characters for "non-\nprivate") the middle one was dropped, measured by its widest line all three fit
@@ -231,12 +241,13 @@ def test_a_live_state_thins_fixed_labels_at_the_width_its_layout_gives(tmp_path,
     def spy_save(rgba, out_file):       # the state's figure is the current one when its PNG is saved
         seen.append(_shown_tick_labels(plt.gcf().axes[-1]))
 
-    monkeypatch.setattr(explorer_module, "_save_png", spy_save)
+    monkeypatch.setattr(states_module, "_save_png", spy_save)
     ex = explorer(plot_interval_coverage, {"n": ("n", (100, 1000), 100), "epsilon": ("ε", (0.1, 0.3), 0.1)})
     layout: dict = {}
     for i, params in enumerate(({"n": 100, "epsilon": 0.1}, {"n": 1000, "epsilon": 0.3})):
         draw_state(ex, params, tmp_path / f"{i}.png", layout=layout)
     assert layout["params"] is not None          # the second state was drawn with the first one's layout
+    assert len(seen) == 2                        # both states were saved through the spy
     for shown in seen:
         assert [text for text, _ in shown] == ["non-\nprivate", "naive", "noise-\naware"]
         assert not any(a.overlaps(b) for (_, a), (_, b) in zip(shown, shown[1:]))
@@ -245,7 +256,6 @@ def test_a_live_state_thins_fixed_labels_at_the_width_its_layout_gives(tmp_path,
 def test_a_legend_on_the_next_plot_counts_and_one_sharing_its_axes_with_a_twin_does_not():
     import matplotlib.pyplot as plt
 
-    from dpcourse.plots.explorer import legends_over_data
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(8, 4), dpi=72)
     ax1.plot([0, 1], [0, 1], label="a label long enough to reach the next plot")
@@ -269,14 +279,13 @@ def test_a_legend_on_the_next_plot_counts_and_one_sharing_its_axes_with_a_twin_d
     plt.close(fig)
 
 
-def test_a_static_legend_with_no_free_place_inside_goes_below_its_axes_not_onto_the_next_plot():
+def test_a_static_legend_with_no_free_place_inside_goes_below_its_axes_not_onto_the_next_plot(static_style):
     import io
 
     import matplotlib.pyplot as plt
     from IPython.core.pylabtools import print_figure
     from PIL import Image
 
-    import dpcourse.plots  # noqa: F401  (installs the book's figure style)
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.8))
     # bars far taller than the y axis at both sides and in the middle (a histogram cut at the top, as in
@@ -296,14 +305,13 @@ def test_a_static_legend_with_no_free_place_inside_goes_below_its_axes_not_onto_
     plt.close(fig)
 
 
-def test_a_static_figure_png_records_its_smallest_text_and_legends_over_data():
+def test_a_static_figure_png_records_its_smallest_text_and_legends_over_data(static_style):
     import io
 
     import matplotlib.pyplot as plt
     from IPython.core.pylabtools import print_figure  # how Jupyter's inline backend shows a figure
     from PIL import Image
 
-    import dpcourse.plots  # noqa: F401  (installs the book's figure style)
 
     fig, ax = plt.subplots(figsize=(10, 3))
     ax.plot([0, 1], [0, 1], label="diagonal")
@@ -330,7 +338,7 @@ def test_each_state_records_how_many_legends_cover_data(tmp_path, monkeypatch):
     draw_state(densities, {"epsilon": 1.0}, tmp_path / "h.png", report=moved)
     assert moved["legends_over_data"] == 0 and moved["description"]
     # the report can see it: with the legend left where the plot put it, the same state reports it
-    monkeypatch.setattr(explorer_module, "legends_below", lambda fig, floor: None)
+    monkeypatch.setattr(states_module, "legends_below", lambda fig, floor: None)
     draw_state(densities, {"epsilon": 1.0}, tmp_path / "k.png", report=kept)
     assert kept["legends_over_data"] == 1
     monkeypatch.undo()
@@ -404,7 +412,6 @@ def test_a_legend_too_wide_for_columns_gets_fewer_even_where_the_plot_asked_for_
 def test_legends_over_data_counts_a_legend_on_the_tick_labels_or_cut_by_the_figure_edge():
     import matplotlib.pyplot as plt
 
-    from dpcourse.plots.explorer import legends_over_data
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(8, 5), dpi=72)
     ax1.plot([0, 1], [0, 1], label="on the tick labels")
@@ -423,3 +430,84 @@ def test_legends_over_data_counts_a_legend_on_the_tick_labels_or_cut_by_the_figu
     fig.canvas.draw()
     assert legends_over_data(fig, renderer) == [] and legends_over_data(fig, renderer, drawn) == []
     plt.close(fig)
+
+
+def test_the_kernels_matplotlibrc_holds_the_settings_of_install_static_style():
+    # the chapters' kernels get the style from booktools/matplotlibrc (kernel_environment), a test process from
+    # install_static_style: the same settings
+    from booktools.static_figures import HOOK, RC_FILE
+    from booktools.style import LIVE_STYLE, STATIC_DPI
+
+    rc = dict(matplotlib.rc_params_from_file(str(RC_FILE), use_default_template=False))
+    with matplotlib.rc_context():
+        matplotlib.rcdefaults()
+        install_static_style()
+        installed = {k: matplotlib.rcParams[k] for k in rc}
+    assert rc == installed and set(rc) == {*LIVE_STYLE, "figure.dpi", "figure.hooks"}
+    assert rc["figure.hooks"] == [HOOK] and rc["figure.dpi"] == STATIC_DPI
+
+
+def test_the_static_dpi_of_the_build_is_the_one_dpcourse_figures_use():
+    from booktools.style import STATIC_DPI
+    from dpcourse.plots.explorer import STATIC_DPI as PACKAGE_STATIC_DPI
+
+    assert STATIC_DPI == PACKAGE_STATIC_DPI
+
+
+def _fresh_figure_settings(env, cwd) -> str:
+    import subprocess
+    import sys
+
+    code = ("import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\nfig = plt.figure()\n"
+            "print(fig.dpi, matplotlib.rcParams['font.size'], 'print_figure' in vars(fig.canvas))")
+    return subprocess.run([sys.executable, "-c", code], env=env, cwd=cwd, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def test_a_process_started_with_the_kernel_environment_draws_in_the_book_style(tmp_path):
+    # how tools/execute_notebooks.py and strict nbval (conftest.py) start the chapters' kernels: the fonts, the
+    # dpi and the hook that prints a figure in the book style (it replaces the canvas's print_figure)
+    import os
+
+    from booktools.static_figures import kernel_environment
+
+    plain = {k: v for k, v in os.environ.items() if k not in ("MATPLOTLIBRC", "PYTHONPATH")}
+    plain["MPLCONFIGDIR"] = str(tmp_path)                                         # no user matplotlibrc
+    assert _fresh_figure_settings(kernel_environment(plain), tmp_path) == "72.0 14.0 True"
+    assert _fresh_figure_settings(plain, tmp_path) == "100.0 10.0 False"      # not without it
+    env = kernel_environment({**plain, "PYTHONPATH": "/elsewhere"})
+    assert env["PYTHONPATH"].split(os.pathsep)[1:] == ["/elsewhere"]             # kept (tools/ulp_jitter)
+
+
+def test_the_cache_key_of_the_states_covers_dpcourse_and_booktools(monkeypatch):
+    from pathlib import Path
+
+    spec = explorer(plot_rr_count, CONTROLS).spec()
+    key = spec_key(spec)
+    original = Path.read_bytes
+    for package, name in (("dpcourse", "laplace.py"), ("booktools", "legends.py")):
+        def changed(self, package=package, name=name):
+            return original(self) + (b"#" if (self.parent.name, self.name) == (package, name) else b"")
+
+        monkeypatch.setattr(Path, "read_bytes", changed)
+        assert spec_key(spec) != key
+        monkeypatch.undo()
+    assert spec_key(spec) == key
+
+
+def test_the_examples_of_booktools_run():
+    import doctest
+
+    import booktools.describe
+
+    result = doctest.testmod(booktools.describe)
+    assert result.attempted >= 1 and result.failed == 0
+
+
+def test_a_name_that_moved_to_booktools_is_found_there_with_a_warning():
+    import dpcourse.plots.explorer as package_module
+
+    with pytest.warns(DeprecationWarning, match="booktools.legends.legends_over_data"):
+        assert package_module.legends_over_data is legends_over_data
+    with pytest.raises(AttributeError, match="no attribute"):
+        package_module.no_such_name  # noqa: B018

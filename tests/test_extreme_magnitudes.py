@@ -96,21 +96,21 @@ RELEASES: dict[str, Release] = {
         "data", lambda v: (dpcourse.dp_histogram([v, 1.0], 1.0, relation="add_remove", bins=BINS, rng=0),
                            dpcourse.dp_histogram([v, 2.0], 1.0, relation="replace_one", categories=[v, 2.0],
                                                  rng=0) if v != 2.0 else None), tuple(FLOATS)),
-    "dpcourse.queries.sparse_vector": Release(
+    "dpcourse.svt.sparse_vector": Release(
         "values", lambda v: dpcourse.sparse_vector([v, 1.0, -v], 0.5, 1.0, 2, rng=0), tuple(FLOATS)),
-    "dpcourse.queries.above_threshold": Release(
+    "dpcourse.svt.above_threshold": Release(
         "values", lambda v: dpcourse.above_threshold([v, 1.0], 0.5, 1.0, rng=0, size=3), tuple(FLOATS)),
-    "dpcourse.queries.mwem": Release(
+    "dpcourse.query_release.mwem": Release(
         "histogram", lambda v: dpcourse.mwem([v, 1.0, 2.0], QUERIES, 1.0, iterations=2, rng=0),
         tuple(HIST_COUNTS)),
     # smalldb's n = sum(histogram) is public (replace-one): it is capped at 2**53, a public refusal that
     # neighbours share (test_smalldb_caps_the_public_n); below the cap every count is answered.
-    "dpcourse.queries.smalldb": Release(
+    "dpcourse.query_release.smalldb": Release(
         "histogram", lambda v: dpcourse.smalldb([v, 1.0, 2.0], QUERIES, 1.0, m=3, rng=0),
         tuple(c for c in HIST_COUNTS if c <= 2.0**52)),
-    "dpcourse.queries.laplace_per_query": Release(
+    "dpcourse.query_release.laplace_per_query": Release(
         "histogram", lambda v: Q.laplace_per_query([v, 1.0, 2.0], QUERIES, 1.0, rng=0), tuple(HIST_COUNTS)),
-    "dpcourse.queries.gaussian_per_query": Release(
+    "dpcourse.query_release.gaussian_per_query": Release(
         "histogram", lambda v: Q.gaussian_per_query([v, 1.0, 2.0], QUERIES, 1.0, 1e-6, rng=0),
         tuple(HIST_COUNTS)),
     "dpcourse.selection.exponential_mechanism": Release(
@@ -193,7 +193,7 @@ RELEASES: dict[str, Release] = {
 #: Functions that take ``rng`` and an epsilon but have no private argument, with the reason.
 NOT_RELEASES = {
     "dpcourse.optimal_noise.knorm_l2_noise": "draws noise only; its arguments (dim, sensitivity) are public",
-    "dpcourse.queries.tracing_experiment": "an experiment on synthetic data; its releases are laplace_mechanism",
+    "dpcourse.attacks.tracing_experiment": "an experiment on synthetic data; its releases are laplace_mechanism",
     "dpcourse.lower_bounds.tracing_trial": "an experiment on a synthetic fingerprinting code; its release is "
                                            "gaussian_mechanism",
     "dpcourse.inference.interval_coverage": "a coverage simulation on a public population; its releases are the "
@@ -201,9 +201,10 @@ NOT_RELEASES = {
     "dpcourse.inference.coverage_grid": "a grid of interval_coverage runs on public populations",
     "dpcourse.synthetic.compare_methods": "an experiment driver on a public table; its releases (mst_synthesize, "
                                           "independent_synthesize, mwem) are each tested here",
-    "dpcourse.queries.error_versus_queries": "an experiment driver; each release it makes is tested here itself",
-    "dpcourse.queries.sparse_vector_variant": "audit only: the published broken variants, documented as not "
-                                              "private and never for real data",
+    "dpcourse.query_release.error_versus_queries": "an experiment driver; each release it makes is tested here "
+                                                   "itself",
+    "dpcourse.svt.sparse_vector_variant": "audit only: the published broken variants, documented as not "
+                                          "private and never for real data",
 }
 
 

@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 import dpcourse
-from dpcourse import discrete
+from dpcourse import _sampling, discrete, lattice
 from dpcourse.laplace import _clamped_sum
 
 from exact_references import lemma_uniforms
@@ -57,7 +57,7 @@ def test_release_uniforms_read_the_raw_bits_as_the_lemma_says(name):
     for seed in range(10):
         g, h = _pair(name, seed)
         ks = SOURCE_RANGES * 3
-        draw = discrete._release_uniforms(g)
+        draw = _sampling._release_uniforms(g)
         got = [draw(k) for k in ks]
         expected, used = _lemma_uniforms(h.bit_generator.random_raw(2000).tolist(), width, ks)
         assert got == expected, (name, seed)
@@ -69,7 +69,7 @@ def test_release_uniforms_read_the_raw_bits_as_the_lemma_says(name):
 @pytest.mark.parametrize("name", BIT_GENERATORS)
 def test_release_uniforms_are_uniform(name):
     from scipy import stats
-    draw = discrete._release_uniforms(np.random.Generator(getattr(np.random, name)(24)))
+    draw = _sampling._release_uniforms(np.random.Generator(getattr(np.random, name)(24)))
     for k, n in ((3, 3000), (5, 3000), (6, 3000), (12, 6000), (100, 20000)):
         counts = np.bincount([draw(k) for _ in range(n)], minlength=k)
         assert counts.size == k and stats.chisquare(counts).pvalue > ALPHA, (name, k)
@@ -89,11 +89,11 @@ def test_release_uniforms_refuse_an_empty_range(monkeypatch):
         def random_raw(self):
             return self.words.pop()
 
-    monkeypatch.setitem(discrete._WORD_BITS, Words, 64)
+    monkeypatch.setitem(_sampling._WORD_BITS, Words, 64)
     for k in (0, -1, -(2**70)):
         gen = type("G", (), {"bit_generator": Words()})()
         with pytest.raises(ValueError, match="k >= 1"):
-            discrete._release_uniforms(gen)(k)
+            _sampling._release_uniforms(gen)(k)
     with pytest.raises(ValueError):
         np.random.default_rng(0).integers(0)
 
@@ -141,11 +141,11 @@ def test_other_bit_generators_draw_with_integers():
     class Sub(np.random.PCG64):
         pass
 
-    t, s = discrete._scale_terms(2.5)
+    t, s = _sampling._scale_terms(2.5)
     for seed in range(10):
         g = np.random.Generator(Sub(seed))
         h = np.random.Generator(np.random.PCG64(seed))
-        assert discrete.discrete_laplace(2.5, rng=g) == int(discrete._dlap_vector(t, s, 1, h)[0])
+        assert discrete.discrete_laplace(2.5, rng=g) == int(_sampling._dlap_vector(t, s, 1, h)[0])
         assert _same_state(g, h)
 
 
@@ -165,10 +165,10 @@ def test_one_draw_exponential_coins_have_their_law():
     # with either source of uniforms.
     from scipy import stats
     gen = np.random.default_rng(11)
-    for draw in (gen.integers, discrete._release_uniforms(gen)):
-        heads = sum(discrete._bern_exp_fraction1(1, 2, False, draw) for _ in range(20000))
+    for draw in (gen.integers, _sampling._release_uniforms(gen)):
+        heads = sum(_sampling._bern_exp_fraction1(1, 2, False, draw) for _ in range(20000))
         assert stats.binomtest(heads, 20000, math.exp(-0.5)).pvalue > ALPHA
-        heads = sum(discrete._bern_exp_minus_one1(draw) for _ in range(20000))
+        heads = sum(_sampling._bern_exp_minus_one1(draw) for _ in range(20000))
         assert stats.binomtest(heads, 20000, math.exp(-1.0)).pvalue > ALPHA
 
 
@@ -181,7 +181,7 @@ DLAP_TERMS = [(1, 1), (1, 3), (5, 2), (7, 3), (1048577, 1), (3, 10**6), (2**61 +
 def test_one_draw_discrete_laplace_with_integers_is_the_vectorized_draw(name, t, s):
     for seed in range(20):
         g, h = _pair(name, seed)
-        assert discrete._dlap1(t, s, g.integers) == int(discrete._dlap_vector(t, s, 1, h)[0]), (seed, t, s)
+        assert _sampling._dlap1(t, s, g.integers) == int(_sampling._dlap_vector(t, s, 1, h)[0]), (seed, t, s)
         assert _same_state(g, h)
 
 
@@ -196,8 +196,8 @@ DGAUSS_VARIANCES = [Fraction(1, 4), Fraction(1), Fraction(9), Fraction(729, 100)
 def test_one_draw_discrete_gaussian_with_integers_is_the_vectorized_draw(name, var):
     for seed in range(15):
         g, h = _pair(name, seed)
-        one = discrete._dgauss1(var.numerator, var.denominator, g.integers)
-        assert one == int(discrete._dgauss_vector(var, 1, h)[0]), (seed, var)
+        one = _sampling._dgauss1(var.numerator, var.denominator, g.integers)
+        assert one == int(_sampling._dgauss_vector(var, 1, h)[0]), (seed, var)
         assert _same_state(g, h)
 
 
@@ -218,9 +218,9 @@ def test_lazy_bernoulli_ties_are_resolved_as_vectorized():
     head2 = (rest << 62) // den
     for second in (head2 - 1, head2, head2 + 1):
         draws = [head, second] + ([0] if second == head2 else [])
-        one = discrete._bern_ratio1(num, den, True, Fixed(draws))
+        one = _sampling._bern_ratio1(num, den, True, Fixed(draws))
         gen = type("G", (), {"integers": Fixed(draws)})()
-        assert one == bool(discrete._bern_ratio(np.array([num], dtype=object), den, gen)[0])
+        assert one == bool(_sampling._bern_ratio(np.array([num], dtype=object), den, gen)[0])
 
 
 @pytest.mark.parametrize("name", BIT_GENERATORS)
@@ -248,10 +248,10 @@ def test_release_of_one_value_rounds_and_clamps_like_the_array_path():
         for x in (0.5, 1.5, 2.5, -0.5, -3.5, 1e308, -1e308, 2.0**70, 2.0**62, -(2.0**62), 5e-324, 0.0, 123.456):
             for noise in (0, 1, -1, 2**40, -(2**61)):
                 with np.errstate(over="ignore"):   # a result beyond the float range is inf on both paths
-                    expected = float(discrete.lattice_release(np.asarray(x), exponent, np.asarray(noise)))
-                    assert discrete._release1(x, exponent, noise) == expected, (x, exponent, noise)
+                    expected = float(lattice.lattice_release(np.asarray(x), exponent, np.asarray(noise)))
+                    assert lattice._release1(x, exponent, noise) == expected, (x, exponent, noise)
     with pytest.raises(OverflowError):   # 2**61 steps plus 2**62 - 1 of noise leave int64: refused, not wrapped
-        discrete._release1(1e300, 0, 2**63 - 2**61)
+        lattice._release1(1e300, 0, 2**63 - 2**61)
 
 
 def test_geometric_scalar_int_is_clamped_like_an_array():

@@ -474,3 +474,11 @@ def test_noisy_counts_report_each_release_error():
                  ([1, 2], [1, 2], [1, 2])]:
         with pytest.raises(ValueError):
             figs.plot_noisy_counts(*args)
+
+
+def test_group_privacy_returns_named_fields():
+    """Issue 38: a NamedTuple, so that unpacking and indexing keep working and the fields have names."""
+    res = group_privacy(0.5, 1e-6, 2)
+    assert (res.epsilon, res.delta) == tuple(res) == (res[0], res[1])
+    assert res._fields == ("epsilon", "delta") and res.epsilon == 1.0
+    assert group_privacy(1.0, 0.0, 3).delta == 0.0 and group_privacy(0.0, 1e-6, 3).epsilon == 0.0

@@ -1,6 +1,8 @@
 """What `import dpcourse` loads: the package docstring and the README promise it loads neither matplotlib nor
-the reference libraries, and scipy.stats (about 0.9 s, paid by every notebook kernel) is imported where used."""
+the reference libraries, and scipy.stats (about 0.9 s, paid by every notebook kernel) is imported where used; and
+what it changes: no matplotlib setting (the book's figure style is opted in by the book's processes: booktools)."""
 
+import os
 import subprocess
 import sys
 
@@ -20,6 +22,33 @@ def test_import_dpcourse_loads_no_heavy_module():
 
 def test_the_check_sees_a_heavy_module():
     assert heavy_modules_loaded("import scipy.stats") == "scipy.stats"
+
+
+def test_import_dpcourse_plots_loads_no_heavy_module():
+    assert heavy_modules_loaded("import dpcourse.plots, dpcourse.plots.explorer") == ""
+
+
+def matplotlib_settings_changed_by(imports: str, tmp_path) -> str:
+    """The rcParams (figure.hooks among them) that ``imports`` changes in a fresh interpreter, which reads no
+    matplotlibrc of the book (none in its directory or in MATPLOTLIBRC)."""
+    code = f"import matplotlib as mpl\nbefore = dict(mpl.rcParams)\n{imports}\n" \
+           f"print(sorted(k for k, v in mpl.rcParams.items() if v != before[k]))"
+    env = {k: v for k, v in os.environ.items() if k != "MATPLOTLIBRC"}
+    env["MPLBACKEND"] = "Agg"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env,
+                          cwd=tmp_path).stdout.strip()
+
+
+def test_importing_dpcourse_and_its_figures_changes_no_matplotlib_setting(tmp_path):
+    imports = ("import importlib, pkgutil, dpcourse, dpcourse.plots\n"
+               "for m in pkgutil.iter_modules(dpcourse.plots.__path__):\n"
+               "    importlib.import_module('dpcourse.plots.' + m.name)")
+    assert matplotlib_settings_changed_by(imports, tmp_path) == "[]"
+
+
+def test_the_settings_check_sees_a_change(tmp_path):
+    assert matplotlib_settings_changed_by("mpl.rcParams['figure.hooks'] = ['os:getcwd']", tmp_path) \
+        == "['figure.hooks']"
 
 
 def test_import_nbformat_builds_no_uri_grammars():

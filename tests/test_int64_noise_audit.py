@@ -20,13 +20,14 @@ PACKAGE = pathlib.Path(dpcourse.__file__).parent
 SAMPLERS = {"_dlap", "_dlap1", "_dlap_vector", "discrete_laplace", "_dgauss_from_variance", "_dgauss_vector",
             "_dgauss1", "discrete_gaussian", "geometric_mechanism", "lattice_release", "secure_laplace_draws",
             "secure_laplace", "secure_gaussian", "secure_laplace1", "secure_gaussian1", "_release1",
-            "_noise_on_values"}
+            "_noise_on_values", "_secure_laplace_draws", "_secure_laplace", "_secure_gaussian", "_secure_laplace1",
+            "_secure_gaussian1"}   # secure_*: the names laplace.py and gaussian.py import lattice's _secure_* under
 
 _SAMPLER = ("the sampler itself: no sum of noise values; its integer arithmetic is exact (Python ints where int64 "
             "could overflow: _affine_floor, the 'small' mask of _dgauss_vector, _bern_ratio)", None)
 _CHECKED = ("value + noise by _checked_sum / _checked_int_sum: OverflowError instead of a wrap, scale <= 2**50",
             "tests/test_discrete_review.py::test_lattice_release_never_wraps_around")
-_VIA = ("through lattice_release or geometric_mechanism (checked sums, see discrete)",
+_VIA = ("through lattice_release or geometric_mechanism (checked sums, see lattice and discrete)",
         "tests/test_discrete_review.py::test_geometric_mechanism_refuses_scales_that_could_wrap_and_sums_never_wrap")
 
 #: (module, enclosing function) -> (why no int64 sum of noise can wrap there, the test that shows it)
@@ -43,19 +44,19 @@ AUDIT = {
         "lattice point |Q x| / 2**shift < 2**51 plus one discrete Gaussian of variance < 2**60 (refused above): "
         "beyond int64 only if |noise| > 2**62, 2**32 sigmas (probability below e^-2**63)",
         "tests/test_continual.py::test_exact_factorization_at_the_caps"),
-    ("discrete", "_dgauss1"): _SAMPLER,
-    ("discrete", "_dgauss_from_variance"): _SAMPLER,
-    ("discrete", "_dgauss_vector"): _SAMPLER,
-    ("discrete", "_dlap"): _SAMPLER,
+    ("_sampling", "_dgauss1"): _SAMPLER,
+    ("_sampling", "_dgauss_from_variance"): _SAMPLER,
+    ("_sampling", "_dgauss_vector"): _SAMPLER,
+    ("_sampling", "_dlap"): _SAMPLER,
     ("discrete", "discrete_gaussian"): _SAMPLER,
     ("discrete", "discrete_laplace"): _SAMPLER,
     ("discrete", "geometric_mechanism"): _CHECKED,
-    ("discrete", "_release1"): _CHECKED,
-    ("discrete", "secure_gaussian"): _CHECKED,
-    ("discrete", "secure_gaussian1"): _CHECKED,
-    ("discrete", "secure_laplace"): _CHECKED,
-    ("discrete", "secure_laplace1"): _CHECKED,
-    ("discrete", "secure_laplace_draws"): _CHECKED,
+    ("lattice", "_release1"): _CHECKED,
+    ("lattice", "_secure_gaussian"): _CHECKED,
+    ("lattice", "_secure_gaussian1"): _CHECKED,
+    ("lattice", "_secure_laplace"): _CHECKED,
+    ("lattice", "_secure_laplace1"): _CHECKED,
+    ("lattice", "_secure_laplace_draws"): _CHECKED,
     ("gaussian", "gaussian_mechanism"): _VIA,
     ("laplace", "dp_mean"): _VIA,
     ("laplace", "laplace_mechanism"): _VIA,
@@ -64,7 +65,7 @@ AUDIT = {
     ("scale", "dp_group_by"): _VIA,
     ("quantiles", "smooth_median"): _VIA,
     ("quantiles", "propose_test_release"): ("d + noise in Python ints (int() of a scalar draw): exact", None),
-    ("queries", "sparse_vector"): (
+    ("svt", "sparse_vector"): (
         "_svt_above compares q + nu with T + rho in int64 only when every |noise| < 2**61 (values <= 2**61 steps), "
         "else in Python ints", "tests/test_queries.py::test_svt_comparison_never_wraps_around"),
     ("selection", "_secure_laplace_noisy_max"): (

@@ -28,3 +28,12 @@ def test_every_entry_is_complete():
         assert sampler and isinstance(exact, bool), name
         if not exact:
             assert note, f"{name} is not exact by default and does not say why"
+
+
+def test_rows_are_named_tuples():
+    # Issue 38: each row names its fields; unpacking and indexing work as on the plain tuples before.
+    rows = inv.inventory_rows("release")
+    row = rows[0]
+    assert isinstance(row, inv.InventoryRow) and row._fields == ("name", "kind", "sampler", "exact", "note")
+    assert row.kind == row[1] == "release" and tuple(row) == (row.name, row.kind, row.sampler, row.exact, row.note)
+    assert [r.name for r in rows] == sorted(n for n, e in inv.INVENTORY.items() if e.kind == "release")

@@ -646,3 +646,16 @@ def test_local_sensitivity_leak_figure_states_the_loss():
         P.plot_local_sensitivity_leak(y, y2[:4], 0.0, 10.0, 1.0, 4.0)
     with pytest.raises(ValueError, match="names"):
         P.plot_local_sensitivity_leak(y, y2, 0.0, 10.0, 1.0, 4.0, names=("y",))
+
+
+def test_quantile_results_are_named_tuples():
+    # Issue 38: named results; unpacking (as every caller does) and indexing keep working.
+    res = dp.dp_quantile_probabilities([1.0, 3.0], 0.5, 0.0, 4.0, 2.0, resolution=4)
+    assert isinstance(res, Q.QuantileProbabilities) and res._fields == ("starts", "probabilities")
+    starts, p = res
+    assert starts is res.starts is res[0] and p is res.probabilities is res[1]
+    assert starts.tolist() == [0, 2, 4, 5] and math.isclose(float(p.sum()), 1.0)
+    err = Q.dp_quantile_sampling_error([1.0, 3.0], 0.5, 0.0, 4.0, 2.0, resolution=4)
+    assert isinstance(err, Q.QuantileSamplingError) and err._fields == ("eta", "d", "bound")
+    eta, d, bound = err
+    assert (eta, d, bound) == (err.eta, err.d, err.bound) and 0.0 <= err.eta <= err.bound

@@ -8,10 +8,16 @@ from scipy import integrate, stats
 
 import dpcourse
 from dpcourse import audit_epsilon, laplace_mechanism
-from dpcourse.queries import (
+from dpcourse.attacks import (
+    penguin_sex_bits,
+    random_subset_queries,
+    reconstruction_attack,
+    tpr_at_fpr,
+    tracing_experiment,
+    tracing_scores,
+)
+from dpcourse.query_release import (
     AFFAIRS_SHAPE,
-    above_threshold,
-    above_threshold_accuracy,
     affairs_histogram,
     answer_queries,
     error_versus_queries,
@@ -20,21 +26,19 @@ from dpcourse.queries import (
     laplace_per_query,
     max_query_error,
     mwem,
-    penguin_sex_bits,
     product_queries,
-    random_subset_queries,
-    reconstruction_attack,
     replace_one_sensitivity,
     smalldb,
     smalldb_candidates,
     smalldb_error_bound,
     smalldb_sample_size,
+)
+from dpcourse.svt import (
+    above_threshold,
+    above_threshold_accuracy,
     sparse_vector,
     sparse_vector_variant,
     svt_audit_mechanism,
-    tpr_at_fpr,
-    tracing_experiment,
-    tracing_scores,
 )
 
 ALPHA = 1e-6
@@ -154,8 +158,8 @@ def test_above_threshold_lattice_accuracy_bound(k, epsilon, beta, sensitivity):
     # alpha_g = alpha (1 + 2^-20)(1 + 2^-58) + 2g, 2g <= 2^-19 sensitivity (an additive term, not a factor)
     from fractions import Fraction
 
-    from dpcourse.discrete import _round_up
-    from dpcourse.queries import _svt_lattice, above_threshold_accuracy
+    from dpcourse._sampling import _round_up
+    from dpcourse.svt import _svt_lattice, above_threshold_accuracy
 
     e, steps = _svt_lattice(sensitivity)
     g = math.ldexp(1.0, e)
@@ -187,8 +191,8 @@ def test_above_threshold_lattice_accuracy_needs_alpha_below_the_clamp():
     # the discrete scales, 2**57 and 2**58 steps, change it by far less than 1e-9)
     from fractions import Fraction
 
-    from dpcourse.discrete import _round_up
-    from dpcourse.queries import _svt_lattice, above_threshold_accuracy
+    from dpcourse._sampling import _round_up
+    from dpcourse.svt import _svt_lattice, above_threshold_accuracy
 
     epsilon, beta = 1.001 * 2.0**-37, 1e-3
     e, steps = _svt_lattice(1.0)
@@ -351,7 +355,7 @@ def test_sparse_vector_neighbours_across_the_old_limit_release_the_same_way():
 def test_svt_comparison_never_wraps_around():
     # Values are clamped to 2**61 steps, but a noise draw can reach the int64 range: q + nu and T + rho
     # must be compared exactly (an int64 sum would wrap to the other sign and flip the answer).
-    from dpcourse.queries import _svt_above
+    from dpcourse.svt import _svt_above
 
     q = np.array([2**61, -(2**61)], dtype=np.int64)
     nu = np.array([[2**63 - 10, -(2**63 - 10)]], dtype=np.int64)
@@ -363,11 +367,11 @@ def test_svt_comparison_never_wraps_around():
 def test_sparse_vector_exact_comparison_for_huge_noise(monkeypatch):
     # The int64 comparison is used only while every noise draw is below 2**61 in magnitude; beyond it
     # the comparison runs on Python ints. Forcing that path must give the same transcripts.
-    import dpcourse.queries as qmod
+    import dpcourse.svt as svt_module
 
     vals = [0.0, 1.0, -1.0, 2.0, 0.5]
     fast = sparse_vector(vals, 0.5, 1.0, 2, rng=7, size=3000)
-    monkeypatch.setattr(qmod, "_SVT_EXACT_NOISE", 0)
+    monkeypatch.setattr(svt_module, "_SVT_EXACT_NOISE", 0)
     assert np.array_equal(fast, sparse_vector(vals, 0.5, 1.0, 2, rng=7, size=3000))
     assert np.array_equal(sparse_vector([1e308, -1e308], 0.0, 1.0, 1, rng=2, size=200)[:, 0], np.zeros(200))
 
@@ -468,7 +472,7 @@ def test_smalldb_error_within_theorem():
     h = np.array([40, 25, 20, 15])
     q = product_queries((2, 2))
     m, eps, beta = 8, 1.0, 0.05
-    bound = smalldb_error_bound(int(h.sum()), q.shape[0], h.size, eps, m, beta)
+    bound = smalldb_error_bound(int(h.sum()), q.shape[0], h.size, eps, m=m, beta=beta)
     errs = [max_query_error(q, h, smalldb(h, q, eps, m=m, rng=np.random.default_rng(s))) / h.sum()
             for s in range(200)]
     assert np.sum(np.array(errs) > bound) <= stats.binom.isf(ALPHA, 200, beta)
@@ -495,10 +499,10 @@ def test_mwem_selection_is_the_non_monotone_exponential_mechanism(monkeypatch):
     # lower another), so each round's selection must weigh exp((epsilon / 2T) u / 2). Declaring it monotone
     # (exp((epsilon / 2T) u)) doubles its budget. Record the distribution each round asks for and compare it
     # with an independent computation (issue 21).
-    import dpcourse.queries as queries_module
+    import dpcourse.query_release as release_module
     from dpcourse.selection import exponential_probabilities
 
-    real = queries_module.exponential_mechanism
+    real = release_module.exponential_mechanism
     asked = []
 
     def spy(utilities, sensitivity, epsilon, **kwargs):
@@ -506,7 +510,7 @@ def test_mwem_selection_is_the_non_monotone_exponential_mechanism(monkeypatch):
         asked.append((u, exponential_probabilities(u, sensitivity, epsilon, monotone=kwargs.get("monotone", False))))
         return real(utilities, sensitivity, epsilon, **kwargs)
 
-    monkeypatch.setattr(queries_module, "exponential_mechanism", spy)
+    monkeypatch.setattr(release_module, "exponential_mechanism", spy)
     h, q, eps, rounds = np.array([30, 10, 5, 15]), np.array([[1, 0, 0, 0], [1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0]]), 2.0, 3
     mwem(h, q, eps, iterations=rounds, rng=SEED)
     assert len(asked) == rounds
@@ -568,8 +572,8 @@ def test_mwem_passes_and_output_options():
 def test_svt_lattice_charges_the_rounding():
     # rounded neighbours (values Delta apart) must differ by at most the charged number of lattice steps
     # (also across the clamp at 2**61 steps, and for values whose quotient overflows to inf)
-    from dpcourse.discrete import _lattice_steps
-    from dpcourse.queries import _svt_lattice
+    from dpcourse.lattice import _lattice_steps
+    from dpcourse.svt import _svt_lattice
 
     for sens in (1.0, 1.3, 0.7, 5.0):
         e, steps = _svt_lattice(sens)
@@ -603,3 +607,85 @@ def test_laplace_and_gaussian_per_query_noise_scales():
     noise = np.concatenate([gaussian_per_query(h, q, 1.0, 1e-6, rng=r) - true for r in range(300)])
     assert stats.kstest(noise, stats.norm(scale=sigma).cdf).pvalue > ALPHA
     assert stats.kstest(noise, stats.norm(scale=0.9 * sigma).cdf).pvalue < ALPHA
+
+
+# ---------------------------------------------------------------- the split of dpcourse.queries (issue 38)
+
+
+def test_queries_module_re_exports_every_name_from_its_new_home():
+    import inspect
+
+    import dpcourse.attacks
+    import dpcourse.queries
+    import dpcourse.query_release
+    import dpcourse.svt
+
+    homes = (dpcourse.attacks, dpcourse.svt, dpcourse.query_release)
+    for name in dpcourse.queries.__all__:
+        obj = getattr(dpcourse.queries, name)
+        owners = [m for m in homes if hasattr(m, name)]
+        assert len(owners) == 1 and getattr(owners[0], name) is obj, name
+        if inspect.isfunction(obj) or inspect.isclass(obj):
+            assert obj.__module__ == owners[0].__name__, name
+    # every public name of the new modules is reachable from the old path, and the package's exports agree
+    for module in homes:
+        assert set(module.__all__) <= set(dpcourse.queries.__all__), module.__name__
+    for name in ("above_threshold", "mwem", "reconstruction_attack", "smalldb", "sparse_vector", "tpr_at_fpr",
+                 "tracing_scores"):
+        assert getattr(dpcourse, name) is getattr(dpcourse.queries, name)
+
+
+def test_tracing_experiment_returns_named_scores():
+    res = tracing_experiment(20, 300, n_tested=7, rng=SEED)
+    mem, non = res   # unpacking keeps working
+    assert res.member_scores is mem and res.nonmember_scores is non and mem.shape == non.shape == (7,)
+    assert np.array_equal(mem, tracing_scores_of(20, 300, 7, SEED)[0])
+
+
+def tracing_scores_of(n, d, t, seed):
+    """tracing_experiment's scores, recomputed from its documented draws (an independent computation)."""
+    gen = np.random.default_rng(seed)
+    p = gen.uniform(0.1, 0.9, size=d)
+    data = (gen.random((n, d)) < p).astype(np.int64)
+    reference = (gen.random((1000, d)) < p).mean(axis=0)
+    outsiders = (gen.random((t, d)) < p).astype(np.int64)
+    means = data.mean(axis=0)
+    return tracing_scores(data[:t], means, reference), tracing_scores(outsiders, means, reference)
+
+
+def test_error_versus_queries_result_is_named_and_a_read_only_mapping():
+    h = [30, 10, 5, 15]
+    q = [[1, 0, 0, 0], [1, 1, 0, 0], [0, 0, 1, 1]]
+    res = error_versus_queries(h, q, [1, 3], 1.0, iterations=2, runs=1, rng=SEED)
+    assert list(res) == list(res.keys()) == ["k", "laplace", "gaussian", "mwem"] and len(res) == 4
+    for key in res:
+        assert res[key] is getattr(res, key) and res[key].shape == (2,)
+    assert res.k.tolist() == [1, 3] and dict(res)["mwem"] is res.mwem
+    with pytest.raises(KeyError):
+        res["smalldb"]
+    with pytest.raises(AttributeError):   # frozen
+        res.mwem = np.zeros(2)
+    # the same seed gives the same numbers as each release called in the documented order
+    gen = np.random.default_rng(SEED)
+    hist, pool = np.array(h, dtype=float), np.array(q)
+    want = {"laplace": [], "gaussian": [], "mwem": []}
+    for k in (1, 3):
+        true = pool[:k] @ hist
+        want["laplace"].append(np.max(np.abs(laplace_per_query(hist, pool[:k], 1.0, rng=gen) - true)) / 60)
+        want["gaussian"].append(np.max(np.abs(gaussian_per_query(hist, pool[:k], 1.0, 1e-6, rng=gen) - true)) / 60)
+        want["mwem"].append(max_query_error(pool[:k], hist, mwem(hist, pool[:k], 1.0, iterations=2, rng=gen)) / 60)
+    for key, values in want.items():
+        np.testing.assert_allclose(res[key], values, rtol=1e-15)
+
+
+def test_a_bare_import_of_dpcourse_reaches_every_old_and_new_path():
+    # chapter 20 calls dpcourse.queries.random_subset_queries after a bare `import dpcourse`
+    import subprocess
+    import sys
+
+    code = ("import dpcourse\n"
+            "assert dpcourse.queries.random_subset_queries is dpcourse.attacks.random_subset_queries\n"
+            "assert dpcourse.queries.SVT_VARIANTS is dpcourse.svt.SVT_VARIANTS\n"
+            "assert dpcourse.queries.mwem is dpcourse.query_release.mwem is dpcourse.mwem\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr

@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from dpcourse.exercises.queries import check_sample_size, check_svt_scales  # noqa: E402
 from dpcourse.plots import queries as figs  # noqa: E402
-from dpcourse.queries import smalldb_sample_size  # noqa: E402
+from dpcourse.query_release import smalldb_sample_size  # noqa: E402
 
 
 def test_check_svt_scales():

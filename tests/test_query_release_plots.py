@@ -10,10 +10,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
+from booktools.legends import legends_over_data  # noqa: E402
+
 import dpcourse  # noqa: E402
-from dpcourse import queries as Q  # noqa: E402
+from dpcourse import query_release as Q  # noqa: E402
 from dpcourse.plots import query_release as R  # noqa: E402
-from dpcourse.plots.explorer import legends_over_data  # noqa: E402
 
 HIST = np.array([30.0, 10.0, 0.0, 20.0])
 QUERIES = Q.product_queries((2, 2))          # 9 queries on 4 cells

@@ -1,4 +1,6 @@
-"""Tests of dpcourse.scale: contribution bounding, optimal partition selection, the user-level group-by."""
+"""Tests of the modules split from dpcourse.scale: contribution bounding (dpcourse.contribution_bounding), optimal
+partition selection (dpcourse.partition_selection), the user-level group-by (dpcourse.group_by), the flights loader
+(dpcourse.data) and the PipelineDP adaptor (dpcourse.pipeline_dp_adaptor); dpcourse.scale re-exports them."""
 
 from __future__ import annotations
 
@@ -11,16 +13,11 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from dpcourse.contribution_bounding import bound_contributions
+from dpcourse.data import load_flights, synthetic_events
 from dpcourse.discrete import discrete_laplace_pmf
-from dpcourse.scale import (
-    bound_contributions,
-    dp_group_by,
-    group_by_noise_scales,
-    load_flights,
-    partition_selection_probability,
-    select_partitions,
-    synthetic_events,
-)
+from dpcourse.group_by import dp_group_by, group_by_noise_scales
+from dpcourse.partition_selection import partition_selection_probability, select_partitions
 
 ALPHA = 1e-6
 
@@ -162,7 +159,7 @@ def test_select_partitions_refuses_unbounded_users():
 def test_group_by_keep_rate_uses_a_third_of_epsilon_and_all_of_delta():
     sizes = [3] * 3000
     users, keys = _keys_with_users(sizes)
-    out = dp_group_by(users, keys, np.ones(users.size), 3.0, 0.05, bounds=(0, 1), max_partitions=1,
+    out = dp_group_by(users, keys, np.ones(users.size), 3.0, 0.05, lower=0, upper=1, max_partitions=1,
                       max_per_partition=1, rng=6)
     p = partition_selection_probability(3, 1.0, 0.05)
     assert 0.05 < p < 0.95
@@ -174,7 +171,7 @@ def test_group_by_exact_with_huge_epsilon():
     users = np.array([1, 1, 2, 3, 3, 3])
     keys = np.array(["a", "b", "a", "a", "b", "b"])
     vals = np.array([5.0, -9.0, 1.0, 2.0, 100.0, 3.0])
-    out = dp_group_by(users, keys, vals, 3e6, 0.5, bounds=(-2, 10), max_partitions=2, max_per_partition=2,
+    out = dp_group_by(users, keys, vals, 3e6, 0.5, lower=-2, upper=10, max_partitions=2, max_per_partition=2,
                       public_partitions=["a", "b", "c"], rng=0)
     assert out["keys"].tolist() == ["a", "b", "c"]
     assert out["count"].tolist() == [3, 3, 0]
@@ -183,14 +180,14 @@ def test_group_by_exact_with_huge_epsilon():
 
 def _noise_samples(eps, m, c, n_parts, rng, metrics=("count", "sum")):
     """Noisy statistics of empty public partitions: pure noise draws."""
-    out = dp_group_by([0], [-1], [0.0], eps, 0.0, metrics=metrics, bounds=(-1, 2), max_partitions=m,
+    out = dp_group_by([0], [-1], [0.0], eps, 0.0, metrics=metrics, lower=-1, upper=2, max_partitions=m,
                       max_per_partition=c, public_partitions=np.arange(n_parts), rng=rng)
     return out
 
 
 def test_group_by_count_noise_is_discrete_laplace_with_the_stated_scale():
     out = _noise_samples(2.0, 2, 3, 20_000, 7)
-    scale = group_by_noise_scales(2.0, max_partitions=2, max_per_partition=3, bounds=(-1, 2),
+    scale = group_by_noise_scales(2.0, max_partitions=2, max_per_partition=3, lower=-1, upper=2,
                                   public_partitions=True)["count_scale"]
     assert scale == 2 * 3 / 1.0
     k = np.arange(-60, 61)
@@ -203,7 +200,7 @@ def test_group_by_count_noise_is_discrete_laplace_with_the_stated_scale():
 
 def test_group_by_sum_noise_is_laplace_with_the_stated_scale():
     out = _noise_samples(2.0, 2, 3, 20_000, 8)
-    scales = group_by_noise_scales(2.0, max_partitions=2, max_per_partition=3, bounds=(-1, 2),
+    scales = group_by_noise_scales(2.0, max_partitions=2, max_per_partition=3, lower=-1, upper=2,
                                    public_partitions=True, n_partitions=20_000)
     assert abs(scales["sum_scale"] / (2 * 3 * 2 / 1.0) - 1) < 1e-3
     assert stats.kstest(out["sum"], stats.laplace(scale=scales["sum_scale"]).cdf).pvalue > ALPHA
@@ -228,7 +225,7 @@ def test_group_by_neighbours_count_loss_bounded():
 
 def test_group_by_is_reproducible_and_private_partitions_drop_rare_keys():
     f = load_flights()
-    kwargs = dict(bounds=(-60, 240), max_partitions=4, max_per_partition=2, rng=11)
+    kwargs = dict(lower=-60, upper=240, max_partitions=4, max_per_partition=2, rng=11)
     a = dp_group_by(f["tailnum"], f["dest"], f["arr_delay"], 1.0, 1e-6, **kwargs)
     b = dp_group_by(f["tailnum"], f["dest"], f["arr_delay"], 1.0, 1e-6, **kwargs)
     assert a["keys"].tolist() == b["keys"].tolist() and np.array_equal(a["sum"], b["sum"])
@@ -280,7 +277,7 @@ def test_bad_epsilon(bad, exc):
     with pytest.raises(exc, match="epsilon"):
         partition_selection_probability(3, bad, 1e-5)
     with pytest.raises(exc, match="epsilon"):
-        dp_group_by([1], [1], [1.0], bad, 1e-5, bounds=(0, 1), max_partitions=1, max_per_partition=1)
+        dp_group_by([1], [1], [1.0], bad, 1e-5, lower=0, upper=1, max_partitions=1, max_per_partition=1)
 
 
 @pytest.mark.parametrize("bad", [0.0, 1.0, -1e-3, float("nan")])
@@ -319,22 +316,47 @@ def test_bad_columns(kwargs, exc, word):
 def test_bad_group_by_options():
     base = dict(user_ids=[1, 2], keys=[1, 2], values=[1.0, 2.0], epsilon=1.0, delta=1e-5, max_partitions=1,
                 max_per_partition=1)
-    with pytest.raises(ValueError, match="bounds"):
+    with pytest.raises(ValueError, match="lower and upper"):
         dp_group_by(**base)
+    with pytest.raises(ValueError, match="upper must be given"):
+        dp_group_by(**base, lower=0)
+    with pytest.raises(ValueError, match="lower must be given"):
+        dp_group_by(**base, upper=1)
+    with pytest.raises(ValueError, match="lower"):
+        dp_group_by(**base, lower=2, upper=1)
+    with pytest.raises(ValueError, match="upper"):
+        dp_group_by(**base, lower=0, upper=float("inf"))
+    with pytest.raises(TypeError, match="lower"):
+        dp_group_by(**base, lower="0", upper=1)
+    with pytest.raises(ValueError, match="metrics"):
+        dp_group_by(**base, lower=0, upper=1, metrics=("mean",))
+    with pytest.raises(TypeError, match="metrics"):
+        dp_group_by(**base, lower=0, upper=1, metrics="count")
+    with pytest.raises(ValueError, match="values"):
+        dp_group_by(**(base | {"values": None}), lower=0, upper=1)
+    with pytest.raises(ValueError, match="delta"):
+        dp_group_by(**(base | {"delta": 0.0}), lower=0, upper=1)
+    with pytest.raises(TypeError, match="rng"):
+        dp_group_by(**base, lower=0, upper=1, rng=1.5)
+    with pytest.raises(ValueError, match="lower must be < upper"):
+        group_by_noise_scales(1.0, lower=-0.0, upper=0.0, max_partitions=1, max_per_partition=1)
+
+
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")
+def test_deprecated_bounds_keyword_is_checked_as_before():
+    """bounds=(lower, upper) is the old spelling, still used by the chapter: refused the same way."""
+    base = dict(user_ids=[1, 2], keys=[1, 2], values=[1.0, 2.0], epsilon=1.0, delta=1e-5, max_partitions=1,
+                max_per_partition=1)
     with pytest.raises(ValueError, match="bounds"):
         dp_group_by(**base, bounds=(2, 1))
     with pytest.raises(TypeError, match="bounds"):
         dp_group_by(**base, bounds=5)
-    with pytest.raises(ValueError, match="metrics"):
-        dp_group_by(**base, bounds=(0, 1), metrics=("mean",))
-    with pytest.raises(TypeError, match="metrics"):
-        dp_group_by(**base, bounds=(0, 1), metrics="count")
-    with pytest.raises(ValueError, match="values"):
-        dp_group_by(**(base | {"values": None}), bounds=(0, 1))
-    with pytest.raises(ValueError, match="delta"):
-        dp_group_by(**(base | {"delta": 0.0}), bounds=(0, 1))
-    with pytest.raises(TypeError, match="rng"):
-        dp_group_by(**base, bounds=(0, 1), rng=1.5)
+    with pytest.raises(ValueError, match=r"bounds\[0\] must be < bounds\[1\]"):
+        dp_group_by(**base, bounds=(0, 0.0))
+    with pytest.raises(TypeError, match="not both"):
+        dp_group_by(**base, bounds=(0, 1), lower=0, upper=1)
+    with pytest.raises(TypeError, match="not both"):
+        group_by_noise_scales(1.0, bounds=(0, 1), upper=1, max_partitions=1, max_per_partition=1)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -460,7 +482,7 @@ def test_bounding_by_hand_figure_states_what_one_aircraft_moves():
 from decimal import ROUND_FLOOR, Decimal, localcontext  # noqa: E402
 from fractions import Fraction  # noqa: E402
 
-from dpcourse.scale import _integer_coin, partition_selection_thresholds  # noqa: E402
+from dpcourse.partition_selection import _integer_coin, partition_selection_thresholds  # noqa: E402
 
 BIT_GENERATORS = [np.random.PCG64, np.random.PCG64DXSM, np.random.MT19937, np.random.Philox, np.random.SFC64]
 EPS_MAX, DELTA_MIN = float(np.finfo(float).max), 5e-324   # the largest epsilon and smallest delta accepted
@@ -586,7 +608,7 @@ def test_keep_rate_matches_the_threshold_for_every_bit_generator(bit_generator):
 def test_delta_split_is_certified_whatever_the_float_delta1(delta, m):
     """The per-partition D / K composes to at most delta exactly, even from a wrong or underflowed float
     delta1 (too large: the whole delta; too small: 0)."""
-    from dpcourse.scale import _certified_parameters
+    from dpcourse.partition_selection import _certified_parameters
 
     good = -math.expm1(math.log1p(-delta) / m)
     for delta1 in (good, delta, 0.0, good * (1 + 1e-12)):
@@ -598,7 +620,7 @@ def test_delta_split_is_certified_whatever_the_float_delta1(delta, m):
 def test_threshold_sequence_length_stated_in_the_docstring():
     """219 steps to T = K at eps1 = 0.1, delta = 1e-6 (the cost the docstring of
     partition_selection_thresholds states)."""
-    from dpcourse.scale import _certified_parameters, _per_partition_parameters, _threshold_sequence
+    from dpcourse.partition_selection import _certified_parameters, _per_partition_parameters, _threshold_sequence
 
     a, d, k = _certified_parameters(*_per_partition_parameters(0.1, 1e-6, 1), 1e-6, 1)
     seq = _threshold_sequence(a, d, k, 10**6)
@@ -609,9 +631,10 @@ def test_threshold_sequence_length_stated_in_the_docstring():
 # The certified sequence: built to saturation from public parameters only, with a cap (issue 21).
 
 def _fresh_sequences(monkeypatch):
-    import dpcourse.scale as scale
-    monkeypatch.setattr(scale, "_SEQUENCES", {})
-    return scale
+    """The module that holds the threshold sequences (patched there: dpcourse.scale only re-exports)."""
+    import dpcourse.partition_selection as selection
+    monkeypatch.setattr(selection, "_SEQUENCES", {})
+    return selection
 
 
 def test_threshold_work_depends_on_public_parameters_only(monkeypatch):
@@ -650,7 +673,7 @@ def test_selection_refused_by_name_when_the_sequence_passes_the_cap(monkeypatch,
 def test_saturation_estimate_is_within_three_steps_above_the_true_length():
     """The pre-check's estimate of N (first n with T(n) = K) is never below N and at most 3 above, from
     L = 1 (epsilon1 underflowed) to a huge epsilon1, so a refused setting really is over the cap."""
-    from dpcourse.scale import _certified_parameters, _per_partition_parameters, _saturation_estimate
+    from dpcourse.partition_selection import _certified_parameters, _per_partition_parameters, _saturation_estimate
 
     for eps, delta, m in itertools.product([1e-60, 1e-2, 1.0, 20.0, 1e300], [0.9, 1e-3, 1e-12, DELTA_MIN],
                                            [1, 7]):
@@ -677,3 +700,135 @@ def test_hard_stop_at_the_cap_when_the_estimate_is_low(monkeypatch):
     partition_selection_thresholds([3], 0.1, 1e-6)
     (seq,) = scale._SEQUENCES.values()
     assert len(seq) == 219 and seq[-2] < seq[-1] == 2**128
+
+
+# ----------------------------------------------------------------------------------------------------
+# The split of dpcourse.scale (issue 38): named results, lower/upper, old import paths, Beam patched only in use.
+
+def test_results_have_names_and_old_reads_still_work():
+    """bound_contributions gives a NamedTuple, group_by_noise_scales and dp_group_by frozen dataclasses that
+    read by name as the dicts did (a metric not asked is absent: KeyError, not None)."""
+    import dataclasses
+
+    from dpcourse.contribution_bounding import BoundedRows
+    from dpcourse.group_by import GroupByNoiseScales, GroupByRelease
+
+    rows = bound_contributions([1, 1, 2], ["a", "b", "a"], None, max_partitions=1, max_per_partition=1, rng=0)
+    assert isinstance(rows, BoundedRows) and rows.values is None and rows[1] is rows.keys and len(rows) == 3
+    out = dp_group_by([1, 2, 3], ["a", "a", "b"], None, 1e6, 0.0, metrics=("count",), max_partitions=1,
+                      max_per_partition=1, public_partitions=["a", "b"], rng=0)
+    assert isinstance(out, GroupByRelease) and isinstance(out.scales, GroupByNoiseScales)
+    assert out["keys"] is out.keys and out["count"] is out.count and out.count.tolist() == [2, 1]
+    assert out.sum is None and "sum" not in out and "count" in out and list(out) == ["keys", "count", "scales"]
+    with pytest.raises(KeyError):
+        out["sum"]
+    with pytest.raises(KeyError):
+        out.scales["sum_scale"]
+    assert out["scales"]["count_scale"] == out.scales.count_scale == 1e-6   # m c / epsilon (public keys)
+    assert out.scales.as_dict() == {"epsilon_selection": 0.0, "epsilon_count": 1e6, "count_scale": 1e-6,
+                                    "count_std": 0.0}
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        out.keys = np.array([])
+    scales = group_by_noise_scales(1.5, max_partitions=2, max_per_partition=3, lower=0, upper=10)
+    assert set(scales.as_dict()) == {"epsilon_selection", "epsilon_count", "count_scale", "count_std", "epsilon_sum",
+                                     "sum_scale", "sum_std"}
+    assert scales == group_by_noise_scales(1.5, max_partitions=2, max_per_partition=3, lower=0, upper=10)
+
+
+def test_deprecated_bounds_gives_the_same_release_and_warns_quietly():
+    """bounds=(lo, hi) and lower=lo, upper=hi are the same release (same seed, same output); the old spelling
+    raises a PendingDeprecationWarning (silent by default, so the chapter's outputs are unchanged)."""
+    f = load_flights()
+    args = (f["tailnum"], f["dest"], f["arr_delay"], 1.0, 1e-6)
+    kw = dict(max_partitions=4, max_per_partition=2, rng=5)
+    new = dp_group_by(*args, lower=-60, upper=240, **kw)
+    with pytest.warns(PendingDeprecationWarning, match="lower= and upper="):
+        old = dp_group_by(*args, bounds=(-60, 240), **kw)
+    assert new.keys.tolist() == old.keys.tolist() and new.keys.size > 0
+    assert np.array_equal(new.count, old.count) and np.array_equal(new.sum, old.sum)
+    assert new.scales == old.scales
+    with pytest.warns(PendingDeprecationWarning):
+        assert group_by_noise_scales(1.0, bounds=(-60, 240), max_partitions=4, max_per_partition=2) == \
+            group_by_noise_scales(1.0, lower=-60, upper=240, max_partitions=4, max_per_partition=2)
+
+
+def test_old_import_paths_are_the_same_objects():
+    import dpcourse
+    import dpcourse.scale as scale
+    from dpcourse import contribution_bounding, data, group_by, partition_selection, pipeline_dp_adaptor
+
+    homes = {"bound_contributions": contribution_bounding, "dp_group_by": group_by,
+             "group_by_noise_scales": group_by, "load_flights": data, "synthetic_events": data,
+             "FLIGHT_DELAY_BOUNDS": data, "pipeline_dp_group_by": pipeline_dp_adaptor,
+             "pipeline_dp_laplace_parameters": pipeline_dp_adaptor, "quiet_beam_import": pipeline_dp_adaptor,
+             "SELECTION_MAX_STEPS": partition_selection, "SelectionTooLongError": partition_selection}
+    for name in scale.__all__ + ["SELECTION_MAX_STEPS", "SelectionTooLongError"]:
+        assert getattr(scale, name) is getattr(homes.get(name, partition_selection), name), name
+    for name in ("bound_contributions", "dp_group_by", "partition_selection_probability", "select_partitions"):
+        assert getattr(dpcourse, name) is getattr(scale, name)
+    assert scale._keep_probability is partition_selection._keep_probability   # tests/test_exercises_forbidden.py
+
+
+def test_importing_the_package_and_the_adaptor_leaves_beam_alone():
+    """Neither ``import dpcourse`` nor importing dpcourse.scale or the adaptor imports Beam or PipelineDP (so
+    nothing in Beam is patched); the patch is in place only while a Beam pipeline runs and restored after."""
+    import subprocess
+    import sys
+
+    code = ("import sys, dpcourse, dpcourse.scale, dpcourse.pipeline_dp_adaptor\n"
+            "print(sorted(m for m in ('apache_beam', 'pipeline_dp', 'pandas') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "[]"
+    interactive = pytest.importorskip("apache_beam.utils.interactive_utils")
+    from dpcourse.pipeline_dp_adaptor import _as_a_script
+
+    before = interactive.is_in_ipython
+    with _as_a_script():
+        assert interactive.is_in_ipython is not before and interactive.is_in_ipython() is False
+    assert interactive.is_in_ipython is before
+
+
+def test_pipeline_dp_group_by_takes_lower_and_upper_and_names_its_result():
+    pytest.importorskip("pipeline_dp")
+    from dpcourse.pipeline_dp_adaptor import PipelineDPRelease, pipeline_dp_group_by, pipeline_dp_laplace_parameters
+
+    res = pipeline_dp_group_by(["u", "v"], ["a", "a"], [1.0, 2.0], 3.0, 0.0, lower=0, upper=5, max_partitions=1,
+                               max_per_partition=1, public_partitions=["a", "b"])
+    assert isinstance(res, PipelineDPRelease) and res["keys"].tolist() == res.keys.tolist() == ["a", "b"]
+    b = pipeline_dp_laplace_parameters(res["report"])   # epsilon 3 / 2 per metric (public keys): b = 2/3, 5 * 2/3
+    assert b == pytest.approx({"count": 2 / 3, "sum": 10 / 3}, rel=1e-12)
+    with pytest.raises(ValueError, match="lower and upper"):
+        pipeline_dp_group_by(["u"], ["a"], [1.0], 3.0, 0.0, max_partitions=1, max_per_partition=1,
+                             public_partitions=["a"])
+
+
+SPLIT_PUBLIC = ["dpcourse.contribution_bounding:bound_contributions",
+                "dpcourse.partition_selection:partition_selection_probability",
+                "dpcourse.partition_selection:partition_selection_thresholds",
+                "dpcourse.partition_selection:achieved_selection_delta",
+                "dpcourse.partition_selection:select_partitions",
+                "dpcourse.group_by:group_by_noise_scales", "dpcourse.group_by:dp_group_by",
+                "dpcourse.pipeline_dp_adaptor:quiet_beam_import", "dpcourse.pipeline_dp_adaptor:pipeline_dp_group_by",
+                "dpcourse.pipeline_dp_adaptor:pipeline_dp_laplace_parameters",
+                "dpcourse.data:load_flights", "dpcourse.data:synthetic_events"]
+
+
+@pytest.mark.parametrize("name", SPLIT_PUBLIC)
+def test_split_functions_follow_the_docstring_rule_and_are_typed(name):
+    """The docstring rule of CONTRIBUTING.md (checked by tests/test_docstrings.py's ``problems``), and a type
+    hint on every parameter and on the result."""
+    import importlib
+    import importlib.util
+    import inspect
+    import os
+
+    spec = importlib.util.spec_from_file_location("_docstring_rule", os.path.join(os.path.dirname(__file__),
+                                                                                   "test_docstrings.py"))
+    rule = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rule)
+    module, attr = name.split(":")
+    fn = getattr(importlib.import_module(module), attr)
+    assert rule.problems(fn) == [], name
+    sig = inspect.signature(fn)
+    assert sig.return_annotation is not inspect.Signature.empty, name
+    assert all(p.annotation is not inspect.Parameter.empty for p in sig.parameters.values()), name

@@ -166,3 +166,11 @@ def test_complex_or_non_numeric_query_values_are_refused():
         brute_force_sensitivity(lambda r: "many", [0, 1], 2, "replace_one")
     with pytest.raises(TypeError, match="query must return real numbers"):
         brute_force_sensitivity(lambda r: r.sum() > 1, [0, 1], 2, "replace_one")
+
+
+def test_return_pair_has_named_fields():
+    """Issue 38: with return_pair, a NamedTuple ``(value, x, x_prime)``; unpacking keeps working."""
+    res = brute_force_sensitivity(np.sum, [0, 1], 2, "add_remove", return_pair=True)
+    assert res._fields == ("value", "x", "x_prime") and tuple(res) == (res.value, res.x, res.x_prime)
+    assert res.value == 1.0 and abs(sum(res.x) - sum(res.x_prime)) == 1
+    assert len(res.x) == 2 and abs(len(res.x) - len(res.x_prime)) == 1   # a record added or removed

@@ -843,7 +843,7 @@ def test_compare_methods_runs_each_method_under_replace_one_at_the_rho_of_its_de
     """compare_methods promises (epsilon, delta)-DP under replace one record for every method: MST and the
     independent baseline at rho_for_epsilon(epsilon, delta) of the *given* delta, MWEM at epsilon. Recorded
     from the releases themselves (their budgets), at a delta other than the default."""
-    import dpcourse.queries as Q
+    import dpcourse.query_release as Q
 
     seen = {"mst": [], "independent": [], "mwem": []}
     real_mst, real_ind, real_mwem = S.mst_synthesize, S.independent_synthesize, Q.mwem

@@ -9,6 +9,10 @@ It does what ``jupyter execute --inplace`` does, with two differences:
   that dies, is reported with the notebook and the cell's number and first line; the notebook is then
   left as it was.
 
+The kernel draws in the book's figure style: it starts with ``booktools.static_figures.kernel_environment``
+(``MATPLOTLIBRC=booktools/matplotlibrc`` and the checkout on ``PYTHONPATH``), as the kernels of strict nbval do
+(``conftest.py``), since importing ``dpcourse`` changes no matplotlib setting.
+
 The executed notebook is saved in Jupyter's own format (``tools/normalize_notebooks.py``), so opening it
 in JupyterLab does not mark it modified.
 
@@ -70,7 +74,12 @@ def main(argv=None) -> int:
     if not 0 < args.timeout <= 3600:
         parser.error("--timeout must be in (0, 3600] seconds")
     sys.path.insert(0, str(ROOT / "tools"))
+    sys.path.insert(0, str(ROOT))
     from normalize_notebooks import normalized
+
+    from booktools.static_figures import kernel_environment
+
+    os.environ.update(kernel_environment(os.environ))  # the kernels draw in the book's figure style
 
     failed = 0
     for nb_path in args.notebooks:

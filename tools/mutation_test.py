@@ -130,8 +130,8 @@ MUTANTS = [
            "return _pure_dp_curve(alpha, epsilon, _laplace_log_moment)", T_COMP + T_ACC),
     Mutant("gaussian_composition_no_sqrt_k", "scale", COMP, "mu = math.sqrt(k) * sens / s", "mu = sens / s", T_COMP),
     Mutant("optimal_k_cap_off", "validation", COMP, "    if k + 1 > MAX_ATOMS:\n", "    if False:\n", T_COMP),
-    Mutant("group_privacy_delta_linear", "delta-split", APX, "return k * eps, float(d * np.exp(log_ratio))",
-           "return k * eps, float(d * k)", T_GAU),
+    Mutant("group_privacy_delta_linear", "delta-split", APX, "GroupPrivacy(k * eps, float(d * np.exp(log_ratio)))",
+           "GroupPrivacy(k * eps, float(d * k))", T_GAU),
     # ---- the accountant: grouping, delta splits, slack, caching
     Mutant("accountant_optimal_merges_groups", "accountant-grouping", ACC, "        groups[e.epsilon] += n\n",
            "        groups[e.epsilon] = n\n", T_ACC),

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, stats
 
-from ..discrete import laplace_lattice
+from ..lattice import laplace_lattice
 from ..histogram import dp_histogram, exact_histogram, histogram_sensitivity
 from . import CheckResult, Forbidden, call_student
 from ._draws import check_rng

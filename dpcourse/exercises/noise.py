@@ -8,7 +8,8 @@ import numbers
 import numpy as np
 from scipy import stats
 
-from ..discrete import laplace_lattice
+from .._sampling import _check_release_scale, _check_terms, _round_up
+from ..lattice import laplace_lattice
 from . import CheckResult, call_many, call_student
 from ._draws import check_rng, log_uniform, shown
 from . import Forbidden
@@ -163,8 +164,9 @@ def check_bernoulli_exp(student_fn, *, seed: int = 2026, rng=None) -> CheckResul
 
 
 # The exercise asks for the scale theorem thm-lattice-laplace gives: laplace_lattice (and its private helpers, the
-# lattice exponent and the dyadic round-up) computes it, so it is forbidden; an honest answer needs no library code.
-_LATTICE_FORBIDDEN = Forbidden(laplace_lattice)
+# lattice exponent, and the dyadic round-up and scale checks of dpcourse._sampling, which Forbidden does not follow
+# across modules) computes it, so it is forbidden; an honest answer needs no library code.
+_LATTICE_FORBIDDEN = Forbidden(laplace_lattice, _round_up, _check_release_scale, _check_terms)
 
 _LATTICE_CASES = ((1.0, 1.0, 0.25, 1), (1.0, 0.5, 0.125, 3), (3.0, 2.0, 1.0, 1), (2.5, 1.0, 0.5, 2), (1.0, 1.0, 2.0, 1))
 

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any, Callable
 
-from ..queries import smalldb_sample_size
+from ..query_release import smalldb_sample_size
 from . import CheckResult, Forbidden, call_student
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["check_svt_scales", "check_sample_size"]
 
@@ -13,7 +17,7 @@ __all__ = ["check_svt_scales", "check_sample_size"]
 _SVT_CASES = [(1.0, 1, 1.0), (0.5, 3, 1.0), (2.0, 5, 0.25), (1.0, 10, 2.0)]
 
 
-def _svt_cases(rng) -> list:
+def _svt_cases(rng: np.random.Generator | None) -> list:
     """``(epsilon, c, sensitivity)`` per case: the book's four, or four drawn from ``rng`` with the same roles.
 
     Drawn: c = 1 and three c from 2 to 20 (the slip of a query scale that does not grow with c shows only
@@ -31,7 +35,7 @@ def _svt_cases(rng) -> list:
             (hundredths(0.2, 2.0), int(rng.integers(2, 11)), hundredths(1.1, 5.0))]
 
 
-def check_svt_scales(student_fn, *, rng=None) -> CheckResult:
+def check_svt_scales(student_fn: Callable[..., Any], *, rng: np.random.Generator | None = None) -> CheckResult:
     """Check ``student_fn(epsilon, c, sensitivity) -> (threshold_scale, query_scale)`` of Lyu-Su-Li Algorithm 1.
 
     With the budget split evenly, on the book's four cases with ``rng=None`` or on four of the same kinds drawn
@@ -94,7 +98,7 @@ def _size_cases(rng):
     return cases
 
 
-def check_sample_size(student_fn, *, rng=None) -> CheckResult:
+def check_sample_size(student_fn: Callable[..., Any], *, rng: np.random.Generator | None = None) -> CheckResult:
     """Check ``student_fn(n_queries, alpha) -> m``: the smallest m that lemma ``lem-smalldb-sampling`` guarantees.
 
     On the book's five cases, or (``rng``, a numpy Generator: the homework grader's) on eight cases drawn

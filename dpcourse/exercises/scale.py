@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-from .. import scale as _scale
+from .. import partition_selection as _selection
 from . import CheckResult, Forbidden, call_student, check_number
 
 __all__ = ["check_sum_scale", "check_user_level_epsilon", "check_keep_sequence", "SUM_SCALE_QUESTION"]
@@ -15,7 +17,8 @@ __all__ = ["check_sum_scale", "check_user_level_epsilon", "check_keep_sequence",
 SUM_SCALE_QUESTION = (1.0, 4, 2, (-60.0, 240.0))
 
 
-def check_sum_scale(answer, *, epsilon=None, m=None, c=None, lower=None, upper=None) -> CheckResult:
+def check_sum_scale(answer: object, *, epsilon: float | None = None, m: int | None = None, c: int | None = None,
+                    lower: float | None = None, upper: float | None = None) -> CheckResult:
     """Check the Laplace scale of the clamped sum in :func:`dpcourse.dp_group_by` for ``SUM_SCALE_QUESTION``.
 
     Total epsilon 1 split in three (selection, count, sum); sum of delays clamped to [-60, 240] with at
@@ -26,7 +29,8 @@ def check_sum_scale(answer, *, epsilon=None, m=None, c=None, lower=None, upper=N
     return check_number(answer, **_sum_scale_question(epsilon=epsilon, m=m, c=c, lower=lower, upper=upper))
 
 
-def _sum_scale_question(epsilon=None, m=None, c=None, lower=None, upper=None) -> dict:
+def _sum_scale_question(epsilon: float | None = None, m: int | None = None, c: int | None = None,
+                        lower: float | None = None, upper: float | None = None) -> dict:
     """check_number's arguments for :func:`check_sum_scale` with these numbers."""
     book_eps, book_m, book_c, (book_lo, book_hi) = SUM_SCALE_QUESTION
     eps = book_eps if epsilon is None else epsilon
@@ -50,7 +54,7 @@ def _sum_scale_question(epsilon=None, m=None, c=None, lower=None, upper=None) ->
     return dict(truth=truth, what="the Laplace scale of the sum", low=0, low_open=True, slips=slips)
 
 
-def check_user_level_epsilon(answer, *, epsilon=0.1, max_events=20) -> CheckResult:
+def check_user_level_epsilon(answer: object, *, epsilon: float = 0.1, max_events: int = 20) -> CheckResult:
     """Check: an event-level 0.1-DP count, at most 20 events per user enforced: the user-level epsilon.
 
     (``epsilon`` and ``max_events``: the book's numbers, or a homework variant's.) The limit is enforced by
@@ -63,7 +67,7 @@ def check_user_level_epsilon(answer, *, epsilon=0.1, max_events=20) -> CheckResu
     return check_number(answer, **_user_level_question(epsilon, max_events))
 
 
-def _user_level_question(epsilon=0.1, max_events=20) -> dict:
+def _user_level_question(epsilon: float = 0.1, max_events: int = 20) -> dict:
     """check_number's arguments for :func:`check_user_level_epsilon` with these numbers."""
     truth = max_events * epsilon
     slips = [(epsilon, f"adding or removing a user changes up to {max_events} rows, not one"),
@@ -75,7 +79,7 @@ def _user_level_question(epsilon=0.1, max_events=20) -> dict:
 
 # partition_selection_probability with the helpers that compute the sequence (its parameters per partition, its
 # regimes, the probabilities themselves), through which select_partitions and dp_group_by go too.
-_SEQ_FORBIDDEN = Forbidden(_scale.partition_selection_probability)
+_SEQ_FORBIDDEN = Forbidden(_selection.partition_selection_probability)
 _SEQ_CASES = [(60, 1.0, 1e-5), (40, 0.5, 1e-8), (30, 2.0, 1e-3), (12, math.log(2), 0.1)]
 
 
@@ -96,7 +100,7 @@ def _seq_cases(rng):
     return cases
 
 
-def check_keep_sequence(student_fn, *, rng=None) -> CheckResult:
+def check_keep_sequence(student_fn: Callable[..., Any], *, rng: np.random.Generator | None = None) -> CheckResult:
     """Check ``student_fn(n_max, epsilon, delta) -> p`` (length n_max + 1): the optimal keep probabilities.
 
     For one partition per user (max_partitions = 1), on the book's four cases or (``rng``, a numpy
@@ -133,7 +137,7 @@ def check_keep_sequence(student_fn, *, rng=None) -> CheckResult:
         if down.any():
             return CheckResult(False, f"1 - p[n-1] <= e^eps (1 - p[n]) + delta fails at n = "
                                       f"{int(np.argmax(down)) + 1} {where}")
-        want = _scale.partition_selection_probability(np.arange(n_max + 1), eps, delta)
+        want = _selection.partition_selection_probability(np.arange(n_max + 1), eps, delta)
         short = got < want * (1 - 1e-9)
         if short.any():
             return CheckResult(False, f"the sequence is private but not optimal: from n = {int(np.argmax(short))} "

@@ -2,8 +2,8 @@
 
 Chapters call these functions once non-interactively (so the figure is in the static book) and again
 from an ipywidgets control (so a reader with a kernel can move the parameters).
+
+Importing this package changes no matplotlib setting. The book's figure style (its fonts, its dpi, and the
+hook that prints each figure in it) is opted in by the processes that draw the book's figures: see
+``booktools/static_figures.py`` in the course repository.
 """
-
-from .explorer import install_static_style as _install_static_style
-
-_install_static_style()  # the book's figure style: see dpcourse.plots.explorer.install_static_style

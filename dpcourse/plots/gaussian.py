@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from .._validation import check_delta, check_epsilon, check_positive_int, check_real, check_sensitivity
-from ..discrete import gaussian_lattice
+from ..lattice import gaussian_lattice
 from ..gaussian import (_classic_sigma_formula, analytic_gaussian_sigma, gaussian_delta, gaussian_epsilon,
                         gaussian_loss_tail)
 

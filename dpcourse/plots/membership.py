@@ -9,7 +9,7 @@ import numpy as np
 
 from .._validation import check_real_array
 from ..membership import dp_tpr_bound, gdp_tpr_bound
-from ..queries import tpr_at_fpr
+from ..attacks import tpr_at_fpr
 from .explorer import STATIC_DPI
 
 __all__ = ["FPR_GRID", "lira_idea_summary", "plot_lira_idea", "roc_on_grid", "plot_attack_roc", "membership_widget"]
@@ -98,7 +98,7 @@ def plot_lira_idea(confidences, masks):
 
 
 def roc_on_grid(member_scores, nonmember_scores, grid=FPR_GRID) -> np.ndarray:
-    """TPR of the attack at each false-positive rate of ``grid`` (:func:`dpcourse.queries.tpr_at_fpr`)."""
+    """TPR of the attack at each false-positive rate of ``grid`` (:func:`dpcourse.attacks.tpr_at_fpr`)."""
     return np.array([tpr_at_fpr(member_scores, nonmember_scores, f) for f in grid])
 
 

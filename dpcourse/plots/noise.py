@@ -9,7 +9,8 @@ import numpy as np
 
 from .._validation import (check_delta, check_epsilon, check_positive_int, check_real, check_real_array,
                            check_sensitivity)
-from ..discrete import discrete_gaussian_delta, discrete_laplace_pmf, laplace_lattice
+from ..discrete import discrete_gaussian_delta, discrete_laplace_pmf
+from ..lattice import laplace_lattice
 from ..float_attack import textbook_reachable
 from ..gaussian import gaussian_delta
 from ..optimal_noise import l2_error_comparison

@@ -4,22 +4,18 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 
 import matplotlib.pyplot as plt
 import numpy as np
+import numpy.typing as npt
 
 from .._validation import (as_rng, check_binary_array, check_epsilon, check_positive_int, check_real, check_real_array,
                            check_sensitivity)
 from ..laplace import laplace_mechanism
-from ..queries import (
-    above_threshold,
-    error_versus_queries,
-    penguin_sex_bits,
-    random_subset_queries,
-    reconstruction_attack,
-    tpr_at_fpr,
-    tracing_experiment,
-)
+from ..attacks import penguin_sex_bits, random_subset_queries, reconstruction_attack, tpr_at_fpr, tracing_experiment
+from ..query_release import AFFAIRS_SHAPE, affairs_histogram, error_versus_queries, product_queries
+from ..svt import above_threshold
 
 __all__ = [
     "plot_recovered_bits",
@@ -73,7 +69,7 @@ def plot_recovered_bits(secret, guesses):
     """The secret column, one square per record, and what an attacker recovers from each release: a red square is a
     bit recovered wrongly.
 
-    ``secret`` is a 0/1 vector (for instance :func:`dpcourse.queries.penguin_sex_bits`); ``guesses`` maps a label
+    ``secret`` is a 0/1 vector (for instance :func:`dpcourse.attacks.penguin_sex_bits`); ``guesses`` maps a label
     (which release the attacker saw) to a 0/1 vector of the same length, e.g. the output of
     :func:`dpcourse.reconstruction_attack`. Each row after the first is labelled with the fraction of bits it
     gets right.
@@ -105,7 +101,7 @@ def plot_recovered_bits(secret, guesses):
 def reconstruction_curve(n, m, noise_bounds, *, epsilon=1.0, runs=3, rng=None):
     """Fraction of secret bits recovered by :func:`dpcourse.reconstruction_attack`, averaged over ``runs``.
 
-    The secret is :func:`dpcourse.queries.penguin_sex_bits` (n penguins), the queries are m random
+    The secret is :func:`dpcourse.attacks.penguin_sex_bits` (n penguins), the queries are m random
     subsets. For each E in ``noise_bounds`` every answer gets independent noise uniform on [-E, E];
     the last entry of the result is the same attack against the answers released with
     :func:`dpcourse.laplace_mechanism` at a total ``epsilon`` (l1 sensitivity: the largest column sum).
@@ -185,7 +181,8 @@ def plot_tracing_roc(n=100, d=5000, *, epsilons=(10.0, 1.0), rng=None):
     return fig
 
 
-def sparse_vector_trace(values, threshold, epsilon, c=1, *, sensitivity=1.0, rng=None) -> dict:
+def sparse_vector_trace(values: npt.ArrayLike, threshold: float, epsilon: float, c: int = 1, *,
+                        sensitivity: float = 1.0, rng: int | np.random.Generator | None = None) -> dict:
     """One run of the sparse vector technique with its noise in view: the noisy threshold, each noisy answer, and
     the answers "above" and "below".
 
@@ -289,8 +286,8 @@ def plot_svt_versus_laplace(ks=(1, 3, 10, 30, 100, 300, 1000), epsilon=1.0, *, r
     return fig
 
 
-def crossover_k(result, method="laplace") -> int:
-    """The first k of ``result`` (from :func:`dpcourse.queries.error_versus_queries`) from which MWEM's
+def crossover_k(result: Mapping[str, npt.ArrayLike], method: str = "laplace") -> int:
+    """The first k of ``result`` (from :func:`dpcourse.query_release.error_versus_queries`) from which MWEM's
     error stays below ``method``'s error for every larger k of the grid; -1 if there is none."""
     k = np.asarray(result["k"])
     better = np.asarray(result["mwem"]) < np.asarray(result[method])
@@ -303,7 +300,7 @@ def crossover_k(result, method="laplace") -> int:
 def plot_error_versus_queries(result, *, epsilon=None):
     """Max normalised error against the number of queries k (log-log): Laplace, Gaussian and MWEM; crossovers marked.
 
-    ``result`` is the dictionary returned by :func:`dpcourse.queries.error_versus_queries`.
+    ``result`` is what :func:`dpcourse.query_release.error_versus_queries` returns (or any mapping with its keys).
     """
     fig, ax = plt.subplots(figsize=(7, 3.8))
     k = result["k"]
@@ -327,8 +324,6 @@ def plot_release_errors(epsilon=1.0, k_max=1000, *, runs=1, seed=0):
     """:func:`plot_error_versus_queries` on the affairs survey: the first k of the 2025 product queries in a
     random order (from ``seed``), k on a grid of 8 values from 10 to ``k_max``; MWEM with T = 10, 5 passes,
     last histogram."""
-    from ..queries import AFFAIRS_SHAPE, affairs_histogram, product_queries
-
     eps = check_epsilon(epsilon)
     pool = product_queries(AFFAIRS_SHAPE)
     k_max = check_positive_int(k_max, "k_max", minimum=10)

@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from .._validation import as_rng, check_epsilon, check_real, check_real_array, check_size
-from ..queries import answer_queries, max_query_error, mwem
+from ..query_release import answer_queries, max_query_error, mwem
 
 __all__ = [
     "plot_small_database",

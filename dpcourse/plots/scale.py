@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.figure import Figure
 
 from .._validation import as_rng, check_delta, check_epsilon, check_positive_int
-from ..scale import (
-    _bound_mask,
-    bound_contributions,
-    group_by_noise_scales,
-    load_flights,
-    partition_selection_probability,
-)
+from ..contribution_bounding import _bound_mask, bound_contributions
+from ..data import load_flights
+from ..group_by import group_by_noise_scales
+from ..partition_selection import partition_selection_probability
 
 __all__ = [
     "plot_bounding_by_hand",
@@ -207,7 +205,7 @@ def flights_selection_widget():
                     delta=1e-6, max_per_partition=2, seed=0)
 
 
-def plot_engine_noise(samples: dict, scale: float, *, title=""):
+def plot_engine_noise(samples: dict, scale: float, *, title: str = "") -> Figure:
     """Empirical CDFs of the noise each engine added, against the Laplace CDF of the stated scale.
 
     ``samples`` maps an engine's name to its noise draws (released minus exact value); ``scale`` is the
