@@ -423,7 +423,8 @@ def _optimal(counts, delta):
     """Exact optimal composition of pure-DP events (theorem thm-comp-optimal; heterogeneous epsilons via
     the product of randomized-response pairs). It is optimal over all mechanisms with these pure-DP
     guarantees, not for the particular Laplace mechanisms (whose composition is tighter)."""
-    return _optimal_epsilon_groups(_pure_groups(counts, "optimal"), delta), "exact, worst case over all pure-DP mechanisms"
+    groups = _pure_groups(counts, "optimal")
+    return _optimal_epsilon_groups(groups, delta), "exact, worst case over all pure-DP mechanisms"
 
 
 def _split_sampled(counts):
@@ -619,7 +620,8 @@ def _advanced_delta(counts, epsilon):
     res = optimize.minimize_scalar(total, bounds=(ts[max(i - 1, 0)], ts[min(i + 1, ts.size - 1)]), method="bounded",
                                    options={"xatol": 1e-10})
     best = min(float(res.fun), float(vals[i]))
-    return best, "optimised split: each Gaussian run (eps_0, delta_0)-DP by its exact profile, delta = k delta_0 + delta'"
+    return best, "optimised split: each Gaussian run is (eps_0, delta_0)-DP by its exact profile, delta = k delta_0 " \
+                 "+ delta'"
 
 
 def _optimal_delta(counts, epsilon):
@@ -678,7 +680,8 @@ def _pld_delta_method(counts, epsilon):
     add directions; below 1e-9 the smaller of it and the RDP bound (both are upper bounds)."""
     q, mu, k = _pld_runs(counts)
     if q == 1.0:
-        return gaussian_delta(epsilon, mu * math.sqrt(k)), f"no subsampling: one Gaussian with mu = {mu * math.sqrt(k):.4g}"
+        mu_k = mu * math.sqrt(k)
+        return gaussian_delta(epsilon, mu_k), f"no subsampling: one Gaussian with mu = {mu_k:.4g}"
     hint = _rdp_delta(counts, epsilon)[0]
     if hint < 1e-200:  # below the PLD's floating-point reach
         return hint, "delta below the PLD's floating-point reach: the RDP bound"
@@ -910,9 +913,10 @@ def max_compositions(event: DpEvent, epsilon: float, delta: float, method: str =
     """Largest k such that ``k`` runs of ``event`` are (epsilon, delta)-DP by ``method`` (0 if even one is not).
 
     The guarantee is that of :meth:`PrivacyAccountant.epsilon` (the theorem of ``method``, e.g. ``thm-comp-basic``
-    or ``lem-comp-rdp``), under the event's neighbouring relation, with a relative rounding slack of 1e-12 (so 10 runs of 0.1 fit in 1.0); doubling then bisection on k (every method's
-    epsilon grows with k). With method ``"pld"`` and a Poisson-sampled event (q < 1), ``k_max`` above
-    ``PLD_MAX_RUNS`` = 10**6 is refused at once with :class:`NotApplicableError`.
+    or ``lem-comp-rdp``), under the event's neighbouring relation, with a relative rounding slack of 1e-12 (so 10
+    runs of 0.1 fit in 1.0); doubling then bisection on k (every method's epsilon grows with k). With method
+    ``"pld"`` and a Poisson-sampled event (q < 1), ``k_max`` above ``PLD_MAX_RUNS`` = 10**6 is refused at once with
+    :class:`NotApplicableError`.
 
     Parameters
     ----------

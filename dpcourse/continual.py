@@ -13,9 +13,8 @@ one event moves every later count ``c_s, ..., c_T`` by 1. See the chapter "Conti
 * :func:`factorization_counts`: the square-root factorization A = L L of the prefix-sum matrix
   (Fichtenberger, Henzinger & Upadhyay 2023; Henzinger, Upadhyay & Upadhyay 2023) with lattice Gaussian
   noise, rho-zCDP (theorem ``cr-thm-fact``); the private part R x is computed exactly in integers, with the same
-  number and size of operations for every stream (libmpdec's multiply still varies by a few per cent with the
-  digits' values: about 4% between an all-zero and an all-one stream at T = 2**14; no difference was
-  measurable between neighbours).
+  number and size of operations for every stream (``benchmarks/bench_continual.py`` times it on neighbouring
+  streams).
 * :func:`naive_counts`: the two naive answers (fresh noise on every count; noise on every increment).
 * Exact variances of every answer: :func:`tree_variance`, :func:`factorization_variance`,
   :func:`naive_variance`.
@@ -27,8 +26,10 @@ import decimal
 import functools
 import math
 from fractions import Fraction
+from typing import NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 
 from ._validation import MAX_SIZE, as_rng, check_binary_array, check_choice, check_epsilon, check_positive_int, check_real
 from ._sampling import SCALE_LIMIT, _dgauss_from_variance, _dlap, _round_up
@@ -36,7 +37,7 @@ from .discrete import discrete_laplace
 
 __all__ = ["TreeCounter", "tree_counts", "tree_levels", "tree_node_variance", "tree_variance", "naive_counts", "naive_variance",
            "sqrt_factor", "factorization_sensitivity", "factorization_lattice", "factorization_counts",
-           "factorization_variance", "MAX_HORIZON"]
+           "factorization_variance", "FactorizationLattice", "MAX_HORIZON"]
 
 MAX_HORIZON = 2**40        # a tree counter's horizon (41 levels of state)
 MAX_BATCH_HORIZON = 2**20  # batch releases (naive_counts, factorization_counts) build arrays of length T
@@ -55,29 +56,41 @@ def _up3(x: float) -> str:
     exp10 = math.floor(math.log10(x)) - 2
     return f"{math.ceil(x / 10.0**exp10) * 10.0**exp10:.3g}"
 
-def _check_horizon(horizon, cap=MAX_HORIZON) -> int:
+def _check_horizon(horizon: int, cap: int = MAX_HORIZON) -> int:
     T = check_positive_int(horizon, "horizon")
     if T > cap:
         raise ValueError(f"horizon must be at most {cap} (the cap of this function), got {T}")
     return T
 
 
-def _check_rho(rho) -> float:
+def _check_rho(rho: float) -> float:
     return check_real(rho, "rho", low=0.0, low_open=True, high=1e6)
 
 
-def _privacy(epsilon, rho) -> tuple[str, float]:
+def _privacy(epsilon: float | None, rho: float | None) -> tuple[str, float]:
     if (epsilon is None) == (rho is None):
         raise ValueError("give exactly one of epsilon (pure DP, discrete Laplace) and rho (zCDP, discrete Gaussian)")
     return ("laplace", check_epsilon(epsilon)) if rho is None else ("gaussian", _check_rho(rho))
 
 
-def tree_levels(horizon) -> int:
-    """Number of levels of the binary tree over ``horizon`` steps: ``floor(log2 T) + 1`` (``T.bit_length()``).
+def tree_levels(horizon: int) -> int:
+    """Number of levels L of the binary tree over ``horizon`` steps: ``floor(log2 T) + 1`` (``T.bit_length()``).
 
-    Every event lies in at most one released node per level, so this is the l1 sensitivity of the vector of
-    node sums (lemma ``cr-lem-tree-sensitivity``).
+    Every event lies in at most one released node per level, so under event-level neighbours L is the l1
+    sensitivity of the vector of node sums (lemma ``cr-lem-tree-sensitivity``).
 
+    Parameters
+    ----------
+    horizon : int
+        The number of steps T, in [1, MAX_HORIZON = 2**40] (a named error outside).
+
+    Returns
+    -------
+    int
+        L, in [1, 41].
+
+    Examples
+    --------
     >>> tree_levels(1), tree_levels(8), tree_levels(2**16), tree_levels(2**16 - 1)
     (1, 4, 17, 16)
     """
@@ -133,13 +146,30 @@ def _dgauss_variance(var: Fraction) -> float:
     return float(2 * np.sum(k * k * w) / (2 * np.sum(w) - 1))
 
 
-def tree_node_variance(horizon, epsilon=None, *, rho=None) -> float:
-    """Variance of the noise of one tree node (theorem ``cr-thm-tree-variance``).
+def tree_node_variance(horizon: int, epsilon: float | None = None, *, rho: float | None = None) -> float:
+    """Variance of the noise of one node of the tree counter (theorem ``cr-thm-tree-variance``).
 
-    Pure epsilon-DP: discrete Laplace of scale b = L / epsilon (L = :func:`tree_levels`), variance
-    ``1 / (2 sinh^2(1/(2b)))``, between ``2 b^2 - 1/6`` and ``2 b^2``. rho-zCDP: discrete Gaussian of
-    parameter sigma^2 = L / (2 rho), variance just below sigma^2.
+    The node noise of :class:`TreeCounter` at this horizon (event-level neighbours), with its parameter rounded up
+    as the counter rounds it: with ``epsilon``, the discrete Laplace of scale b = L / epsilon
+    (L = :func:`tree_levels`), variance ``1 / (2 sinh^2(1/(2b)))``, between ``2 b^2 - 1/6`` and ``2 b^2``; with
+    ``rho``, the discrete Gaussian of parameter sigma^2 = L / (2 rho), variance just below sigma^2.
 
+    Parameters
+    ----------
+    horizon : int
+        The number of steps T, in [1, 2**40].
+    epsilon : float, optional
+        Pure DP parameter, > 0, with the limits of :class:`TreeCounter` (exactly one of ``epsilon`` and ``rho``).
+    rho : float, optional
+        zCDP parameter, in (0, 1e6].
+
+    Returns
+    -------
+    float
+        The variance, in double precision.
+
+    Examples
+    --------
     >>> round(tree_node_variance(2**10 - 1, 1.0), 4)  # L = 10, b = 10: 2 b^2 - 1/6 + 1/(120 b^2) + ...
     199.8334
     """
@@ -149,7 +179,7 @@ def tree_node_variance(horizon, epsilon=None, *, rho=None) -> float:
     return _dlap_variance(param) if kind == "laplace" else _dgauss_variance(param)
 
 
-def _check_steps(t, T: int) -> np.ndarray:
+def _check_steps(t: npt.ArrayLike, T: int) -> np.ndarray:
     arr = np.asarray(t)
     if arr.dtype.kind not in "iu" or arr.size == 0 or arr.min() < 1 or arr.max() > T:
         raise ValueError(f"t must be whole numbers (an int array) in [1, horizon={T}]")
@@ -165,13 +195,32 @@ def _popcount(t: np.ndarray) -> np.ndarray:
     return count
 
 
-def tree_variance(t, horizon, epsilon=None, *, rho=None):
+def tree_variance(t: npt.ArrayLike, horizon: int, epsilon: float | None = None, *,
+                  rho: float | None = None) -> float | np.ndarray:
     """Exact variance of the tree counter's answer at step t: ``popcount(t)`` times one node's variance.
 
-    Theorem ``cr-thm-tree-variance``: the answer at step t adds the noise of the nodes of the binary
-    expansion of t, one per 1 bit, independent and identically distributed. Vectorized over ``t`` (ints in
-    [1, horizon]).
+    Theorem ``cr-thm-tree-variance``: the answer of :class:`TreeCounter` (event-level neighbours) at step t adds
+    the independent, identically distributed noises of the ``popcount(t)`` nodes of t's binary expansion, each of
+    variance :func:`tree_node_variance`.
 
+    Parameters
+    ----------
+    t : int or array_like of int
+        Steps, whole numbers in [1, horizon] (ValueError outside).
+    horizon : int
+        The number of steps T, in [1, 2**40].
+    epsilon : float, optional
+        Pure DP parameter, > 0 (exactly one of ``epsilon`` and ``rho``).
+    rho : float, optional
+        zCDP parameter, in (0, 1e6].
+
+    Returns
+    -------
+    float or numpy.ndarray of float64
+        A float for a scalar ``t``, else an array of its shape.
+
+    Examples
+    --------
     >>> float(tree_variance(7, 8, 1.0) / tree_variance(8, 8, 1.0))  # 7 = 111b: three nodes; 8 = 1000b: one
     3.0
     """
@@ -181,7 +230,7 @@ def tree_variance(t, horizon, epsilon=None, *, rho=None):
     return float(var) if np.ndim(t) == 0 else var
 
 
-def _expansion_noise(t0: int, z: np.ndarray, stored: list, levels: int) -> np.ndarray:
+def _expansion_noise(t0: int, z: np.ndarray, stored: list[int], levels: int) -> np.ndarray:
     """The noise of the answers at steps t0 + 1 .. t0 + n: the sum over the 1 bits j of t of the noise of the
     level-j node of t's binary expansion (theorem ``cr-thm-tree-variance``).
 
@@ -213,13 +262,14 @@ def _expansion_noise(t0: int, z: np.ndarray, stored: list, levels: int) -> np.nd
     return noise
 
 
-def _check_noise(z: np.ndarray, terms: int) -> np.ndarray:
+def _check_noise(z: np.ndarray | int, terms: int) -> np.ndarray:
     """``z`` if no value exceeds ``NOISE_SUM_LIMIT // terms`` in absolute value, else OverflowError.
 
     Any sum of ``terms`` such values stays within +-2**62, so no int64 sum of noises, nor count + noise, wraps
     around. At the scales the releases allow (``terms`` times the scale at most SCALE_LIMIT = 2**50) the error has
     probability below e^-4095 per value; it depends on the noise only, never on the data.
     """
+    z = np.asarray(z)      # already an array (drawn with a size): the same object; an int only in its type
     bound = NOISE_SUM_LIMIT // terms
     if z.size and (int(z.max()) > bound or int(z.min()) < -bound):
         raise OverflowError("a noise draw exceeded 2**62 / (noises per answer), where an int64 sum could wrap around "
@@ -230,7 +280,7 @@ def _check_noise(z: np.ndarray, terms: int) -> np.ndarray:
 _EVENT_TYPES = (int, float, np.integer, np.floating)
 
 
-def _event(x) -> int:
+def _event(x: object) -> int:
     """One stream event as the int 0 or 1: an int or a float (numpy scalars too) equal to 0 or 1, as :meth:`feed`
     takes them; a bool, an array, a complex number or anything else is refused by type (TypeError), another number
     by value (ValueError). The messages hold nothing of the event.
@@ -249,44 +299,33 @@ def _event(x) -> int:
 class TreeCounter:
     """A private running count over a stream of 0/1 events: the binary tree mechanism, in O(log T) memory.
 
-    Step t (1-based) completes exactly one dyadic node: the one of level ``i = trailing zeros of t``, which
-    covers steps ``t - 2**i + 1 .. t``. It draws one noise value for that node. The answer at step t is the
-    sum of the noisy node sums of the binary expansion of t (``popcount(t)`` nodes, which partition
-    ``1..t``), i.e. the exact count plus the noises of those nodes; the counter keeps that count, the noise
-    of the last completed node of each level and their running sum (O(log T) integers). All arithmetic is
-    on integers: the answers are integers, the noise exact.
+    Step t (1-based) completes the dyadic node of level ``i = trailing zeros of t`` (steps ``t - 2**i + 1 .. t``)
+    and draws its noise; the answer at step t is the exact count plus the noises of the ``popcount(t)`` nodes of
+    t's binary expansion, which partition ``1..t``. All arithmetic is on integers, O(log T) of them kept.
 
-    Privacy (event-level neighbours, horizon public; theorem ``cr-thm-tree-privacy``): an event lies in at
-    most one node per level, so the node sums have l1 sensitivity ``L = tree_levels(horizon)`` and l2
-    sensitivity sqrt(L). With ``epsilon`` each node gets discrete Laplace noise of scale L / epsilon (rounded
-    up to a dyadic rational): the whole output sequence is epsilon-DP. With ``rho`` each node gets discrete
-    Gaussian noise of parameter sigma^2 = L / (2 rho) (rounded up): rho-zCDP. The answers are post-processing
-    of the noisy nodes, and the privacy holds for adaptively chosen events too (each node's noise is fresh).
+    Guarantee (theorem ``cr-thm-tree-privacy``), under **event-level** neighbours (one event changed, the horizon
+    public), for the whole output sequence, events chosen adaptively too: with ``epsilon``, exact discrete
+    Laplace noise of scale L / epsilon per node (L = :func:`tree_levels`, the l1 sensitivity of the node sums),
+    rounded up to a dyadic rational, is epsilon-DP; with ``rho``, the exact discrete Gaussian of parameter
+    L / (2 rho), rounded up, is rho-zCDP. A huge ``epsilon`` is clamped silently to more privacy: the scale never
+    falls below 2**-62 (``epsilon = 1e300`` gives 2**-59: the answers are then the exact counts, except with
+    probability below 2 e^{-2**59}). Variance of the answers: theorem ``cr-thm-tree-variance``.
 
-    Extreme parameters: a huge ``epsilon`` is accepted and clamped silently, to more privacy than asked: the scale
-    L / epsilon is rounded up to the exact sampler's grid when its terms do not fit 62 bits, so it never falls below
-    2**-62 (``epsilon = 1e300`` gives the scale 2**-59, i.e. (L 2**59)-DP), and the noise is then 0 except with
-    probability below 2 e^{-2**59}: the answers are the exact counts. A tiny ``epsilon`` is refused (ValueError)
-    when L**2 / epsilon exceeds 2**50 (the L node noises of an answer must stay far inside int64); ``rho`` must lie in
-    (0, 1e6], and a rho whose variance L / (2 rho) reaches 2**60 is refused.
-
-    Noise is drawn from ``rng`` in blocks of ``NOISE_BLOCK`` values (a buffer of constant size, whatever T), so a
-    step costs a few integer operations (amortized O(1); at most O(log T)). :meth:`feed` processes many steps with
-    NumPy and gives the same answers as calling :meth:`step` on each value with the same ``rng`` state. A step or a
-    feed changes the counter only when it completes: if it raises (a refused event, or an error in a noise draw:
-    OverflowError, MemoryError, KeyboardInterrupt), the counter gives the answers it would have given before the
-    call (a node's noise may already be stored, but no later answer uses it before a retry redraws it the same),
-    and the call can be repeated.
+    :meth:`feed` gives the same answers as :meth:`step` on each value with the same ``rng`` state. A step or a
+    feed changes the counter only when it completes: if it raises (a refused event, an error in a noise draw),
+    the counter gives the answers it would have given before the call, and the call can be repeated.
 
     Parameters
     ----------
     horizon : int
-        The number of steps T, in [1, 2**40]; public. A step beyond it is refused.
+        The number of steps T, in [1, 2**40]; public. A step beyond it is refused (ValueError).
     epsilon : float, optional
-        Pure DP parameter, > 0, at least L**2 / 2**50 (exactly one of ``epsilon``, ``rho``).
+        Pure DP parameter, > 0; refused (ValueError) when L**2 / epsilon exceeds 2**50, where the L node noises of
+        an answer would not stay far inside int64. Exactly one of ``epsilon`` and ``rho``.
     rho : float, optional
-        zCDP parameter, in (0, 1e6].
-    rng : None, int or numpy.random.Generator
+        zCDP parameter, in (0, 1e6]; refused when the variance L / (2 rho) reaches 2**60.
+    rng : None, int or numpy.random.Generator, optional
+        Source of randomness; the noise is drawn in blocks of ``NOISE_BLOCK`` values (a constant buffer).
 
     Examples
     --------
@@ -296,7 +335,8 @@ class TreeCounter:
     (8, True, 4, 8)
     """
 
-    def __init__(self, horizon, epsilon=None, *, rho=None, rng=None):
+    def __init__(self, horizon: int, epsilon: float | None = None, *, rho: float | None = None,
+                 rng: np.random.Generator | int | None = None) -> None:
         self.horizon = _check_horizon(horizon)
         self.noise, value = _privacy(epsilon, rho)
         self.epsilon = value if self.noise == "laplace" else None
@@ -308,7 +348,8 @@ class TreeCounter:
         # count c_t (never released), the sum of the noises of the nodes of t's binary expansion, the noise of the
         # last completed node of each level, the block of pre-drawn noise (a list, and the same as an array) and
         # the position of the next value in it.
-        self._state = (0, 0, 0, [0] * self.levels, [], np.zeros(0, dtype=np.int64), 0)
+        self._state: tuple[int, int, int, list[int], list[int], np.ndarray, int] = (
+            0, 0, 0, [0] * self.levels, [], np.zeros(0, dtype=np.int64), 0)
 
     @property
     def t(self) -> int:
@@ -323,12 +364,29 @@ class TreeCounter:
             z = _dgauss_from_variance(p, n, self._gen)
         return _check_noise(z, self.levels)   # an answer adds at most L node noises
 
-    def step(self, x) -> int:
-        """Take the next event ``x`` and return the private count of the events so far (an int).
+    def step(self, x: float) -> int:
+        """Take the next event ``x`` and return the private count of the events so far.
 
-        ``x`` is the number 0 or 1: an int or a float, numpy scalars too (the values :meth:`feed` takes); a bool,
-        an array or a complex number is refused with a TypeError, another number with a ValueError (messages
-        without the value). The counter changes only when the step completes.
+        One step of the release of :class:`TreeCounter`, with its guarantee (theorem ``cr-thm-tree-privacy``,
+        event-level neighbours). The counter changes only when the step completes.
+
+        Parameters
+        ----------
+        x : int or float
+            The event, the number 0 or 1 (numpy scalars too: the values :meth:`feed` takes). A bool, an array or
+            a complex number is refused with a TypeError, another number with a ValueError (messages without the
+            value); a step past the horizon with a ValueError.
+
+        Returns
+        -------
+        int
+            The noisy count of the events so far.
+
+        Examples
+        --------
+        >>> c = TreeCounter(4, epsilon=1e300, rng=0)   # a huge epsilon: no noise, the exact counts
+        >>> [c.step(x) for x in (1, 0, 1)]
+        [1, 1, 2]
         """
         event = _event(x)
         t, count, noise_sum, noisy, block, array, pos = self._state
@@ -352,16 +410,32 @@ class TreeCounter:
         self._state = (t, count, z_sum, noisy, block, array, pos + 1)   # the commit: one assignment
         return count + z_sum
 
-    def feed(self, values) -> np.ndarray:
-        """Take many events at once (an array of 0/1) and return the private counts after each (int64 array).
+    def feed(self, values: npt.ArrayLike) -> np.ndarray:
+        """Take many events at once and return the private counts after each.
 
         The same answers as ``[self.step(x) for x in values]`` with the same ``rng`` state (one noise value per
-        step, consumed in the same order), computed with NumPy in O(n log T) vectorized operations. The counter
-        changes only when the call completes.
+        step, consumed in the same order), computed with NumPy in O(n log T) vectorized operations; the guarantee
+        of :class:`TreeCounter` (theorem ``cr-thm-tree-privacy``, event-level neighbours). The counter changes
+        only when the call completes.
+
+        Parameters
+        ----------
+        values : array_like of 0/1, shape (n,)
+            The events (n may be 0); more events than steps left before the horizon are refused (ValueError).
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (n,)
+
+        Examples
+        --------
+        >>> TreeCounter(8, epsilon=1e300, rng=0).feed([1, 0, 1]).tolist()   # a huge epsilon: no noise
+        [1, 1, 2]
         """
         x = check_binary_array(values, "values", ndim=1, allow_empty=True)
         n = x.size
-        t0, count, _, noisy, block, array, pos = self._state
+        t0, count, _, noisy, old_block, array, pos = self._state
+        block: list[int] | None = old_block
         if n > self.horizon - t0:
             raise ValueError(f"{n} events would go past the horizon of {self.horizon} steps (at step {t0}); "
                              "start a new counter")
@@ -388,17 +462,40 @@ class TreeCounter:
         return out
 
 
-def tree_counts(stream, epsilon=None, *, rho=None, horizon=None, runs=None, rng=None) -> np.ndarray:
-    """The tree counter's answers on a whole stream at once; ``runs`` independent runs (experiments, audits).
+def tree_counts(stream: npt.ArrayLike, epsilon: float | None = None, *, rho: float | None = None,
+                horizon: int | None = None, runs: int | None = None,
+                rng: np.random.Generator | int | None = None) -> np.ndarray:
+    """The tree counter's answers on a whole stream at once, or ``runs`` independent runs of them.
 
-    The same mechanism as :class:`TreeCounter`, with its privacy (theorem ``cr-thm-tree-privacy``) and its limits
-    on ``epsilon`` and ``rho`` (a huge epsilon is clamped silently to more privacy, a tiny one refused).
-    ``horizon`` (public) sets the noise, ``L = tree_levels(horizon)``; it defaults to the stream's length and may
-    exceed it (a stream stopped early). With ``runs=None`` the result is exactly
-    ``TreeCounter(horizon, ...).feed(stream)`` for the same ``rng``, whatever the horizon, shape (len(stream),).
-    With ``runs``, shape (runs, len(stream)): independent runs of the same mechanism, their noise drawn in one batch
-    (so not the random numbers of ``runs`` counters). int64.
+    The mechanism of :class:`TreeCounter` with its guarantee (theorem ``cr-thm-tree-privacy``): epsilon-DP with
+    ``epsilon``, rho-zCDP with ``rho``, under event-level neighbours with the horizon public; and with its limits
+    (a huge epsilon is clamped silently to more privacy, a tiny one refused). With ``runs=None`` the result is
+    exactly ``TreeCounter(horizon, ...).feed(stream)`` for the same ``rng``; with ``runs``, the noise of all runs
+    is drawn in one batch (not the random numbers of ``runs`` counters).
 
+    Parameters
+    ----------
+    stream : array_like of 0/1, shape (n,)
+        The private events.
+    epsilon : float, optional
+        Pure DP parameter, > 0 (exactly one of ``epsilon`` and ``rho``).
+    rho : float, optional
+        zCDP parameter, in (0, 1e6].
+    horizon : int, optional
+        The public horizon T that sets the noise (``L = tree_levels(horizon)``), at least n (a stream stopped
+        early); default n.
+    runs : int, optional
+        Number of independent runs; ``runs * n`` at most MAX_SIZE.
+    rng : None, int or numpy.random.Generator, optional
+        Source of randomness.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        Shape (n,), or (runs, n) with ``runs``.
+
+    Examples
+    --------
     >>> tree_counts([1, 0, 1, 1], 1.0, runs=3, rng=0).shape
     (3, 4)
     >>> c = TreeCounter(100, 1.0, rng=5)
@@ -421,7 +518,7 @@ def tree_counts(stream, epsilon=None, *, rho=None, horizon=None, runs=None, rng=
 # The naive answers.
 
 
-def _runs_shape(runs, T: int) -> tuple:
+def _runs_shape(runs: int | None, T: int) -> tuple[int, ...]:
     shape = (T,) if runs is None else (check_positive_int(runs, "runs"), T)
     if math.prod(shape) > MAX_SIZE:
         raise ValueError(f"runs times the stream length must be at most {MAX_SIZE}, got {math.prod(shape)}")
@@ -446,20 +543,38 @@ def _naive_scale(sensitivity: int, eps: float, terms: int = 1) -> Fraction:
     return scale
 
 
-def naive_counts(stream, epsilon, *, method="fresh", runs=None, rng=None) -> np.ndarray:
-    """The two naive epsilon-DP running counts (theorem ``cr-thm-naive``), with exact discrete Laplace noise.
+def naive_counts(stream: npt.ArrayLike, epsilon: float, *, method: str = "fresh", runs: int | None = None,
+                 rng: np.random.Generator | int | None = None) -> np.ndarray:
+    """The two naive running counts, with exact discrete Laplace noise: epsilon-DP (theorem ``cr-thm-naive``).
 
-    ``method="fresh"``: every count c_t gets its own noise of scale T / epsilon (the vector of the T counts has
-    l1 sensitivity T under event-level neighbours). ``method="increments"``: every event gets noise of scale
-    1 / epsilon and the answers are the running sums of the noisy events. ``runs``: that many independent
-    releases, shape (runs, T).
+    Guarantee: epsilon-DP under event-level neighbours, the horizon T being the stream's (public) length.
+    ``method="fresh"``: every count c_t gets its own noise of scale T / epsilon (the T counts have l1 sensitivity
+    T); ``method="increments"``: every event gets noise of scale 1 / epsilon and the answers are the running sums
+    of the noisy events. The scales are rounded up to the exact sampler's dyadic grid, so a huge epsilon is
+    clamped silently to more privacy (a scale never below 2**-62: the answers are then the exact counts, except
+    with probability below 2 e^{-2**59}).
 
-    Extreme epsilon: a huge epsilon is accepted and clamped silently, to more privacy than asked: the scale is
-    rounded up to the exact sampler's grid when its terms do not fit 62 bits, never below 2**-62 (``1e300`` gives
-    2**-59), and the noise is then 0 except with probability below 2 e^{-2**59} (the answers are the exact counts).
-    A tiny epsilon is refused (ValueError) when the noise of one answer would have a total scale above 2**50:
-    ``T / epsilon`` (fresh) or ``T * (1 / epsilon)`` (increments), i.e. below ``T / 2**50``.
+    Parameters
+    ----------
+    stream : array_like of 0/1, shape (T,)
+        The private events, T <= 2**20.
+    epsilon : float
+        Privacy parameter, > 0; refused (ValueError) when the noise of one answer would have a total scale above
+        2**50, i.e. below ``T / 2**50``.
+    method : {"fresh", "increments"}
+        Which naive release.
+    runs : int, optional
+        Number of independent releases; ``runs * T`` at most MAX_SIZE.
+    rng : None, int or numpy.random.Generator, optional
+        Source of randomness.
 
+    Returns
+    -------
+    numpy.ndarray of int64
+        Shape (T,), or (runs, T) with ``runs``.
+
+    Examples
+    --------
     >>> naive_counts([1, 0, 1], 1.0, method="increments", rng=0).dtype
     dtype('int64')
     """
@@ -475,12 +590,32 @@ def naive_counts(stream, epsilon, *, method="fresh", runs=None, rng=None) -> np.
     return np.cumsum(x + z, axis=-1)       # t <= T noises of |z| <= 2**62 / T per answer: no int64 wrap-around
 
 
-def naive_variance(t, horizon, epsilon, *, method="fresh"):
+def naive_variance(t: npt.ArrayLike, horizon: int, epsilon: float, *,
+                   method: str = "fresh") -> float | np.ndarray:
     """Exact variance of the naive answers at step t (theorem ``cr-thm-naive``).
 
-    ``"fresh"``: one discrete Laplace of scale T/epsilon, ``1 / (2 sinh^2(epsilon / (2T)))``, at most
-    ``2 T^2 / epsilon^2``; ``"increments"``: t discrete Laplaces of scale 1/epsilon, at most ``2 t / epsilon^2``.
+    For the release of :func:`naive_counts` (event-level neighbours), with the scales rounded up as it rounds
+    them: ``"fresh"``, one discrete Laplace of scale T / epsilon, ``1 / (2 sinh^2(epsilon / (2T)))``, at most
+    ``2 T^2 / epsilon^2``; ``"increments"``, t discrete Laplaces of scale 1 / epsilon, at most ``2 t / epsilon^2``.
 
+    Parameters
+    ----------
+    t : int or array_like of int
+        Steps, whole numbers in [1, horizon].
+    horizon : int
+        The number of steps T, in [1, 2**20].
+    epsilon : float
+        Privacy parameter, > 0, with the limits of :func:`naive_counts`.
+    method : {"fresh", "increments"}
+        Which naive release.
+
+    Returns
+    -------
+    float or numpy.ndarray of float64
+        A float for a scalar ``t``, else an array of its shape.
+
+    Examples
+    --------
     >>> round(float(naive_variance(4, 4, 1.0, method="increments") / naive_variance(1, 4, 1.0, method="increments")))
     4
     """
@@ -499,13 +634,24 @@ def naive_variance(t, horizon, epsilon, *, method="fresh"):
 # The square-root factorization.
 
 
-def sqrt_factor(horizon) -> np.ndarray:
+def sqrt_factor(horizon: int) -> np.ndarray:
     """The coefficients ``c_0, ..., c_{T-1}`` of (1 - x)^{-1/2}: ``c_k = binom(2k, k) / 4^k``.
 
     The lower-triangular Toeplitz matrix L with ``L[i, j] = c_{i-j}`` satisfies L L = A, the T x T prefix-sum
-    matrix (lemma ``cr-lem-sqrt``), because ``((1-x)^{-1/2})^2 = (1-x)^{-1} = 1 + x + x^2 + ...``. Computed by
-    the recurrence ``c_k = c_{k-1} (2k - 1) / (2k)`` (relative error below 2k ulps).
+    matrix (lemma ``cr-lem-sqrt``). Computed by the recurrence ``c_k = c_{k-1} (2k - 1) / (2k)`` (relative error
+    below 2k ulps).
 
+    Parameters
+    ----------
+    horizon : int
+        T, in [1, 2**20].
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (T,)
+
+    Examples
+    --------
     >>> sqrt_factor(4).tolist()
     [1.0, 0.5, 0.375, 0.3125]
     """
@@ -514,12 +660,24 @@ def sqrt_factor(horizon) -> np.ndarray:
     return np.concatenate(([1.0], np.cumprod((2 * k - 1) / (2 * k))))
 
 
-def factorization_sensitivity(horizon) -> float:
-    """l2 sensitivity of R x for the right factor R = L (event-level): its largest column norm.
+def factorization_sensitivity(horizon: int) -> float:
+    """l2 sensitivity of R x for the right factor R = L, under event-level neighbours: its largest column norm.
 
-    Column s of R is ``(0, ..., 0, c_0, ..., c_{T-s})``, so the largest is the first, ``sqrt(sum_k c_k^2)``
-    (lemma ``cr-lem-sqrt``); it grows like ``sqrt(ln(T) / pi)``.
+    The first column of R is the longest, so this is ``sqrt(sum_k c_k^2)`` (lemma ``cr-lem-sqrt``); it grows like
+    ``sqrt(ln(T) / pi)``. In floating point: the release charges the exact integer version
+    (:func:`factorization_lattice`).
 
+    Parameters
+    ----------
+    horizon : int
+        T, in [1, 2**20].
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
     >>> factorization_sensitivity(2) == (1 + 0.25) ** 0.5
     True
     """
@@ -577,16 +735,42 @@ def _exact_convolution(q: np.ndarray, bits: np.ndarray) -> np.ndarray:
     return (fields[::-1] @ _POW10).astype(np.int64)
 
 
-def factorization_lattice(horizon, rho) -> tuple[int, int, float]:
-    """The lattice of the secure factorization release: ``(exponent, variance, sigma)``.
+class FactorizationLattice(NamedTuple):
+    """What :func:`factorization_lattice` returns: the lattice and the noise of the factorization release."""
 
-    The released vector is ``round(Q x / 2**(COEF_BITS + exponent))`` (Q x computed exactly in integers, see
-    :func:`_integer_factor`) plus discrete Gaussian noise of parameter ``variance`` (lattice steps squared),
-    times g = 2**exponent. Neighbours' ``Q x`` differ by a column of Q, of l2 norm at most sqrt(N); after rounding
-    they differ by at most ``D = sqrt(N) / 2**(COEF_BITS + exponent) + sqrt(T)`` steps in l2 norm, and
-    ``variance = ceil(D^2 / (2 rho))``, with sqrt(N) and sqrt(T) rounded up, is computed in exact rational
-    arithmetic: the release is rho-zCDP (theorem ``cr-thm-fact``) with no float error in the argument. ``sigma``
-    is the noise standard deviation in the units of the count, ``g sqrt(variance)``.
+    exponent: int    # the lattice step is g = 2**exponent
+    variance: int    # the discrete Gaussian's parameter, in lattice steps squared (below 2**60)
+    sigma: float     # the noise standard deviation in the units of the count, g sqrt(variance)
+
+
+def factorization_lattice(horizon: int, rho: float) -> FactorizationLattice:
+    """The lattice and the noise of the factorization release: ``(exponent, variance, sigma)``.
+
+    :func:`factorization_counts` perturbs ``round(Q x / 2**(COEF_BITS + exponent))`` (Q x exact in integers) with
+    discrete Gaussian noise of parameter ``variance`` (lattice steps squared) on the lattice of step
+    g = 2**exponent. Event-level neighbours then differ by at most ``D = sqrt(N) / 2**(COEF_BITS + exponent) +
+    sqrt(T)`` steps in l2 norm (N the exact squared norm of Q's first column), and ``variance = ceil(D^2 / (2
+    rho))``, with sqrt(N) and sqrt(T) rounded up, is computed in exact rational arithmetic: the release is
+    rho-zCDP (theorem ``cr-thm-fact``) with no float error in the charge.
+
+    Parameters
+    ----------
+    horizon : int
+        T, in [1, 2**20].
+    rho : float
+        zCDP parameter, in (0, 1e6]; refused (ValueError) when the noise would reach 2**30 lattice steps.
+
+    Returns
+    -------
+    FactorizationLattice
+        The NamedTuple ``(exponent, variance, sigma)``: the lattice exponent (int), the noise parameter (int, below
+        2**60) and ``sigma = g sqrt(variance)``, the noise standard deviation in the units of the count.
+
+    Examples
+    --------
+    >>> lattice = factorization_lattice(2**10, 0.5)
+    >>> lattice.sigma == math.ldexp(math.sqrt(lattice.variance), lattice.exponent)
+    True
     """
     T = _check_horizon(horizon, MAX_BATCH_HORIZON)
     r = _check_rho(rho)
@@ -600,7 +784,7 @@ def factorization_lattice(horizon, rho) -> tuple[int, int, float]:
     if variance >= 2**60:
         raise ValueError(f"rho={rho!r} is too small at horizon={T}: the lattice noise would exceed 2**30 steps; "
                          "use a larger rho")
-    return exponent, variance, math.ldexp(math.sqrt(variance), exponent)
+    return FactorizationLattice(exponent, variance, math.ldexp(math.sqrt(variance), exponent))
 
 
 def _factorization_steps(x: np.ndarray, exponent: int) -> np.ndarray:
@@ -624,22 +808,36 @@ def _toeplitz_apply(c: np.ndarray, v: np.ndarray) -> np.ndarray:
     return np.fft.irfft(np.fft.rfft(c, size) * np.fft.rfft(v, size, axis=-1), size, axis=-1)[..., :T]
 
 
-def factorization_counts(stream, rho, *, runs=None, rng=None) -> np.ndarray:
-    """The square-root factorization mechanism: ``L (g round(Q x / g) + g noise)``, all T private counts at once.
+def factorization_counts(stream: npt.ArrayLike, rho: float, *, runs: int | None = None,
+                         rng: np.random.Generator | int | None = None) -> np.ndarray:
+    """The square-root factorization mechanism: all T private counts at once, ``L (g round(Q x / g) + g z)``.
 
-    The horizon is the stream's length (public). rho-zCDP under event-level neighbours (theorem ``cr-thm-fact``);
-    the exact variance of each answer is :func:`factorization_variance`. R = L is rounded to the integer matrix
-    Q = round(2**40 L) and Q x is computed exactly in integers (:func:`_exact_convolution`), so the sensitivity
-    charged in :func:`factorization_lattice` is exact; noise: the exact discrete Gaussian on the power-of-two
-    lattice g Z. The post-processing by L is a float FFT. ``runs``: that many independent releases, shape
-    (runs, T). :func:`_exact_convolution` does the same number and size of operations for every stream (the
-    multiply's own time still varies by a few per cent with the digits' values; ``benchmarks/bench_continual.py``
-    compares neighbours). Cost of a first call (the public factor
-    included): about 0.3 s at T = 2**16, 1.4 s at 2**18 and 5 s at the cap 2**20.
+    Guarantee: rho-zCDP under event-level neighbours, the horizon being the stream's (public) length (theorem
+    ``cr-thm-fact``). R = L is rounded to the integer matrix Q = round(2**40 L) and Q x is computed exactly in
+    integers (:func:`_exact_convolution`, the same number and size of operations for every stream), so the
+    sensitivity charged in :func:`factorization_lattice` is exact; z is the exact discrete Gaussian, on the
+    lattice of step g = 2**exponent. The product by L is float post-processing (an FFT). The exact variance of
+    each answer: :func:`factorization_variance`.
 
-    Extreme rho: a rho above 1e6 is refused (ValueError), as is a rho so small that the lattice noise would reach
-    2**30 steps (:func:`factorization_lattice`); nothing is clamped.
+    Parameters
+    ----------
+    stream : array_like of 0/1, shape (T,)
+        The private events, T <= 2**20.
+    rho : float
+        zCDP parameter, in (0, 1e6]; a rho so small that the noise would reach 2**30 lattice steps is refused
+        (ValueError). Nothing is clamped.
+    runs : int, optional
+        Number of independent releases; ``runs * T`` at most MAX_SIZE.
+    rng : None, int or numpy.random.Generator, optional
+        Source of randomness.
 
+    Returns
+    -------
+    numpy.ndarray of float64
+        Shape (T,), or (runs, T) with ``runs``.
+
+    Examples
+    --------
     >>> factorization_counts([1, 1, 0, 1], 0.5, rng=0).shape
     (4,)
     """
@@ -653,15 +851,31 @@ def factorization_counts(stream, rho, *, runs=None, rng=None) -> np.ndarray:
     return _toeplitz_apply(sqrt_factor(T), np.ldexp((lattice_point + noise).astype(np.float64), exponent))
 
 
-def factorization_variance(t, horizon, rho):
+def factorization_variance(t: npt.ArrayLike, horizon: int, rho: float) -> float | np.ndarray:
     """Exact variance of the factorization mechanism's answer at step t: ``sigma^2 sum_{k < t} c_k^2``.
 
-    Answer t is ``c_t`` plus row t of L applied to the noise, ``sum_{k<t} c_k z_{t-k}`` (plus the rounding of R x
-    to the lattice and of R's coefficients to multiples of 2**-40, carried through L: a deterministic error below
-    ``(g/2 + t 2**-40) sum_{k<t} c_k``); ``sigma`` from
-    :func:`factorization_lattice` (theorem ``cr-thm-fact``; the discrete Gaussian's variance equals its parameter
-    to far below double precision at these sizes).
+    For the release of :func:`factorization_counts` (rho-zCDP under event-level neighbours, theorem
+    ``cr-thm-fact``): answer t is ``c_t`` plus ``sum_{k<t} c_k z_{t-k}``, with sigma from
+    :func:`factorization_lattice` (the discrete Gaussian's variance equals its parameter to far below double
+    precision at these sizes). Not included: the deterministic rounding of R x to the lattice and of R's
+    coefficients to multiples of 2**-40, carried through L, an error below ``(g/2 + t 2**-40) sum_{k<t} c_k``.
 
+    Parameters
+    ----------
+    t : int or array_like of int
+        Steps, whole numbers in [1, horizon].
+    horizon : int
+        T, in [1, 2**20].
+    rho : float
+        zCDP parameter, in (0, 1e6].
+
+    Returns
+    -------
+    float or numpy.ndarray of float64
+        A float for a scalar ``t``, else an array of its shape.
+
+    Examples
+    --------
     >>> T = 2**10
     >>> v = factorization_variance(np.arange(1, T + 1), T, 0.5)
     >>> bool(np.all(np.diff(v) > 0))

@@ -20,8 +20,11 @@ DP release is a deterministic function of a release drawn by :func:`dpcourse.dp_
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 from scipy import special
 
 from ._validation import (check_epsilon, check_positive_int, check_probability, check_real,
@@ -42,6 +45,8 @@ __all__ = [
     "posterior_bound",
     "histogram_attack_posterior",
     "rappor_epsilon",
+    "EquivalenceClasses",
+    "RapporEpsilon",
 ]
 
 
@@ -52,12 +57,22 @@ __all__ = [
 def load_affairs_survey() -> dict[str, np.ndarray]:
     """Fair's affairs survey with every column (601 respondents; ``affairs_survey.csv``, see ``SOURCES.md``).
 
-    Columns: ``id`` (the row name of the published table), ``any_affair`` (1 if at least one affair in the
-    past year), ``affairs`` (0, 1, 2, 3, 7 = 4-10 times, 12 = monthly or more), ``gender``, ``age`` (class
-    midpoints 17.5, 22, ..., 57), ``yearsmarried`` (0.125, 0.417, 0.75, 1.5, 4, 7, 10, 15), ``children``
-    ("yes"/"no"), ``religiousness`` (1 = anti to 5 = very), ``education`` (years, coded 9-20),
-    ``occupation`` (Hollingshead classes 1-7) and ``rating`` (of the marriage, 1-5). The same rows, in the
-    same order, as :func:`dpcourse.data.load_affairs`.
+    The same rows, in the same order, as :func:`dpcourse.data.load_affairs`.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        The columns, 601 entries each: ``id`` (the row name of the published table), ``any_affair`` (1 if at
+        least one affair in the past year), ``affairs`` (0, 1, 2, 3, 7 = 4-10 times, 12 = monthly or more),
+        ``gender``, ``age`` (class midpoints 17.5, 22, ..., 57), ``yearsmarried`` (0.125, 0.417, 0.75, 1.5, 4, 7,
+        10, 15), ``children`` ("yes"/"no"), ``religiousness`` (1 = anti to 5 = very), ``education`` (years, coded
+        9-20), ``occupation`` (Hollingshead classes 1-7) and ``rating`` (of the marriage, 1-5).
+
+    Examples
+    --------
+    >>> survey = load_affairs_survey()
+    >>> len(survey["id"]), sorted(set(survey["children"].tolist()))
+    (601, ['no', 'yes'])
     """
     return read_csv("affairs_survey.csv")
 
@@ -65,11 +80,20 @@ def load_affairs_survey() -> dict[str, np.ndarray]:
 def load_deployments() -> dict[str, np.ndarray]:
     """Published parameters of deployed DP systems, one parameter per row (``dp_deployments.csv``).
 
-    Columns: ``deployment``, ``model`` (central or local), ``accounting`` (pure, zcdp or config),
-    ``unit`` (the unit of privacy: what one neighbouring change is), ``period`` (over what the parameter
-    holds), ``parameter``, ``value`` (a string: a decimal or a fraction such as ``104/4099``),
-    ``source`` (the ``references.bib`` key) and ``where`` (the page or file of the source that states it).
     Only numbers checked against their source are in the file; the chapter computes everything else.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        The columns: ``deployment``, ``model`` (central or local), ``accounting`` (pure, zcdp or config), ``unit``
+        (the unit of privacy: what one neighbouring change is), ``period`` (over what the parameter holds),
+        ``parameter``, ``value`` (a string: a decimal or a fraction such as ``104/4099``), ``source`` (the
+        ``references.bib`` key) and ``where`` (the page or file of the source that states it).
+
+    Examples
+    --------
+    >>> list(load_deployments())[:3]
+    ['deployment', 'model', 'accounting']
     """
     return read_csv("dp_deployments.csv")
 
@@ -78,7 +102,7 @@ def load_deployments() -> dict[str, np.ndarray]:
 # Tables
 
 
-def _check_column(col, name: str) -> np.ndarray:
+def _check_column(col: npt.ArrayLike, name: str) -> np.ndarray:
     """A 1-d column of finite numbers or of strings (bools, objects, NaN refused)."""
     if isinstance(col, (str, bytes)) or np.ndim(col) != 1:
         raise ValueError(f"{name} must be a 1-d array, got {type(col).__name__}")
@@ -92,7 +116,8 @@ def _check_column(col, name: str) -> np.ndarray:
     return check_real_array(arr, name, allow_empty=True)
 
 
-def _check_table(table, name: str, columns, columns_name: str = "quasi_identifiers") -> dict[str, np.ndarray]:
+def _check_table(table: object, name: str, columns: Sequence[str],
+                 columns_name: str = "quasi_identifiers") -> dict[str, np.ndarray]:
     """The named ``columns`` of ``table`` (a dict of equal-length 1-d columns, at least one row)."""
     if not isinstance(table, dict):
         raise TypeError(f"{name} must be a dict {{column: 1-d array}}, got {type(table).__name__}")
@@ -112,7 +137,7 @@ def _check_table(table, name: str, columns, columns_name: str = "quasi_identifie
     return out
 
 
-def _check_columns(columns, name: str) -> list[str]:
+def _check_columns(columns: object, name: str) -> list[str]:
     if isinstance(columns, str) or not isinstance(columns, (list, tuple)):
         raise TypeError(f"{name} must be a list of column names, got {type(columns).__name__} {columns!r}")
     if len(columns) == 0:
@@ -130,12 +155,19 @@ def _joint_codes(columns: list[np.ndarray]) -> np.ndarray:
     return np.unique(codes, axis=0, return_inverse=True)[1].ravel()
 
 
-def equivalence_classes(table, quasi_identifiers) -> tuple[np.ndarray, np.ndarray]:
+class EquivalenceClasses(NamedTuple):
+    """What :func:`equivalence_classes` returns: each record's class and the size of that class."""
+
+    labels: np.ndarray   # int64, shape (n,): the class of each record
+    sizes: np.ndarray    # int64, shape (n,): the number of records in that class
+
+
+def equivalence_classes(table: Mapping[str, npt.ArrayLike], quasi_identifiers: Sequence[str]) -> EquivalenceClasses:
     """Group the records of ``table`` by their values on ``quasi_identifiers``.
 
-    Two records are in the same *equivalence class* when they agree on every quasi-identifier
-    (definition ``world-def-kanon``): an outsider who knows those attributes of a person cannot tell the
-    records of one class apart.
+    Two records are in the same *equivalence class* when they agree on every quasi-identifier (definition
+    ``world-def-kanon``): an outsider who knows those attributes of a person cannot tell the records of one class
+    apart. Exact counts, not a release.
 
     Parameters
     ----------
@@ -146,9 +178,10 @@ def equivalence_classes(table, quasi_identifiers) -> tuple[np.ndarray, np.ndarra
 
     Returns
     -------
-    (labels, sizes) : two int64 arrays of shape (n,)
-        ``labels[i]`` numbers the class of record i (0, 1, ... in the sorted order of the value tuples) and
-        ``sizes[i]`` is the number of records in that class.
+    EquivalenceClasses
+        The NamedTuple ``(labels, sizes)`` of two int64 arrays of shape (n,): ``labels[i]`` numbers the class of
+        record i (0, 1, ... in the sorted order of the value tuples) and ``sizes[i]`` is the number of records in
+        that class.
 
     Examples
     --------
@@ -160,15 +193,27 @@ def equivalence_classes(table, quasi_identifiers) -> tuple[np.ndarray, np.ndarra
     cols = _check_table(table, "table", qis)
     labels = _joint_codes([cols[c] for c in qis]).astype(np.int64)
     counts = np.bincount(labels)
-    return labels, counts[labels].astype(np.int64)
+    return EquivalenceClasses(labels, counts[labels].astype(np.int64))
 
 
-def k_anonymity(table, quasi_identifiers) -> int:
+def k_anonymity(table: Mapping[str, npt.ArrayLike], quasi_identifiers: Sequence[str]) -> int:
     """The largest k such that ``table`` is k-anonymous on ``quasi_identifiers``: its smallest class size.
 
-    Definition ``world-def-kanon`` (Sweeney 2002): every record shares its quasi-identifier values with at
-    least k - 1 others. It is a property of one table, not of the process that produced it, and says
-    nothing of the sensitive values inside a class (see :func:`l_diversity`).
+    Definition ``world-def-kanon`` (Sweeney 2002): every record shares its quasi-identifier values with at least
+    k - 1 others. It is a property of one table, not of the process that produced it, and says nothing of the
+    sensitive values inside a class (see :func:`l_diversity`).
+
+    Parameters
+    ----------
+    table : dict of 1-d arrays
+        Columns of equal length (numbers or strings), at least one row.
+    quasi_identifiers : list of str
+        Column names, at least one.
+
+    Returns
+    -------
+    int
+        k >= 1.
 
     Examples
     --------
@@ -179,11 +224,23 @@ def k_anonymity(table, quasi_identifiers) -> int:
     return int(sizes.min())
 
 
-def uniqueness(table, quasi_identifiers) -> float:
+def uniqueness(table: Mapping[str, npt.ArrayLike], quasi_identifiers: Sequence[str]) -> float:
     """The fraction of records that are alone in their class (unique on ``quasi_identifiers``).
 
-    A unique record is re-identified by anyone who knows its quasi-identifiers and that the person is in
-    the table (the linkage of :func:`linkage_attack`).
+    A unique record is re-identified by anyone who knows its quasi-identifiers and that the person is in the
+    table (the linkage of :func:`linkage_attack`; definition ``world-def-kanon``).
+
+    Parameters
+    ----------
+    table : dict of 1-d arrays
+        Columns of equal length (numbers or strings), at least one row.
+    quasi_identifiers : list of str
+        Column names, at least one.
+
+    Returns
+    -------
+    float
+        In [0, 1].
 
     Examples
     --------
@@ -194,17 +251,17 @@ def uniqueness(table, quasi_identifiers) -> float:
     return float(np.mean(sizes == 1))
 
 
-def generalize(values, edges) -> np.ndarray:
+def generalize(values: npt.ArrayLike, edges: npt.ArrayLike) -> np.ndarray:
     """Coarsen numbers into intervals: each value is replaced by the lower edge of its interval.
 
-    The intervals are ``[edges[i], edges[i+1])``, the last one closed, ``[edges[-2], edges[-1]]``. This is
-    the "generalization" step of k-anonymization (definition ``world-def-kanon``); every value must lie
-    in ``[edges[0], edges[-1]]`` (no silent clipping).
+    The intervals are ``[edges[i], edges[i+1])``, the last one closed, ``[edges[-2], edges[-1]]``. This is the
+    "generalization" step of k-anonymization (definition ``world-def-kanon``).
 
     Parameters
     ----------
     values : array_like of float, shape (n,)
-        Finite numbers.
+        Finite numbers in ``[edges[0], edges[-1]]``: a value outside raises ValueError (no silent clipping), with
+        a message that quotes none of them.
     edges : array_like of float
         At least two strictly increasing finite numbers.
 
@@ -231,7 +288,7 @@ def generalize(values, edges) -> np.ndarray:
     return e[idx]
 
 
-def _sensitive_per_class(table, quasi_identifiers, sensitive):
+def _sensitive_per_class(table: object, quasi_identifiers: object, sensitive: object) -> tuple[np.ndarray, np.ndarray]:
     qis = _check_columns(quasi_identifiers, "quasi_identifiers")
     if not isinstance(sensitive, str):
         raise TypeError(f"sensitive must be a column name (a string), got {type(sensitive).__name__}")
@@ -250,12 +307,26 @@ def _sensitive_per_class(table, quasi_identifiers, sensitive):
     return labels, distinct
 
 
-def l_diversity(table, quasi_identifiers, sensitive) -> int:
+def l_diversity(table: Mapping[str, npt.ArrayLike], quasi_identifiers: Sequence[str], sensitive: str) -> int:
     """Distinct l-diversity: the fewest distinct values of ``sensitive`` found in any class.
 
-    Definition ``world-def-ldiv`` (the "distinct" variant of Machanavajjhala et al. 2007). An l-diversity
-    of 1 means some class is *homogeneous*: everyone in it has the same sensitive value, so knowing that a
-    person is in that class reveals the value (the homogeneity attack) whatever k is.
+    Definition ``world-def-ldiv`` (the "distinct" variant of Machanavajjhala et al. 2007). An l-diversity of 1
+    means some class is *homogeneous*: everyone in it has the same sensitive value, so knowing that a person is in
+    that class reveals the value (the homogeneity attack) whatever k is.
+
+    Parameters
+    ----------
+    table : dict of 1-d arrays
+        Columns of equal length (numbers or strings), at least one row.
+    quasi_identifiers : list of str
+        Column names, at least one.
+    sensitive : str
+        The sensitive column, not one of the quasi-identifiers.
+
+    Returns
+    -------
+    int
+        l >= 1.
 
     Examples
     --------
@@ -267,12 +338,26 @@ def l_diversity(table, quasi_identifiers, sensitive) -> int:
     return int(distinct.min())
 
 
-def homogeneous_records(table, quasi_identifiers, sensitive) -> np.ndarray:
+def homogeneous_records(table: Mapping[str, npt.ArrayLike], quasi_identifiers: Sequence[str],
+                        sensitive: str) -> np.ndarray:
     """Boolean mask of the records whose whole class shares one value of ``sensitive``.
 
-    For these records the homogeneity attack of definition ``world-def-ldiv`` succeeds: an attacker who
-    knows a person's quasi-identifiers (and that the person is in the table) learns the sensitive value
-    with certainty, without singling out the record.
+    For these records the homogeneity attack of definition ``world-def-ldiv`` succeeds: an attacker who knows a
+    person's quasi-identifiers (and that the person is in the table) learns the sensitive value with certainty,
+    without singling out the record.
+
+    Parameters
+    ----------
+    table : dict of 1-d arrays
+        Columns of equal length (numbers or strings), at least one row.
+    quasi_identifiers : list of str
+        Column names, at least one.
+    sensitive : str
+        The sensitive column, not one of the quasi-identifiers.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (n,)
 
     Examples
     --------
@@ -284,12 +369,13 @@ def homogeneous_records(table, quasi_identifiers, sensitive) -> np.ndarray:
     return distinct[labels] == 1
 
 
-def linkage_attack(released, auxiliary, quasi_identifiers) -> dict[str, np.ndarray | float]:
+def linkage_attack(released: Mapping[str, npt.ArrayLike], auxiliary: Mapping[str, npt.ArrayLike],
+                   quasi_identifiers: Sequence[str]) -> dict[str, np.ndarray | float]:
     """Join an auxiliary (identified) table to a released (de-identified) one on the quasi-identifiers.
 
-    For each auxiliary record (a person whose name and quasi-identifiers the attacker knows) count the
-    released records with the same quasi-identifier values. A count of exactly 1 *links* the person to one
-    released record and so to its sensitive columns (Sweeney 2002). Whether the link is right is a
+    For each auxiliary record (a person whose name and quasi-identifiers the attacker knows) count the released
+    records with the same quasi-identifier values. A count of exactly 1 *links* the person to one released record
+    and so to its sensitive columns (Sweeney 2002; definition ``world-def-kanon``). Whether the link is right is a
     question the attacker cannot answer from the data; a chapter checks it with the hidden ``id``.
 
     Parameters
@@ -297,13 +383,14 @@ def linkage_attack(released, auxiliary, quasi_identifiers) -> dict[str, np.ndarr
     released, auxiliary : dict of 1-d arrays
         Both must hold every quasi-identifier column, with the same kind (numbers or strings) in both.
     quasi_identifiers : list of str
+        Column names, at least one.
 
     Returns
     -------
     dict
-        ``match_counts`` (int64, one per auxiliary record), ``matched_index`` (int64: the index in
-        ``released`` of the single matching record, -1 when the count is not 1) and ``rate`` (float: the
-        fraction of auxiliary records linked to exactly one released record).
+        ``match_counts`` (int64, one per auxiliary record), ``matched_index`` (int64: the index in ``released`` of
+        the single matching record, -1 when the count is not 1) and ``rate`` (float: the fraction of auxiliary
+        records linked to exactly one released record).
 
     Examples
     --------
@@ -337,19 +424,15 @@ def linkage_attack(released, auxiliary, quasi_identifiers) -> dict[str, np.ndarr
 # What a DP release lets an attacker learn
 
 
-def posterior_bound(prior, epsilon) -> float | np.ndarray:
+def posterior_bound(prior: npt.ArrayLike, epsilon: float) -> float | np.ndarray:
     """The largest posterior probability an epsilon-DP release can give to a secret of prior probability ``prior``.
 
-    Theorem ``world-thm-posterior``: if the release is epsilon-DP under a neighbouring relation and the two
-    values of the secret correspond to neighbouring datasets (replace-one for "the target's sensitive value
-    is 1 rather than 0", add/remove for "the target is in the data"), then after any output the posterior
-    odds are at most e^epsilon times the prior odds:
-
-        posterior <= e^eps p / (e^eps p + 1 - p).
-
-    The bound holds for an attacker who knows every other record; it is attained by
-    :func:`dpcourse.dp_histogram` (see :func:`histogram_attack_posterior`). Computed as
-    ``expit(logit(p) + eps)``, stable for tiny and huge epsilon.
+    Theorem ``world-thm-posterior``: if the release is epsilon-DP under a neighbouring relation and the two values
+    of the secret correspond to neighbouring datasets (replace-one for "the target's sensitive value is 1 rather
+    than 0", add/remove for "the target is in the data"), then after any output the posterior odds are at most
+    e^epsilon times the prior odds: ``posterior <= e^eps p / (e^eps p + 1 - p)``. The bound holds for an attacker
+    who knows every other record, and :func:`dpcourse.dp_histogram` attains it (see
+    :func:`histogram_attack_posterior`). Computed as ``expit(logit(p) + eps)``, stable for tiny and huge epsilon.
 
     Parameters
     ----------
@@ -357,6 +440,11 @@ def posterior_bound(prior, epsilon) -> float | np.ndarray:
         Prior probability(ies) in [0, 1].
     epsilon : float
         Privacy parameter, > 0.
+
+    Returns
+    -------
+    float or numpy.ndarray of float64
+        A float for a scalar ``prior``, else an array of its shape.
 
     Examples
     --------
@@ -379,28 +467,26 @@ def posterior_bound(prior, epsilon) -> float | np.ndarray:
     return float(out) if scalar else out
 
 
-def histogram_attack_posterior(released, counts_0, counts_1, *, epsilon, relation, prior) -> np.ndarray:
+def histogram_attack_posterior(released: npt.ArrayLike, counts_0: npt.ArrayLike, counts_1: npt.ArrayLike, *,
+                               epsilon: float, relation: str, prior: float) -> np.ndarray:
     """Exact posterior that the secret bit is 1, for the attacker who knows everything but that bit.
 
-    The attacker knows the histogram is ``counts_0`` if the bit is 0 and ``counts_1`` if it is 1 (the two
-    must be neighbours under ``relation``: they differ by at most the histogram's sensitivity in L1), and
-    sees ``released = dp_histogram(...)`` drawn with the same ``epsilon`` and ``relation`` (secure
-    geometric noise of scale Delta/epsilon). Bayes' rule with the exact pmf of the noise gives
-
-        log-odds(bit = 1 | y) = logit(prior) + (eps / Delta) * (||y - c0||_1 - ||y - c1||_1),
-
-    which is at most ``logit(prior) + eps`` (theorem ``world-thm-posterior``), with equality on the outputs
-    that lie beyond both changed counts: the bound is attained, not just respected.
+    The attacker knows the histogram is ``counts_0`` if the bit is 0 and ``counts_1`` if it is 1 (neighbours under
+    ``relation``: they differ by at most the histogram's sensitivity Delta in L1), and sees ``released =
+    dp_histogram(...)`` drawn with the same ``epsilon`` and ``relation`` (secure geometric noise of scale
+    Delta / epsilon). Bayes' rule with the exact pmf of the noise gives the log-odds ``logit(prior) + (eps /
+    Delta) (||y - c0||_1 - ||y - c1||_1)``, at most ``logit(prior) + eps`` (theorem ``world-thm-posterior``), with
+    equality on the outputs beyond both changed counts: the bound is attained.
 
     Parameters
     ----------
     released : array_like of int, shape (k,) or (runs, k)
-        Noisy counts from :func:`dpcourse.dp_histogram` (``secure=True``), one release per row, of absolute
-        value below 2**62 (larger ones would wrap in int64 arithmetic, so they are refused by name).
+        Noisy counts from :func:`dpcourse.dp_histogram` (``secure=True``), one release per row, of absolute value
+        below 2**62 (larger ones would wrap in int64 arithmetic: refused by name).
     counts_0, counts_1 : array_like of int, shape (k,)
         The true histograms under the two hypotheses (non-negative integers below 2**62).
     epsilon : float
-        The epsilon the release was drawn with.
+        The epsilon the release was drawn with, > 0.
     relation : {"add_remove", "replace_one"}
         The relation the release was calibrated to.
     prior : float
@@ -444,7 +530,7 @@ def histogram_attack_posterior(released, counts_0, counts_1, *, epsilon, relatio
 _ATTACK_MAX_COUNT = 2**62 - 1
 
 
-def _integer_array(x, name: str) -> np.ndarray:
+def _integer_array(x: object, name: str) -> np.ndarray:
     if isinstance(x, (str, bytes)):
         raise TypeError(f"{name} must be an array of integers, got {type(x).__name__}")
     arr = np.asarray(x)
@@ -457,22 +543,24 @@ def _integer_array(x, name: str) -> np.ndarray:
     return arr.astype(np.int64)
 
 
-def rappor_epsilon(f, p, q, h) -> tuple[float, float]:
+class RapporEpsilon(NamedTuple):
+    """What :func:`rappor_epsilon` returns: RAPPOR's longitudinal and one-report guarantees."""
+
+    eps_inf: float   # over all reports of one value (the permanent randomized response)
+    eps_1: float     # for one report
+
+
+def rappor_epsilon(f: float, p: float, q: float, h: int) -> RapporEpsilon:
     """The two guarantees of RAPPOR: ``(eps_inf, eps_1)`` (Erlingsson, Pihur & Korolova 2014, Section 3).
 
-    A client hashes its value into a Bloom filter with ``h`` hash functions, then (permanent randomized
-    response) keeps each bit with probability 1 - f and replaces it by a fair coin with probability f;
-    every report (instantaneous randomized response) sends each memoized bit as 1 with probability q if it
-    is 1 and p if it is 0. Two values differ in at most 2h Bloom bits, so
-
-    * ``eps_inf = 2 h ln((1 - f/2) / (f/2))``: the longitudinal bound, over *all* reports of one value
-      (the attacker who averages away the instantaneous noise sees only the permanent response);
-    * ``eps_1 = h ln(q*(1 - p*) / (p*(1 - q*)))`` with ``q* = (1 - f/2) q + (f/2) p`` and
-      ``p* = (f/2) q + (1 - f/2) p``: the bound for one report.
-
-    Both are epsilon-DP statements in the local model with the replace relation on one client's value
-    (any two values are neighbours). They protect the value, not the fact that the client reports, and
-    the longitudinal bound holds only while the value does not change.
+    A client hashes its value into a Bloom filter with ``h`` hash functions, keeps each bit with probability 1 - f
+    and replaces it by a fair coin with probability f (permanent randomized response), and in every report sends
+    each memoized bit as 1 with probability q if it is 1 and p if it is 0 (instantaneous randomized response). Two
+    values differ in at most 2h Bloom bits, so ``eps_inf = 2 h ln((1 - f/2) / (f/2))`` bounds *all* reports of one
+    value (the longitudinal bound) and ``eps_1 = h ln(q*(1 - p*) / (p*(1 - q*)))``, with ``q* = (1 - f/2) q +
+    (f/2) p`` and ``p* = (f/2) q + (1 - f/2) p``, one report. Both are epsilon-DP in the local model under the
+    replace relation on one client's value (definition ``def-ldp-oracle``); they protect the value, not the fact that
+    the client reports, and the longitudinal bound holds only while the value does not change.
 
     Parameters
     ----------
@@ -482,6 +570,11 @@ def rappor_epsilon(f, p, q, h) -> tuple[float, float]:
         Instantaneous report probabilities, 0 <= p < q <= 1.
     h : int
         Number of hash functions, >= 1.
+
+    Returns
+    -------
+    RapporEpsilon
+        The NamedTuple ``(eps_inf, eps_1)`` of two floats >= 0.
 
     Examples
     --------
@@ -504,4 +597,4 @@ def rappor_epsilon(f, p, q, h) -> tuple[float, float]:
     log_1m_q_star = np.logaddexp(log1m_half + l1q, log_half + l1p)  # 1 - q* = (1 - f/2)(1 - q) + (f/2)(1 - p)
     log_1m_p_star = np.logaddexp(log_half + l1q, log1m_half + l1p)  # 1 - p* = (f/2)(1 - q) + (1 - f/2)(1 - p)
     eps_1 = max(0.0, h * float(log_q_star + log_1m_p_star - log_p_star - log_1m_q_star))
-    return float(eps_inf), float(eps_1)
+    return RapporEpsilon(float(eps_inf), float(eps_1))

@@ -105,8 +105,9 @@ def exact_histogram(data: ArrayLike, *, categories: ArrayLike | None = None,
     return np.bincount(order[pos], minlength=cats.size).astype(np.int64)
 
 
-def dp_histogram(data, epsilon, *, relation, categories=None, bins=None, rng=None, secure=True,
-                 size=None) -> np.ndarray:
+def dp_histogram(data: ArrayLike, epsilon: float, *, relation: str, categories: ArrayLike | None = None,
+                 bins: ArrayLike | None = None, rng: np.random.Generator | int | None = None, secure: bool = True,
+                 size: int | tuple[int, ...] | None = None) -> np.ndarray:
     """Release the counts of ``data`` per category (or bin), each plus Laplace-type noise of scale Delta/epsilon.
 
     Guarantee: epsilon-DP under ``relation`` (theorem ``thm-hist-privacy``), with ``Delta =

@@ -75,9 +75,9 @@ INVENTORY = {
     "continual.tree_counts": Entry("release", "exact discrete noise per tree node", True, ""),
     "continual.factorization_counts": Entry("release", "rounding + exact discrete Gaussian", True, ""),
     # At scale and learning
-    "scale.select_partitions": Entry("release", "integer keep thresholds (64-bit words)", True, ""),
-    "scale.dp_group_by": Entry("release", "select_partitions + secure Laplace / geometric", True, ""),
-    "scale.bound_contributions": Entry("simulation", "uniform permutation (integer draws)", True,
+    "partition_selection.select_partitions": Entry("release", "integer keep thresholds (64-bit words)", True, ""),
+    "group_by.dp_group_by": Entry("release", "select_partitions + secure Laplace / geometric", True, ""),
+    "contribution_bounding.bound_contributions": Entry("simulation", "uniform permutation (integer draws)", True,
                                        "not a release: the contribution bounding before one"),
     "learning.dp_logistic_regression": Entry("release", "exact Poisson subsampling coins; float Gaussian "
                                              "gradient noise / Gamma-radius output noise", False,
@@ -98,6 +98,10 @@ INVENTORY = {
     "membership.train_models": Entry("simulation", "the caller's training function", True, "not a release"),
     "membership.inclusion_masks": Entry("simulation", _SIM, False, "not a release: who is in each training set"),
     "inference.interval_coverage": Entry("simulation", "repeated intervals", True, "not a release: a study"),
+    "inference.mean_interval_coverage": Entry("simulation", "repeated intervals", True, "not a release: a study"),
+    "inference.proportion_interval_coverage": Entry("simulation", "repeated intervals", True, "not a release: a study"),
+    "inference.difference_interval_coverage": Entry("simulation", "repeated intervals", True, "not a release: a study"),
+    "inference.quantile_interval_coverage": Entry("simulation", "repeated intervals", True, "not a release: a study"),
     "query_release.error_versus_queries": Entry("simulation", "laplace/gaussian_per_query", True, "not a release"),
     "attacks.random_subset_queries": Entry("simulation", _SIM, False, "not a release: builds public queries"),
     "attacks.penguin_sex_bits": Entry("simulation", _SIM, False, "not a release: builds a data set"),
@@ -105,7 +109,7 @@ INVENTORY = {
     "lower_bounds.fingerprinting_code": Entry("simulation", _SIM, False, "not a release: builds a code"),
     "lower_bounds.tracing_trial": Entry("simulation", _SIM + " + gaussian_mechanism", False,
                                         "not a release: an attack study"),
-    "scale.synthetic_events": Entry("simulation", _SIM, False, "not a release: builds a data set"),
+    "data.synthetic_events": Entry("simulation", _SIM, False, "not a release: builds a data set"),
 }
 
 

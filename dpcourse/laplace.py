@@ -42,7 +42,8 @@ __all__ = [
 ]
 
 
-def laplace_mechanism(value, sensitivity, epsilon, *, rng=None, secure=True):
+def laplace_mechanism(value: ArrayLike, sensitivity: float, epsilon: float, *,
+                      rng: np.random.Generator | int | None = None, secure: bool = True) -> float | np.ndarray:
     """Release ``value`` plus independent Laplace noise of scale ``sensitivity / epsilon`` per coordinate.
 
     Privacy: if ``value = f(x)`` for a query ``f`` whose l1 sensitivity (the largest l1 distance between
@@ -102,7 +103,9 @@ def laplace_mechanism(value, sensitivity, epsilon, *, rng=None, secure=True):
     return float(out) if out.ndim == 0 else out
 
 
-def dp_mean(x, lower, upper, epsilon, *, rng=None, secure=True, size=None):
+def dp_mean(x: ArrayLike, lower: float, upper: float, epsilon: float, *,
+            rng: np.random.Generator | int | None = None, secure: bool = True,
+            size: int | tuple[int, ...] | None = None) -> float | np.ndarray:
     """Release the mean of ``x`` clamped to the public interval ``[lower, upper]``, with Laplace noise.
 
     The values are clamped to ``[lower, upper]`` and averaged, and :func:`laplace_mechanism` adds noise of scale

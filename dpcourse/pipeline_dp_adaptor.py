@@ -5,6 +5,10 @@
 ``apache_beam`` nor ``pipeline_dp`` is imported before one of these functions runs, and Beam's notebook
 checks are switched off only while a Beam pipeline of :func:`pipeline_dp_group_by` runs, and restored after
 (``import dpcourse`` changes nothing in Beam).
+
+The student install (``requirements-student.txt``) has PipelineDP but not Apache Beam: there the local engine
+runs, :func:`pipeline_dp_engines` lists it alone and prints how to add Beam (:data:`MISSING_ENGINE`), and
+asking for Beam raises a ``ModuleNotFoundError`` that says the same.
 """
 
 from __future__ import annotations
@@ -25,8 +29,17 @@ from ._validation import check_choice, check_delta, check_epsilon, check_positiv
 from .contribution_bounding import _columns, _labels_column
 from .group_by import _ByName, _resolve_bounds
 
-__all__ = ["BeamModules", "PipelineDPRelease", "quiet_beam_import", "pipeline_dp_group_by",
-           "pipeline_dp_laplace_parameters"]
+__all__ = ["BeamModules", "PipelineDPRelease", "quiet_beam_import", "pipeline_dp_engines", "pipeline_dp_group_by",
+           "pipeline_dp_laplace_parameters", "MISSING_ENGINE"]
+
+#: What a missing engine module (``{module}``) means and how to add it: the student install leaves Beam out.
+MISSING_ENGINE = ("The module {module} is not installed here: the student install (requirements-student.txt) "
+                  "leaves out Apache Beam (with pyarrow and grpcio). To run PipelineDP on Beam too, install the "
+                  "full environment from the course folder, python -m pip install -r requirements.txt, then "
+                  "restart the kernel.")
+
+#: The engines of :func:`pipeline_dp_engines`, by name: the ``backend`` of :func:`pipeline_dp_group_by`.
+_ENGINES = {"PipelineDP local": "local", "PipelineDP on Beam": "beam"}
 
 
 class BeamModules(NamedTuple):
@@ -61,15 +74,60 @@ def quiet_beam_import() -> BeamModules:
     --------
     >>> beam, pipeline_dp = quiet_beam_import()   # doctest: +SKIP
     """
+    return BeamModules(_import_engine("apache_beam"), _import_engine("pipeline_dp"))
+
+
+def _import_engine(module: str) -> ModuleType:
+    """``import module`` with the root logger's warnings silenced (``pipeline_dp`` imports Beam where it is
+    installed); if that module itself is not installed, a ``ModuleNotFoundError`` saying how to add it.
+
+    A module that is installed but fails to import (a missing dependency of it, a broken install) raises as is.
+    """
     root = logging.getLogger()
     level = root.level
     root.setLevel(logging.ERROR)
     try:
-        import apache_beam as beam
-        import pipeline_dp
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name != module:
+            raise
+        raise ModuleNotFoundError(MISSING_ENGINE.format(module=module), name=module) from exc
     finally:
         root.setLevel(level)
-    return BeamModules(beam, pipeline_dp)
+
+
+def pipeline_dp_engines() -> dict[str, str]:
+    """The PipelineDP engines installed here, by name: the local engine, and Apache Beam's ``DirectRunner``.
+
+    Imports them (Beam with its import-time warning silenced, as :func:`quiet_beam_import`). An engine whose
+    module is not installed (Beam in the student install, ``requirements-student.txt``) is left out and a
+    line saying how to add it (:data:`MISSING_ENGINE`) is printed, so that a notebook comparing the engines
+    runs with those it has. A module that is installed but fails to import raises.
+
+    Returns
+    -------
+    dict
+        ``{"PipelineDP local": "local", "PipelineDP on Beam": "beam"}``, less the engines not installed; each
+        value is the ``backend`` argument of :func:`pipeline_dp_group_by`.
+
+    Examples
+    --------
+    >>> pipeline_dp_engines()   # doctest: +SKIP
+    {'PipelineDP local': 'local', 'PipelineDP on Beam': 'beam'}
+    """
+    try:
+        _import_engine("pipeline_dp")
+    except ModuleNotFoundError as exc:
+        print(exc)
+        return {}
+    try:
+        quiet_beam_import()
+    except ModuleNotFoundError as exc:
+        if exc.name != "apache_beam":
+            raise
+        print(exc)
+        return {"PipelineDP local": _ENGINES["PipelineDP local"]}
+    return dict(_ENGINES)
 
 
 @contextlib.contextmanager
@@ -156,7 +214,10 @@ def pipeline_dp_group_by(user_ids: ArrayLike, keys: ArrayLike, values: ArrayLike
     if pair is None or vals is None:   # (never: both are required above)
         raise ValueError("values, lower and upper must be given")
     lo, hi = pair
-    beam, pipeline_dp = quiet_beam_import()
+    if which == "beam":
+        beam, pipeline_dp = quiet_beam_import()
+    else:   # the local engine needs no Beam (the student install has none)
+        pipeline_dp = _import_engine("pipeline_dp")
     rows = list(zip(users.tolist(), ks.tolist(), vals.tolist()))
     accountant = pipeline_dp.NaiveBudgetAccountant(total_epsilon=eps, total_delta=dlt)
     params = pipeline_dp.AggregateParams(noise_kind=pipeline_dp.NoiseKind.LAPLACE,

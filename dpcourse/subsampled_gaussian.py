@@ -311,7 +311,8 @@ def _pld_composition(q: float, sigma: float, k: int, delta: float, direction: st
     ell is ``e^(k log M(lam) - lam ell)`` times the tilted one. The tilt ``lam`` minimises the Chernoff
     estimate ``(k log M(lam) - log delta) / lam`` of epsilon, which centres the tilted composition where delta
     is decided (with ``eps_target``, the tilt minimises ``k log M(lam) - lam eps_target``, the Chernoff estimate of
-    the mass above ``eps_target``); the FFT's absolute round-off (a small fraction of the largest tilted mass, growing with k: see
+    the mass above ``eps_target``); the FFT's absolute round-off (a small fraction of the largest tilted mass, growing
+    with k: see
     (iii)) is then a tiny *relative* error there. Without the tilt that round-off is of the order of 1e-16 per
     entry on every one of up to 4 million entries, and its margin, charged over the entries above epsilon,
     exceeded delta at delta = 1e-9 (epsilon = 365 instead of 19.5 at q = 0.001, sigma = 0.5, k = 10^5).

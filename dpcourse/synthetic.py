@@ -23,10 +23,13 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ._validation import as_rng, check_positive_int, check_real, check_relation, check_size
 from .discrete import discrete_gaussian
@@ -57,7 +60,7 @@ SIGMA_GRID = 2**20
 MAX_SIGMA = 2.0**40
 
 
-def _check_domain(domain) -> tuple[int, ...]:
+def _check_domain(domain: Sequence[int]) -> tuple[int, ...]:
     if isinstance(domain, (str, bytes)) or not hasattr(domain, "__len__"):
         raise TypeError(f"domain must be a sequence of positive integers (values per attribute), got {domain!r}")
     dom = tuple(check_positive_int(k, "domain entry") for k in domain)
@@ -69,7 +72,7 @@ def _check_domain(domain) -> tuple[int, ...]:
     return dom
 
 
-def _check_records(data, dom: tuple[int, ...], name: str = "data") -> np.ndarray:
+def _check_records(data: npt.ArrayLike, dom: tuple[int, ...], name: str = "data") -> np.ndarray:
     """Integer codes of shape (n, d); a code outside ``range(domain[j])`` is clamped to the nearest end.
 
     Clamping a record's code is a map applied to each record separately, so neighbouring datasets stay
@@ -102,7 +105,7 @@ def _check_records(data, dom: tuple[int, ...], name: str = "data") -> np.ndarray
     return np.clip(arr, 0, hi).astype(np.int64)
 
 
-def _ragged_safe_array(data, name: str) -> np.ndarray:
+def _ragged_safe_array(data: npt.ArrayLike, name: str) -> np.ndarray:
     """``np.asarray(data)``, but rows of unequal length raise a named ValueError quoting nothing about the data.
 
     numpy's own error for a ragged list prints the detected shape, that is the number of records (protected
@@ -117,12 +120,14 @@ def _ragged_safe_array(data, name: str) -> np.ndarray:
                      f"before the call")
 
 
-def _object_code(v, h: int, name: str) -> int:
+def _object_code(v: object, h: int, name: str) -> int:
     """One code of an object array: an integer of any size is clamped to [0, h]; a float must be whole."""
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, numbers.Real)):
         raise TypeError(f"{name} must hold whole-number codes; clean or recode the column before the call")
-    if isinstance(v, numbers.Integral) or (isinstance(v, numbers.Rational) and v.denominator == 1):
-        return min(max(int(v), 0), h)      # a whole number of any size (Fraction(10**400) too) is clamped
+    if isinstance(v, numbers.Integral):
+        return min(max(int(v), 0), h)      # a whole number of any size is clamped
+    if isinstance(v, numbers.Rational) and v.denominator == 1:
+        return min(max(int(v.numerator), 0), h)      # Fraction(10**400) too
     if isinstance(v, np.floating):         # float16 to longdouble, decided in the value's own precision:
         if not np.isfinite(v) or v != np.floor(v):     # float(np.longdouble("1e4000")) would be inf
             raise ValueError(f"{name} must hold whole-number codes (no NaN, inf or fractions): recode or impute "
@@ -138,7 +143,7 @@ def _object_code(v, h: int, name: str) -> int:
     return min(max(int(f), 0), h)
 
 
-def marginal(records: np.ndarray, dom, attrs) -> np.ndarray:
+def marginal(records: np.ndarray, dom: Sequence[int], attrs: Sequence[int]) -> np.ndarray:
     """Counts of the records over the attributes ``attrs`` (a table of shape ``[dom[a] for a in attrs]``)."""
     shape = tuple(dom[a] for a in attrs)
     if records.shape[0] == 0:
@@ -159,7 +164,7 @@ class MSTBudget:
     l2_one_way: float            # l2 sensitivity of the d one-way marginals together
     l2_two_way: float            # ... of the d - 1 selected two-way marginals together
     utility_sensitivity: float   # sensitivity of the selection score
-    rho_parts: tuple = field(default=())   # rho spent by each step, after the rounding of sigma (sum <= rho)
+    rho_parts: tuple[float, ...] = field(default=())   # rho spent by each step, after the rounding of sigma (sum <= rho)
 
 
 def _sigma_for(l2: float, rho: float, l2_sq: int | None = None, share: Fraction | None = None) -> Fraction:
@@ -178,6 +183,7 @@ def _sigma_for(l2: float, rho: float, l2_sq: int | None = None, share: Fraction 
     # round up on a dyadic grid: strictly above the float sigma, so the rho spent never exceeds the share
     k = math.floor(sigma * SIGMA_GRID) + 1
     if l2_sq is not None:
+        assert share is not None            # every caller gives l2_sq and share together
         # smallest integer k with l2_sq / (2 (k / G)^2) <= share, i.e. k^2 >= l2_sq G^2 / (2 share), exactly
         need = math.ceil(Fraction(l2_sq * SIGMA_GRID**2) / (2 * share))
         k = max(k, math.isqrt(need - 1) + 1)
@@ -198,26 +204,34 @@ def _epsilon_for(rho_share: float, rounds: int, share: Fraction) -> float:
     raise RuntimeError("internal error: the selection epsilon could not be made to fit its share of rho")
 
 
-def mst_budget(rho, d, *, relation="add_remove", independent=False) -> MSTBudget:
+def mst_budget(rho: float, d: int, *, relation: str = "add_remove", independent: bool = False) -> MSTBudget:
     """Noise scales and selection epsilon of MST at total ``rho`` for ``d`` attributes (theorem ``syn-thm-privacy``).
 
-    Under add/remove one record a k-way marginal (a table of counts) changes in one cell by 1, so the d
-    one-way marginals together have l2 sensitivity ``sqrt(d)`` and the d - 1 selected two-way marginals
-    ``sqrt(d - 1)``; the selection score (an l1 distance to a table fixed by the earlier release) moves by at
-    most 1. Under replace one record a marginal changes in two cells by 1: the l2 sensitivities gain a
-    factor ``sqrt(2)`` and the score's sensitivity is 2. The discrete Gaussian with scale sigma on a query
-    of l2 sensitivity D is ``D^2 / (2 sigma^2)``-zCDP; each exponential-mechanism round is epsilon-DP and
-    ``epsilon^2 / 8``-zCDP; zCDP adds up. MST spends ``MST_SPLIT`` of rho on the three steps; with
-    ``independent=True`` all of rho goes to the one-way marginals (the independent baseline).
+    The constants that make :func:`mst_synthesize` rho-zCDP under ``relation``. Under add/remove one record the d
+    one-way marginals together have l2 sensitivity ``sqrt(d)``, the d - 1 selected two-way marginals
+    ``sqrt(d - 1)``, and the selection score moves by at most 1; under replace one record the l2 sensitivities gain
+    a factor ``sqrt(2)`` and the score's sensitivity is 2. A discrete Gaussian of scale sigma on a query of l2
+    sensitivity D costs ``D^2 / (2 sigma^2)``, an exponential-mechanism round of epsilon ``epsilon^2 / 8``. MST
+    spends ``MST_SPLIT`` of rho on its three steps; with ``independent=True`` all of rho goes to the one-way
+    marginals. The scales are rounded up to the grid ``1 / SIGMA_GRID``, and each step's spend, computed exactly
+    from the released sigma or epsilon, is at most its share of rho.
 
     Parameters
     ----------
     rho : float
-        Total zCDP budget, > 0.
+        Total zCDP budget, in (0, 1e6]; one whose noise scale would exceed ``MAX_SIGMA`` = 2**40 is refused.
     d : int
         Number of attributes, 2 <= d <= MAX_ATTRIBUTES.
     relation : {"add_remove", "replace_one"}
+        The neighbouring relation.
     independent : bool
+        True for the independent baseline (:func:`independent_synthesize`).
+
+    Returns
+    -------
+    MSTBudget
+        A frozen dataclass: ``sigma_one_way`` and ``sigma_two_way`` (exact Fractions; 0 when no pair is measured),
+        ``epsilon_select`` (per round), the sensitivities, and ``rho_parts``, the rho spent by each step.
 
     Examples
     --------
@@ -242,7 +256,7 @@ def mst_budget(rho, d, *, relation="add_remove", independent=False) -> MSTBudget
     u_sens = factor                                    # l1 change of one marginal
     if independent:
         s1 = _sigma_for(l2_one, r, sq_one, Fraction(r))
-        parts = (float(_exact_spend_gauss(sq_one, s1)),)
+        parts: tuple[float, ...] = (float(_exact_spend_gauss(sq_one, s1)),)
         return MSTBudget(r, rel, s1, Fraction(0), 0.0, l2_one, l2_two, u_sens, parts)
     # exact shares Fraction(MST_SPLIT[i]) * rho: they sum to at most rho (float(1/3) < 1/3), and every step's
     # spend, computed exactly from the released sigma / epsilon, is at most its share
@@ -270,13 +284,13 @@ def _selection_score(counts: np.ndarray, model: np.ndarray) -> float:
     return steps / SCORE_GRID
 
 
-def _measure(table: np.ndarray, sigma: Fraction, gen) -> np.ndarray:
+def _measure(table: np.ndarray, sigma: Fraction, gen: np.random.Generator) -> np.ndarray:
     # int64 cannot wrap: counts <= MAX_SIZE and sigma <= MAX_SIGMA = 2**40, so only past 2**22 sigmas
     # (tests/test_int64_noise_audit.py)
     return table + discrete_gaussian(sigma, size=table.shape, rng=gen)
 
 
-def project_simplex(v) -> np.ndarray:
+def project_simplex(v: npt.ArrayLike) -> np.ndarray:
     """Euclidean projection of ``v`` (any shape) onto the probability simplex {x >= 0, sum x = 1}.
 
     The projection is ``max(v - tau, 0)`` with the unique tau making the sum 1 (sort-based, exact up to
@@ -305,7 +319,8 @@ def _sinkhorn(table: np.ndarray, row: np.ndarray, col: np.ndarray) -> np.ndarray
     return t
 
 
-def fit_tree_marginals(one_way: dict, two_way: dict, dom, *, sigma_one=1.0, sigma_two=1.0):
+def fit_tree_marginals(one_way: dict, two_way: dict, dom: Sequence[int], *, sigma_one: float | Fraction = 1.0,
+                       sigma_two: float | Fraction = 1.0) -> tuple[dict, dict, float]:
     """Non-negative, mutually consistent marginals from noisy counts (lemma ``syn-lem-consistency``).
 
     1. Each attribute's one-way distribution: the inverse-variance weighted average of its noisy one-way
@@ -343,18 +358,19 @@ def fit_tree_marginals(one_way: dict, two_way: dict, dom, *, sigma_one=1.0, sigm
     return p, q, n_hat
 
 
-def _forest(d: int, edges) -> list[tuple[int, int | None]]:
+def _forest(d: int, edges: Iterable[tuple[int, int]]) -> list[tuple[int, int | None]]:
     """(node, parent) in breadth-first order from the smallest node of each component."""
-    nbrs = {a: [] for a in range(d)}
+    nbrs: dict[int, list[int]] = {a: [] for a in range(d)}
     for i, j in edges:
         nbrs[i].append(j)
         nbrs[j].append(i)
-    order, seen = [], set()
+    order: list[tuple[int, int | None]] = []
+    seen = set()
     for root in range(d):
         if root in seen:
             continue
         seen.add(root)
-        queue = [(root, None)]
+        queue: list[tuple[int, int | None]] = [(root, None)]
         while queue:
             node, parent = queue.pop(0)
             order.append((node, parent))
@@ -370,7 +386,7 @@ def _pair(q: dict, parent: int, child: int) -> np.ndarray:
     return q[(parent, child)] if (parent, child) in q else q[(child, parent)].T
 
 
-def _check_tree(d: int, edges) -> list[tuple[int, int]]:
+def _check_tree(d: int, edges: Iterable[Sequence[int]]) -> list[tuple[int, int]]:
     out, parent = [], list(range(d))
 
     def find(a):
@@ -390,7 +406,7 @@ def _check_tree(d: int, edges) -> list[tuple[int, int]]:
     return out
 
 
-def _check_model(p, q, edges, dom) -> None:
+def _check_model(p: object, q: object, edges: list[tuple[int, int]], dom: tuple[int, ...]) -> None:
     """Refuse, by argument name, a tree model that is not one: every ``p[a]`` a finite non-negative vector of
     ``dom[a]`` entries with a positive sum, every edge's table (``q[(i, j)]`` or ``q[(j, i)]``, transposed) a
     finite non-negative array of shape ``(dom[i], dom[j])``. Public inputs (post-processing of a release)."""
@@ -410,7 +426,8 @@ def _check_model(p, q, edges, dom) -> None:
             raise ValueError(f"q[{(i, j)}] must be a finite non-negative table of shape {(dom[i], dom[j])}")
 
 
-def sample_tree(p: dict, q: dict, edges, dom, n, *, rng=None) -> np.ndarray:
+def sample_tree(p: dict, q: dict, edges: Iterable[Sequence[int]], dom: Sequence[int], n: int, *,
+                rng: np.random.Generator | int | None = None) -> np.ndarray:
     """Draw ``n`` records from the tree model by ancestral sampling (theorem ``syn-thm-tree``).
 
     The root of each component is drawn from its one-way distribution, every other attribute from the
@@ -449,7 +466,7 @@ def sample_tree(p: dict, q: dict, edges, dom, n, *, rng=None) -> np.ndarray:
     return out
 
 
-def tree_joint(p: dict, q: dict, edges, dom) -> np.ndarray:
+def tree_joint(p: dict, q: dict, edges: Iterable[Sequence[int]], dom: Sequence[int]) -> np.ndarray:
     """The joint distribution ``prod_i p_i prod_(ij) q_ij / (p_i p_j)`` (0/0 = 0) as a full table.
 
     Only for small domains (at most ``MAX_JOINT_CELLS`` cells): the tests and the chapter check
@@ -476,7 +493,7 @@ def tree_joint(p: dict, q: dict, edges, dom) -> np.ndarray:
     return joint
 
 
-def max_spanning_tree(weights: dict, d: int) -> list[tuple[int, int]]:
+def max_spanning_tree(weights: Mapping[tuple[int, int], float], d: int) -> list[tuple[int, int]]:
     """Kruskal's maximum spanning tree of the complete graph on ``range(d)`` with ``weights[(i, j)]``, i < j.
 
     Ties go to the pair listed first in ``itertools.combinations`` order. The non-private reference for
@@ -502,7 +519,36 @@ def max_spanning_tree(weights: dict, d: int) -> list[tuple[int, int]]:
 
 @dataclass
 class SyntheticRelease:
-    """What :func:`mst_synthesize` releases: synthetic records, the noisy marginals, the selected pairs."""
+    """What :func:`mst_synthesize` releases: synthetic records, the noisy marginals, the selected pairs.
+
+    Everything in it is the release of :func:`mst_synthesize` or post-processing of it: rho-zCDP together under
+    the relation of ``budget`` (theorem ``syn-thm-privacy``).
+
+    Parameters
+    ----------
+    records : numpy.ndarray of int64, shape (n_records, d)
+        The synthetic records, as integer codes.
+    one_way : dict
+        Attribute -> its noisy one-way counts (integers).
+    two_way : dict
+        Selected pair (i, j) -> its noisy two-way counts.
+    edges : list of (int, int)
+        The selected pairs, in the order chosen.
+    p : dict
+        The fitted one-way distributions.
+    q : dict
+        The fitted two-way distributions (consistent with ``p``).
+    n_hat : float
+        The number of records estimated from the noisy counts.
+    budget : MSTBudget
+        The constants of the release (:func:`mst_budget`).
+
+    Examples
+    --------
+    >>> rel = independent_synthesize([[0, 1], [1, 1]] * 50, [2, 2], 1.0, rng=0)
+    >>> rel.records.shape[1], sorted(rel.one_way), rel.two_way
+    (2, [0, 1], {})
+    """
 
     records: np.ndarray                 # synthetic records, shape (n_records, d), integer codes
     one_way: dict                       # attribute -> noisy counts (integers)
@@ -514,7 +560,8 @@ class SyntheticRelease:
     budget: MSTBudget
 
 
-def _synthesize(data, domain, rho, n_records, relation, rng, independent):
+def _synthesize(data: npt.ArrayLike, domain: Sequence[int], rho: float, n_records: int | None, relation: str,
+                rng: np.random.Generator | int | None, independent: bool) -> SyntheticRelease:
     dom = _check_domain(domain)
     if not independent:
         cells = (sum(dom) ** 2 - sum(k * k for k in dom)) // 2
@@ -550,58 +597,47 @@ def _synthesize(data, domain, rho, n_records, relation, rng, independent):
     return SyntheticRelease(records, one_way, two_way, edges, p, q, n_hat, budget)
 
 
-def mst_synthesize(data, domain, rho, *, n_records=None, relation="add_remove", rng=None) -> SyntheticRelease:
+def mst_synthesize(data: npt.ArrayLike, domain: Sequence[int], rho: float, *, n_records: int | None = None,
+                   relation: str = "add_remove", rng: np.random.Generator | int | None = None) -> SyntheticRelease:
     """MST: synthetic records from noisy one- and two-way marginals on a private spanning tree.
 
     1. Measure every one-way marginal with discrete Gaussian noise (``rho / 3`` together).
-    2. Score each pair (i, j) by the l1 distance between its true two-way marginal and the product of the
-       fitted one-way distributions times the estimated number of records; pick d - 1 pairs forming a
-       spanning tree, each round by :func:`dpcourse.exponential_mechanism` among the pairs joining two
-       components (Kruskal's rule with a private choice; ``rho / 3`` over the d - 1 rounds).
+    2. Pick a spanning tree, pair by pair, with :func:`dpcourse.exponential_mechanism` among the pairs joining two
+       components, scored by the l1 distance of their two-way marginal to the fitted product (``rho / 3`` in all).
     3. Measure the chosen two-way marginals (``rho / 3`` together).
-    4. Make the noisy marginals consistent (:func:`fit_tree_marginals`) and sample the tree model
-       (:func:`sample_tree`): post-processing.
+    4. Fit consistent marginals (:func:`fit_tree_marginals`) and sample the tree model (:func:`sample_tree`).
 
-    Privacy: ``rho``-zCDP under ``relation`` (add/remove one record by default, or replace one record),
-    theorem ``syn-thm-privacy``; convert with :func:`dpcourse.zcdp_epsilon`. Whole-number codes of any size
-    outside ``range(domain[j])`` are clamped to the nearest end (a per-record map: the guarantee is unchanged).
-    The guarantee is stated for data sets that satisfy the input contract below; a record that breaks it is a
-    programming error that the caller rules out before the call (CONTRIBUTING, "Private data"), as for every
-    release of the course that takes labels (``dp_histogram``'s categories, ``krr``'s values).
-
-    Input contract: every code is a finite whole number (an int of any size, or a float of any width such as 3.0
-    or ``np.longdouble('1e4000')``, alone or in an object array). NaN, +-inf
-    and fractions such as 0.5 are not codes of any category, and no documented map turns them into one
-    (rounding 0.5 would pick a category the data never named): they are refused, see Raises.
+    Guarantee: ``rho``-zCDP under ``relation`` (add/remove or replace one record), theorem ``syn-thm-privacy``, for
+    data that meet the input contract: every code a whole number (an int of any size, or a finite float of any
+    width such as 3.0); codes outside ``range(domain[j])`` are clamped to the nearest end (a per-record map).
 
     Parameters
     ----------
     data : array_like of int, shape (n, d)
-        The private records as whole-number codes (the input contract above); n may be 0.
+        The private records as whole-number codes; n may be 0.
     domain : sequence of int
-        Public number of values of each attribute (2 <= d <= 64 attributes, each at most 1000 values, and at most
-        ``MAX_PAIR_CELLS`` = 2**24 cells in all two-way marginals together).
+        Public number of values of each attribute: 2 <= d <= 64 attributes, each at most 1000 values, and at most
+        ``MAX_PAIR_CELLS`` = 2**24 cells in all two-way marginals together.
     rho : float
-        zCDP budget, > 0.
+        zCDP budget, in (0, 1e6], as for :func:`mst_budget`.
     n_records : None or int
-        Number of synthetic records (default: the estimated number of records, rounded).
+        Number of synthetic records; default: the number estimated from the noisy counts, never the private n.
     relation : {"add_remove", "replace_one"}
-    rng : None, int or numpy.random.Generator
+        The neighbouring relation of the guarantee.
+    rng : None, int or numpy.random.Generator, optional
+        Source of randomness.
 
     Returns
     -------
     SyntheticRelease
-        ``records`` has exactly ``n_records`` rows, or round(``n_hat``) when ``n_records`` is None: the number
-        estimated from the noisy one-way counts, never the private n.
+        The records (``n_records`` rows), the noisy marginals, the selected pairs, the model and the budget.
 
     Raises
     ------
-    ValueError
-        For a bad public parameter (named); when ``data`` is not a 2-d table of ``len(domain)`` columns; and when
-        ``data`` breaks the input contract: a NaN, +-inf or non-whole code. The message names the rule and holds
-        nothing computed from the data (no value, index or count); it is raised before any noise is drawn.
-    TypeError
-        When ``data`` is a string or holds booleans, strings or other non-numbers.
+    ValueError, TypeError
+        A bad public parameter (named); ``data`` not a table of ``len(domain)`` columns, or (TypeError) holding
+        booleans, strings or other non-numbers; a code that breaks the contract (NaN, +-inf, a non-whole number):
+        ValueError, raised before any noise is drawn, quoting nothing of the data.
 
     Examples
     --------
@@ -612,12 +648,24 @@ def mst_synthesize(data, domain, rho, *, n_records=None, relation="add_remove", 
     return _synthesize(data, domain, rho, n_records, relation, rng, independent=False)
 
 
-def independent_synthesize(data, domain, rho, *, n_records=None, relation="add_remove", rng=None) -> SyntheticRelease:
+def independent_synthesize(data: npt.ArrayLike, domain: Sequence[int], rho: float, *, n_records: int | None = None,
+                           relation: str = "add_remove",
+                           rng: np.random.Generator | int | None = None) -> SyntheticRelease:
     """The baseline: all of ``rho`` on the one-way marginals, attributes sampled independently.
 
-    rho-zCDP under ``relation`` (theorem ``syn-thm-privacy`` with only the first step). Same arguments, clamping,
-    input contract and refusals (Raises) as :func:`mst_synthesize`: whole-number codes of any size are clamped;
-    NaN, +-inf and fractions break the contract and raise ``ValueError`` without quoting the data.
+    Guarantee: rho-zCDP under ``relation`` (add/remove or replace one record; theorem ``syn-thm-privacy`` with only
+    its first step). The same clamping, input contract and refusals as :func:`mst_synthesize`: whole-number codes
+    of any size are clamped; NaN, +-inf and fractions raise ValueError without quoting the data.
+
+    Parameters
+    ----------
+    data, domain, rho, n_records, relation, rng
+        As in :func:`mst_synthesize`.
+
+    Returns
+    -------
+    SyntheticRelease
+        With no selected pair: ``edges == []`` and ``two_way == {}``.
 
     Examples
     --------
@@ -627,7 +675,7 @@ def independent_synthesize(data, domain, rho, *, n_records=None, relation="add_r
     return _synthesize(data, domain, rho, n_records, relation, rng, independent=True)
 
 
-def _tables(x, dom, attrs, histogram):
+def _tables(x: np.ndarray, dom: tuple[int, ...], attrs: tuple[int, ...], histogram: bool) -> np.ndarray:
     if histogram:
         axes = tuple(a for a in range(len(dom)) if a not in attrs)
         t = x.sum(axis=axes)
@@ -637,13 +685,31 @@ def _tables(x, dom, attrs, histogram):
     return t / s if s > 0 else t
 
 
-def marginal_errors(real, synthetic, domain, k, *, synthetic_is_histogram=False) -> np.ndarray:
+def marginal_errors(real: npt.ArrayLike, synthetic: npt.ArrayLike, domain: Sequence[int], k: int, *,
+                    synthetic_is_histogram: bool = False) -> np.ndarray:
     """l1 distances between the normalised k-way marginals of ``real`` and ``synthetic``, one per k-subset.
 
-    Each entry is ``sum |M_S(real)/n - M_S(synthetic)/m|`` over the cells of the marginal on the attribute
-    set S (twice the total-variation distance; 0 = identical, 2 = disjoint), for S in
-    ``itertools.combinations(range(d), k)`` order. ``synthetic`` is records (like ``real``) or, with
-    ``synthetic_is_histogram=True``, a non-negative table of shape ``domain`` (e.g. MWEM's output).
+    Each entry is ``sum |M_S(real)/n - M_S(synthetic)/m|`` over the cells of the marginal on the attribute set S
+    (twice the total-variation distance; 0 = identical, 2 = disjoint), for S in
+    ``itertools.combinations(range(d), k)`` order. Not a release: it reads the real records, to evaluate one.
+
+    Parameters
+    ----------
+    real : array_like of int, shape (n, d)
+        Records as codes (clamped to the domain, as :func:`mst_synthesize` clamps them).
+    synthetic : array_like
+        Records like ``real`` or, with ``synthetic_is_histogram=True``, a finite non-negative table of shape
+        ``domain`` (e.g. MWEM's output).
+    domain : sequence of int
+        Number of values of each attribute, as for :func:`mst_synthesize`.
+    k : int
+        The size of the attribute sets, in [1, d].
+    synthetic_is_histogram : bool
+        Whether ``synthetic`` is a table rather than records.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (binom(d, k),)
 
     Examples
     --------
@@ -669,7 +735,7 @@ def marginal_errors(real, synthetic, domain, k, *, synthetic_is_histogram=False)
 AFFAIRS_ATTRIBUTES = ("any_affair", "gender", "age", "yearsmarried", "children", "religiousness", "rating")
 
 
-def affairs_categorical():
+def affairs_categorical() -> tuple[np.ndarray, tuple[int, ...], dict[str, list[str]]]:
     """Seven categorical columns of Fair's affairs survey (601 respondents) as integer codes.
 
     Returns ``(records, domain, labels)``. The codes follow the survey's codebook, fixed without looking at
@@ -692,7 +758,7 @@ def affairs_categorical():
     return np.column_stack(cols).astype(np.int64), (2, 2, 4, 4, 2, 5, 5), labels
 
 
-def one_hot(records, domain, columns) -> np.ndarray:
+def one_hot(records: npt.ArrayLike, domain: Sequence[int], columns: Iterable[int]) -> np.ndarray:
     """One-hot features of the given columns (first level dropped) plus an intercept column of ones."""
     x = np.asarray(records)
     parts = [np.ones((x.shape[0], 1))]
@@ -701,7 +767,7 @@ def one_hot(records, domain, columns) -> np.ndarray:
     return np.hstack(parts)
 
 
-def marginal_queries(domain) -> np.ndarray:
+def marginal_queries(domain: Sequence[int]) -> np.ndarray:
     """0/1 counting queries over the full domain (row-major cells), one per cell of every two-way marginal.
 
     The workload MWEM (:func:`dpcourse.mwem`) is given in the chapter's comparison: what MST measures at most.
@@ -715,7 +781,7 @@ def marginal_queries(domain) -> np.ndarray:
     return np.array(rows, dtype=float)
 
 
-def rho_for_epsilon(epsilon, delta) -> float:
+def rho_for_epsilon(epsilon: float, delta: float) -> float:
     """A rho (within 1e-9 relative of the largest) whose rho-zCDP guarantee implies (epsilon, delta)-DP.
 
     Bisection on the conversion of Canonne, Kamath & Steinke (2020), Proposition 12, which is tighter than
@@ -734,7 +800,9 @@ def rho_for_epsilon(epsilon, delta) -> float:
     return _zcdp_rho_for(e, dl)
 
 
-def compare_methods(records, domain, epsilons, *, delta=1e-6, mwem_iterations=15, mwem_passes=2, rng=None):
+def compare_methods(records: npt.ArrayLike, domain: Sequence[int], epsilons: Iterable[float], *, delta: float = 1e-6,
+                    mwem_iterations: int = 15, mwem_passes: int = 2,
+                    rng: np.random.Generator | int | None = None) -> dict[str, Any]:
     """Errors of MST, independent marginals and MWEM on all two- and three-way marginals, per epsilon.
 
     Every method is (epsilon, delta)-DP under replace one record at each ``epsilon``: MST and the
@@ -754,7 +822,7 @@ def compare_methods(records, domain, epsilons, *, delta=1e-6, mwem_iterations=15
     gen = as_rng(rng)
     hist = marginal(x, dom, tuple(range(len(dom)))).ravel()
     queries = marginal_queries(dom)
-    out = {"rho": [], "mst": {2: [], 3: []}, "independent": {2: [], 3: []}, "mwem": {2: [], 3: []}}
+    out: dict[str, Any] = {"rho": [], "mst": {2: [], 3: []}, "independent": {2: [], 3: []}, "mwem": {2: [], 3: []}}
     for eps in epsilons:
         e = check_real(eps, "epsilon", low=0.0, low_open=True, high=1e3)
         rho = rho_for_epsilon(e, delta)
@@ -772,7 +840,7 @@ def compare_methods(records, domain, epsilons, *, delta=1e-6, mwem_iterations=15
     return out
 
 
-def classifier_accuracy(train, test, domain, target=0) -> float:
+def classifier_accuracy(train: npt.ArrayLike, test: npt.ArrayLike, domain: Sequence[int], target: int = 0) -> float:
     """Accuracy on ``test`` of a (non-private) logistic regression fitted on ``train`` to predict column ``target``.
 
     Features: one-hot codes of the other columns (:func:`one_hot`). Fitting on synthetic records is

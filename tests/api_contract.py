@@ -705,7 +705,7 @@ SPECS += [
                                     A("max_partitions", POSINT), A("max_per_partition", POSINT), A("rng", RNG)],
          "any", 25, 6.0),  # the threshold sequence, up to SELECTION_MAX_STEPS = 2**20 steps (3-6 s)
 ]
-COVERED_MODULES |= {"scale"}
+COVERED_MODULES |= {"scale", "contribution_bounding", "partition_selection", "group_by"}
 
 
 # ---- private learning (issue 15)

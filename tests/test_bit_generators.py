@@ -218,7 +218,7 @@ def rng_functions():
     """
     found = set()
     for info in pkgutil.iter_modules(dpcourse.__path__):
-        if info.ispkg or info.name.startswith("_"):
+        if (info.ispkg and info.name != "data") or info.name.startswith("_"):
             continue
         mod = importlib.import_module(f"dpcourse.{info.name}")
         for name, obj in vars(mod).items():
@@ -286,6 +286,14 @@ SWEEP = {
     "inference.interval_coverage": lambda g: dpcourse.inference.interval_coverage(
         "proportion", [0, 1] * 10, 20, 1.0, reps=20, rng=g),
     "inference.coverage_grid": lambda g: dpcourse.inference.coverage_grid("proportion", [20], [1.0], reps=10, rng=g),
+    "inference.mean_interval_coverage": lambda g: dp.mean_interval_coverage(_X, 10, 1.0, lower=0.0, upper=10.0,
+                                                                            reps=10, rng=g),
+    "inference.proportion_interval_coverage": lambda g: dp.proportion_interval_coverage([0, 1] * 10, 20, 1.0,
+                                                                                        reps=10, rng=g),
+    "inference.difference_interval_coverage": lambda g: dp.difference_interval_coverage(
+        (_X[:3], _X[3:]), 10, 1.0, lower=0.0, upper=10.0, reps=10, rng=g),
+    "inference.quantile_interval_coverage": lambda g: dp.quantile_interval_coverage(
+        _X, 10, 1.0, lower=0.0, upper=10.0, spread=1.0, resolution=64, reps=4, rng=g),
     "membership.inclusion_masks": lambda g: dpcourse.membership.inclusion_masks(6, 4, rng=g),
     "membership.train_models": lambda g: dpcourse.membership.train_models(
         lambda X, y, rng: rng.integers(-3, 4, size=2).astype(float), _MIA_X, _MIA_Y,
@@ -319,12 +327,12 @@ SWEEP = {
     "query_release.error_versus_queries": lambda g: dpcourse.queries.error_versus_queries(
         _HIST, _QUERIES, [1, 2], 1.0, iterations=2, runs=2, rng=g),
     "rr.randomized_response": lambda g: dp.randomized_response([1, 0, 1], 1.0, rng=g),
-    "scale.bound_contributions": lambda g: dp.bound_contributions([1, 2, 2], [0, 1, 2], [1.0, 1.0, 1.0],
+    "contribution_bounding.bound_contributions": lambda g: dp.bound_contributions([1, 2, 2], [0, 1, 2], [1.0, 1.0, 1.0],
                                                                   max_partitions=1, max_per_partition=1, rng=g),
-    "scale.select_partitions": lambda g: dp.select_partitions(np.arange(30), np.zeros(30, int), 1.0, 1e-5, rng=g),
-    "scale.dp_group_by": lambda g: dp.dp_group_by(np.arange(30), np.arange(30) % 2, np.ones(30), 1.0, 1e-5,
+    "partition_selection.select_partitions": lambda g: dp.select_partitions(np.arange(30), np.zeros(30, int), 1.0, 1e-5, rng=g),
+    "group_by.dp_group_by": lambda g: dp.dp_group_by(np.arange(30), np.arange(30) % 2, np.ones(30), 1.0, 1e-5,
                                                   bounds=(0.0, 1.0), max_partitions=1, max_per_partition=1, rng=g),
-    "scale.synthetic_events": lambda g: dpcourse.scale.synthetic_events(50, n_keys=10, rng=g),
+    "data.synthetic_events": lambda g: dpcourse.data.synthetic_events(50, n_keys=10, rng=g),
     "selection.exponential_mechanism": lambda g: dp.exponential_mechanism([0.0, 1.0, 3.0], 1.0, 1.0, size=5, rng=g),
     "selection.report_noisy_max": lambda g: dp.report_noisy_max([0.0, 1.0, 3.0], 1.0, 1.0, size=5, rng=g),
     "selection.permute_and_flip": lambda g: dp.permute_and_flip([0.0, 1.0, 3.0], 1.0, 1.0, size=5, rng=g),

@@ -307,7 +307,7 @@ FIGURE_TEXT_JS = """() => [...document.querySelectorAll('img.dpcourse-explorer-f
 
 
 # The notebooks' static figures: the build copies into each <img> the smallest text the PNG was drawn with
-# (px in the image) and how many of its legends cover data (dpcourse.plots.explorer._static_figure_hook);
+# (px in the image) and how many of its legends cover data (booktools.static_figures.static_figure_hook);
 # lazy images are loaded first, so that every figure has its natural size. Figures in collapsed solutions
 # have no box and are left out.
 STATIC_FIGURE_JS = """async () => {
@@ -441,7 +441,7 @@ def test_every_page_math_figures_phone_layout_no_errors_no_requests(browser, htm
             problems.append(f"at {width} px, figure text below {floor} px: {small[:4]}")
     assert len(figure_px[1280]) >= len(chapter_pages(html_dir)) - 1
     # Live-figure states whose legend covers data, a text or the figure's edge (measured at build time,
-    # dpcourse.plots.explorer.draw_state, which puts every live legend below its axes): none may.
+    # booktools.states.draw_state, which puts every live legend below its axes): none may.
     print(f"live-figure states with a legend over data: {live_legends}")
     if live_legends:
         problems.append(f"{live_legends} live-figure states with a legend over data, a text or the figure's edge")

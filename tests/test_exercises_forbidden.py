@@ -385,7 +385,7 @@ SPECS = {
                            "local_dp:_threshold_up")),   # OUE's p and q, which the exercise may use
     "keep_sequence": Spec(ex_scale.check_keep_sequence, ex_scale, "_SEQ_FORBIDDEN",
                           dpcourse.partition_selection_probability,
-                          lambda f, n_max, e, d: f(np.arange(n_max + 1), e, d), _keep, ("scale:_check_user_counts",),
+                          lambda f, n_max, e, d: f(np.arange(n_max + 1), e, d), _keep, ("partition_selection:_check_user_counts",),
                           {"private": _keep_private}),
     "posterior_bound": Spec(ex_deid.check_posterior_bound, ex_deid, "_FORBIDDEN", dpcourse.posterior_bound,
                             lambda f, p, e: f(p, e), _posterior),

@@ -136,14 +136,14 @@ RELEASES: dict[str, Release] = {
         "x", lambda v: dpcourse.sample_and_aggregate([v, 1.0, 2.0, 3.0] * 5, np.median, 4, 0.0, 10.0, 1.0, rng=0,
                                                 resolution=4096),
         tuple(FLOATS)),
-    "dpcourse.scale.dp_group_by": Release(
+    "dpcourse.group_by.dp_group_by": Release(
         "values", lambda v: (dpcourse.dp_group_by([1, 2, 3], ["a", "a", "b"], [v, 1.0, 2.0], 1.0, 1e-6,
                                                   bounds=(0.0, 10.0), max_partitions=1, max_per_partition=1,
                                                   public_partitions=["a", "b"], rng=0),
                              dpcourse.dp_group_by([1, 2, 3], ["a", "a", "b"], [v, 1.0, 2.0], 1.0, 1e-6,
                                                   bounds=(0.0, 10.0), max_partitions=1, max_per_partition=1,
                                                   rng=0)), tuple(FLOATS)),
-    "dpcourse.scale.select_partitions": Release(
+    "dpcourse.partition_selection.select_partitions": Release(
         "user_ids, keys", lambda v: dpcourse.select_partitions([v, 2.0, 3.0], [v, 5.0, 6.0], 1.0, 1e-6, rng=0),
         tuple(FLOATS)),
     "dpcourse.learning.dp_logistic_regression": Release(
@@ -199,6 +199,8 @@ NOT_RELEASES = {
     "dpcourse.inference.interval_coverage": "a coverage simulation on a public population; its releases are the "
                                             "interval functions, each tested here",
     "dpcourse.inference.coverage_grid": "a grid of interval_coverage runs on public populations",
+    **{f"dpcourse.inference.{kind}_interval_coverage": "a coverage simulation on a public population (as "
+       "interval_coverage)" for kind in ("mean", "proportion", "difference", "quantile")},
     "dpcourse.synthetic.compare_methods": "an experiment driver on a public table; its releases (mst_synthesize, "
                                           "independent_synthesize, mwem) are each tested here",
     "dpcourse.query_release.error_versus_queries": "an experiment driver; each release it makes is tested here "

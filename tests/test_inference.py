@@ -1050,3 +1050,37 @@ def test_longdouble_beyond_the_float_range_releases_like_1e300():
             a = dp.proportion_interval(arr(big, 1.0, 0.0), 1.0, rng=3)
             b = dp.proportion_interval(arr(ref, 1.0, 0.0), 1.0, rng=3)
             assert type(a) is type(b) and a == b
+
+
+def test_interval_coverage_dispatches_to_one_function_per_kind():
+    """Issue 38: interval_coverage(kind, ...) is a thin dispatcher over mean_, proportion_, difference_ and
+    quantile_interval_coverage, each taking its own parameters only and returning a named IntervalCoverage
+    (MethodCoverage per method) whose as_dict() is the dispatcher's dict, from the same draws of the same seed."""
+    pops = I.course_populations()
+    cases = {
+        "mean": (dp.mean_interval_coverage, dict(n=30, epsilon=1.0, reps=20, keep_intervals=True, **pops["mean"])),
+        "proportion": (dp.proportion_interval_coverage, dict(n=50, epsilon=0.5, reps=20, keep_intervals=True,
+                                                             **pops["proportion"])),
+        "difference": (dp.difference_interval_coverage, dict(n=20, epsilon=1.0, reps=10, keep_intervals=True,
+                                                             **pops["difference"])),
+        "quantile": (dp.quantile_interval_coverage, dict(n=20, epsilon=1.0, reps=3, resolution=256,
+                                                         **pops["quantile"])),
+    }
+    for kind, (fn, kw) in cases.items():
+        res = fn(rng=7, **kw)
+        assert isinstance(res, I.IntervalCoverage) and isinstance(res.naive, I.MethodCoverage)
+        coverage, se, width = res.noise_aware                      # a NamedTuple: unpacking keeps working
+        assert 0.0 <= coverage <= 1.0 and se >= 0.0 and width > 0.0 and res.noise_aware[0] == coverage
+        old = dp.interval_coverage(kind, rng=7, **kw)
+        assert set(old) == set(res.as_dict()) and old["truth"] == res.truth
+        for meth in ("noise_aware", "naive", "non_private"):
+            assert tuple(old[meth]) == tuple(getattr(res, meth))
+        if kind != "quantile":
+            for meth, (lows, highs) in old["intervals"].items():
+                assert np.array_equal(lows, res.intervals[meth][0]) and np.array_equal(highs, res.intervals[meth][1])
+        else:
+            assert res.intervals is None and "intervals" not in old
+    with pytest.raises(TypeError):                                # the bounds are keyword-only
+        dp.mean_interval_coverage([1.0, 2.0], 10, 1.0, 0.0, 3.0)
+    with pytest.raises(TypeError):                                # a parameter of another kind is not taken
+        dp.proportion_interval_coverage([0, 1], 10, 1.0, spread=1.0)

@@ -62,7 +62,7 @@ AUDIT = {
     ("laplace", "laplace_mechanism"): _VIA,
     ("inference", "_release_each"): _VIA,
     ("histogram", "dp_histogram"): _VIA,
-    ("scale", "dp_group_by"): _VIA,
+    ("group_by", "dp_group_by"): _VIA,
     ("quantiles", "smooth_median"): _VIA,
     ("quantiles", "propose_test_release"): ("d + noise in Python ints (int() of a scalar draw): exact", None),
     ("svt", "sparse_vector"): (

@@ -629,3 +629,12 @@ def test_dpsgd_releases_on_a_table_of_zero_or_one_rows(n):
     assert w.shape == (300, 3)
     sd = lr / b * analytic_gaussian_sigma(eps, delta, 1.0) * C
     assert stats.kstest(w.ravel(), stats.norm(scale=sd).cdf).pvalue > ALPHA
+
+
+def test_load_fair_features_is_named():
+    """Issue 38: load_fair_features returns a FairFeatures NamedTuple (unpacking keeps working)."""
+    from dpcourse.learning import FairFeatures
+
+    data = load_fair_features()
+    X, y, names = data
+    assert isinstance(data, FairFeatures) and data.X is X and data.y is y and data.names == names[:]

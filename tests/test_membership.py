@@ -520,3 +520,12 @@ def test_the_canary_weight_of_the_final_model_is_as_distinguishable_as_every_noi
     w1 = mia.train_models(_dpsgd(eps), X1, y1, np.ones((runs, N_AUD + 1), dtype=bool), rng=12)[:, -1]
     assert stats.kstest(w0 / s, "norm").pvalue > 1e-6
     assert stats.kstest((w1 - m) / s, "norm").pvalue > 1e-6
+
+
+def test_named_results():
+    """Issue 38: roc_points returns a RocCurve and fair_onehot_features a OneHotFeatures (NamedTuples: unpacking
+    and indexing keep working)."""
+    roc = mia.roc_points([3.0, 2.0], [1.0, 2.5])
+    assert isinstance(roc, mia.RocCurve) and roc.fpr is roc[0] and roc.tpr is roc[1]
+    data = mia.fair_onehot_features()
+    assert isinstance(data, mia.OneHotFeatures) and data.X.shape == (6366, 47) and data.y is data[1]
