@@ -16,9 +16,9 @@ from .composition import (advanced_composition, advanced_composition_crossover, 
                           gaussian_composition_epsilon, optimal_composition_delta, optimal_composition_epsilon,
                           rdp_gaussian, rdp_laplace, rdp_pure_dp, rdp_to_epsilon, zcdp_epsilon)
 from .composition_basics import composed_epsilon, laplace_privacy_loss
-from .discrete import (GaussianLattice, LaplaceLattice, discrete_gaussian, discrete_gaussian_delta,
-                       discrete_gaussian_pmf, discrete_laplace, discrete_laplace_pmf, gaussian_lattice,
-                       geometric_mechanism, laplace_lattice)
+from .discrete import (discrete_gaussian, discrete_gaussian_delta, discrete_gaussian_pmf, discrete_laplace,
+                       discrete_laplace_pmf, geometric_mechanism)
+from .lattice import GaussianLattice, LaplaceLattice, gaussian_lattice, laplace_lattice
 from .gaussian import gaussian_delta, gaussian_epsilon
 from .fdp import (clt_mu_poisson_gaussian, gdp_mu, gdp_mu_for_dp, tradeoff_curve, tradeoff_epsilon_delta,
                   tradeoff_from_profile, tradeoff_gaussian, tradeoff_laplace, tradeoff_randomized_response)

@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._validation import check_epsilon, check_flag, check_real, check_real_array, check_sensitivity, check_size
-from .discrete import laplace_lattice
+from .lattice import laplace_lattice
 from .laplace import laplace_mechanism
 
 __all__ = [

@@ -19,7 +19,8 @@ from numpy.typing import ArrayLike
 
 from ._validation import as_rng, check_bounds, check_choice, check_delta, check_epsilon, check_positive_int
 from .contribution_bounding import _bound_mask, _columns, _labels_column
-from .discrete import geometric_mechanism, laplace_lattice
+from .discrete import geometric_mechanism
+from .lattice import laplace_lattice
 from .laplace import laplace_mechanism
 from .partition_selection import (
     _keep_decisions,

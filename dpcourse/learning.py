@@ -285,8 +285,9 @@ def dp_logistic_regression(X: ArrayLike, y: ArrayLike, epsilon: float, delta: fl
     Guarantees (chapter "Private learning"), for finite features:
 
     * ``"output"`` (Chaudhuri, Monteleoni & Sarwate 2011, Algorithm 1; theorem ``learn-thm-output``): (epsilon,
-      delta)-DP under **replace-one** for rows of norm <= 1 (sensitivity 2/(n lambda) plus Newton's 1e-8/lambda),
-      with :func:`dpcourse.gaussian_mechanism`'s exact noise if delta > 0, else float noise ~ exp(-eps ||b|| / sens).
+      delta)-DP under **replace-one** for rows of norm <= 1 (sensitivity 2/(n lambda) + 2e-8/lambda, Newton's
+      slack on each neighbour), with :func:`dpcourse.gaussian_mechanism`'s exact noise if delta > 0, else float
+      noise ~ exp(-eps ||b|| / sens).
     * ``"objective"`` (their Algorithm 2 with c = 1/4; theorem ``learn-thm-objective``): the *exact* minimiser
       of the perturbed objective is epsilon-DP under **replace-one** for rows of norm <= 1; for the returned
       Newton approximation of it (||grad|| <= 1e-8) **no guarantee is claimed**.

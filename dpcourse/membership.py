@@ -277,6 +277,11 @@ def lira_scores(confidences: ArrayLike, masks: ArrayLike, *, online: bool = True
     _, top = np.frexp(np.max(np.abs(phi)))
     phi = np.ldexp(phi, -max(int(top) - 500, 0))
     phi = phi - phi.mean(axis=0)
+    # A second power of two brings the largest centred entry into [1/2, 1), so the variance floor below is relative to
+    # the confidences' spread: an absolute floor made every record look constant when the confidences were small
+    # (all of them times 1e-7 changed scores by 9; times 1e-200, every score was equal and the attack found nobody).
+    _, spread = np.frexp(np.max(np.abs(phi)))
+    phi = np.ldexp(phi, -int(spread))
 
     def fit(side):
         w = side.astype(float)
@@ -345,7 +350,10 @@ def attack_tprs(member_scores: ArrayLike, nonmember_scores: ArrayLike,
     >>> attack_tprs([3.0, 2.0], [1.0, 2.5], fprs=[0.5])
     {0.5: 1.0}
     """
-    return {float(f): tpr_at_fpr(member_scores, nonmember_scores, f) for f in fprs}
+    if isinstance(fprs, (str, bytes)) or not isinstance(fprs, (Sequence, np.ndarray)) or np.ndim(fprs) != 1:
+        raise TypeError(f"fprs must be a sequence of false-positive rates in [0, 1], got {type(fprs).__name__}")
+    rates = [check_probability(f, "fprs") for f in fprs]
+    return {float(f): tpr_at_fpr(member_scores, nonmember_scores, f) for f in rates}
 
 
 #: Relative amount :func:`dp_tpr_bound` rounds its cap up by (a few ulp of exp and four float operations).

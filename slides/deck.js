@@ -25,6 +25,7 @@ function deckFit(section) {
 
 window.addEventListener("load", async () => {
   if (window.MathJax && window.MathJax.startup) await window.MathJax.startup.promise;
+  await document.fonts.ready;   // MathJax's web fonts: measured after they are in use
   document.querySelectorAll(".reveal .slides > section").forEach(deckFit);
   await Reveal.initialize({
     width: DECK_W, height: DECK_H, margin: 0.02, minScale: 0.1, maxScale: 3, center: true, hash: true,

@@ -26,6 +26,15 @@ RELEASE_PARAMS = {"epsilon", "rho", "rng", "delta", "mu"}
 
 #: "module:function" held to the rule.
 RULED: list[str] = [
+    "dpcourse.discrete:discrete_laplace",
+    "dpcourse.discrete:discrete_laplace_pmf",
+    "dpcourse.discrete:discrete_gaussian",
+    "dpcourse.discrete:discrete_gaussian_pmf",
+    "dpcourse.discrete:discrete_gaussian_delta",
+    "dpcourse.discrete:geometric_mechanism",
+    "dpcourse.lattice:laplace_lattice",
+    "dpcourse.lattice:gaussian_lattice",
+    "dpcourse.lattice:lattice_release",
     "dpcourse.quantiles:dp_quantile",
     "dpcourse.selection:report_noisy_max",
     "dpcourse.laplace:dp_mean",

@@ -638,3 +638,20 @@ def test_load_fair_features_is_named():
     data = load_fair_features()
     X, y, names = data
     assert isinstance(data, FairFeatures) and data.X is X and data.y is y and data.names == names[:]
+
+
+def test_dpsgd_a_row_of_zeros_beside_a_huge_row_adds_nothing():
+    """A row of zeros in a batch that a huge row sends through the scaled path (its squared norm overflows) contributes
+    a zero gradient there as everywhere: dividing it by its largest entry, 0, gave NaN, and DP-SGD released NaN
+    weights for a table with both rows while its neighbour without the zero row got finite ones."""
+    from dpcourse.learning import _clipped_gradient_sum
+
+    C, w = 0.5, np.array([0.3, -0.2])
+    huge = np.array([[1e200, 1e200]])
+    alone = _clipped_gradient_sum(huge, np.array([1.0]), w, C)
+    both = _clipped_gradient_sum(np.vstack([huge, np.zeros((1, 2))]), np.array([1.0, -1.0]), w, C)
+    assert np.all(np.isfinite(alone)) and np.array_equal(both, alone)
+    X = np.vstack([huge, np.zeros((1, 2))])
+    out = dp_logistic_regression(X, [1, 0], 1.0, 1e-5, clip_norm=C, sampling_rate=1.0, steps=3,
+                                 expected_batch_size=2.0, learning_rate=1.0, rng=0)
+    assert np.all(np.isfinite(out))

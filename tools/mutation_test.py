@@ -1559,6 +1559,29 @@ MUTANTS = [
            "elif isinstance(e, PoissonSampledEvent):", ("tests/test_fdp.py",)),
     Mutant("fdp_r3_negative_alpha_accepted", "validation", "dpcourse/fdp.py",
            "if np.any(a < 0.0) or np.any(a > 1.0):", "if np.any(a > 1.0):", ("tests/test_fdp.py",)),
+    # ---- issue 38: lattice_release validates its arguments (it is public)
+    Mutant("lattice_release_accepts_nan", "validation", "dpcourse/lattice.py", "    if not np.isfinite(vals).all():\n",
+           "    if False:\n", ("tests/test_discrete.py",)),
+    Mutant("lattice_release_noise_broadcast", "validation", "dpcourse/lattice.py", "    if steps.shape != vals.shape:\n",
+           "    if False:\n", ("tests/test_discrete.py",)),
+    Mutant("lattice_release_float_noise_truncated", "validation", "dpcourse/lattice.py", 'steps.dtype.kind not in "iu"',
+           'steps.dtype.kind not in "iuf"', ("tests/test_discrete.py",)),
+    # ---- inference, round 4 fresh read of ch23: the plug-in variance with the noisy mean left unclipped (a mean
+    # pushed outside the bounds by the noise collapses the variance to 0; the chapter's formula clips it)
+    Mutant("infer_r4_variance_mean_unclipped", "clamp", "dpcourse/inference.py",
+           "    return np.clip(np.asarray(v_t) - (np.clip(m_t, lo, hi) - mid) ** 2, 0.0, h2)",
+           "    return np.clip(np.asarray(v_t) - (np.asarray(m_t) - mid) ** 2, 0.0, h2)", ("tests/test_inference.py",)),
+    # ---- membership/learning, round 4 fresh read of ch22: LiRA's variance floor absolute again (small confidences all
+    # look constant), attack_tprs' rates unchecked, a zero row beside a huge one (NaN weights), the exercise's truth
+    Mutant("mia_r4_lira_floor_absolute", "estimator", "dpcourse/membership.py",
+           "    phi = np.ldexp(phi, -int(spread))\n", "", ("tests/test_membership.py",)),
+    Mutant("mia_r4_attack_tprs_rates_unchecked", "validation", "dpcourse/membership.py",
+           'rates = [check_probability(f, "fprs") for f in fprs]', "rates = list(fprs)", ("tests/test_membership.py",)),
+    Mutant("learn_r4_huge_path_zero_row_nan", "overflow", "dpcourse/learning.py",
+           "t = np.where(top > 0, top, 1.0)", "t = top", ("tests/test_learning.py",)),
+    Mutant("mia_r4_max_audit_truth_full_alpha", "delta-split", "dpcourse/exercises/membership.py",
+           "q_upper = 1.0 - alpha ** (1.0 / n_bound)", "q_upper = 1.0 - (2 * alpha) ** (1.0 / n_bound)",
+           ("tests/test_membership.py",)),
 ]
 
 

@@ -592,6 +592,7 @@ def check_deck(browser, deck: Path) -> dict:
         for i in range(total):
             page.evaluate(f"() => Reveal.slide({i})")
             page.wait_for_function(f"() => Reveal.getIndices().h === {i}")
+            page.evaluate("() => document.fonts.ready.then(() => new Promise(r => requestAnimationFrame(() => r())))")
             slides.append(page.evaluate(CHECK_SLIDE_JS))
         sliders = page.evaluate("() => document.querySelectorAll('.dpcourse-explorer-live input[type=range]').length")
     finally:
