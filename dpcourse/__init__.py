@@ -9,8 +9,8 @@ imported here, so ``import dpcourse`` does not load matplotlib.
 from .audit import audit_epsilon
 from .approx_dp import group_privacy
 from .divergences import hockey_stick, mechanism_epsilon, privacy_loss
-from .accounting import (ComposedEvent, GaussianEvent, LaplaceEvent, NotApplicableError, PoissonSampledEvent,
-                         PrivacyAccountant, PureDPEvent, SequenceEvent, dpsgd_epsilon, dpsgd_noise_multiplier,
+from .accounting import (ComposedEvent, EpsilonDeltaEvent, GaussianEvent, LaplaceEvent, NotApplicableError,
+                         PoissonSampledEvent, PrivacyAccountant, PureDPEvent, RelationMismatchError, SequenceEvent, dpsgd_epsilon, dpsgd_noise_multiplier,
                          max_compositions, subsampling_amplification)
 from .composition import (advanced_composition, advanced_composition_crossover, basic_composition,
                           gaussian_composition_epsilon, optimal_composition_delta, optimal_composition_epsilon,

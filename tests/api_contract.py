@@ -310,6 +310,10 @@ def _acc_epsilon(delta, method):
     return dp.PrivacyAccountant([dp.GaussianEvent(3.0), dp.PureDPEvent(0.5)]).epsilon(delta, method)
 
 
+def _acc_delta(epsilon, method):
+    return dp.PrivacyAccountant([dp.GaussianEvent(3.0), dp.PureDPEvent(0.5)]).delta(epsilon, method)
+
+
 def _acc_epsilon_runs(delta, method):
     return dp.PrivacyAccountant([dp.ComposedEvent(dp.GaussianEvent(30.0), 1000)]).epsilon(delta, method)
 
@@ -352,6 +356,8 @@ SPECS = [
     Spec("PrivacyAccountant", dp.PrivacyAccountant, [A("events", EVENT_LIST_EMPTY_OK)]),
     Spec("PrivacyAccountant.compose", _acc_compose, [A("event", EVENT), A("k", POSINT)], "nonneg"),
     Spec("PrivacyAccountant.epsilon", _acc_epsilon, [A("delta", DELTA_POS), A("method", METHOD)], "nonneg"),
+    Spec("EpsilonDeltaEvent", dp.EpsilonDeltaEvent, [A("epsilon", EPS), A("delta", DELTA)]),
+    Spec("PrivacyAccountant.delta", _acc_delta, [A("epsilon", EPS), A("method", METHOD)], "unit"),
     Spec("PrivacyAccountant.epsilon (1000 runs)", _acc_epsilon_runs,
          [A("delta", DELTA_POS), A("method", choice("basic", "advanced", "rdp", "gaussian_exact"))], "nonneg", 10),
     Spec("PrivacyAccountant.compare", _acc_compare, [A("delta", DELTA_POS)], "nonneg", 10),
@@ -524,7 +530,7 @@ SPECS = [
 ]
 
 #: Exported names that are not callables with arguments to validate (types of results, an exception).
-NOT_CALLABLES = {"NotApplicableError", "GaussianLattice", "LaplaceLattice"}
+NOT_CALLABLES = {"NotApplicableError", "RelationMismatchError", "GaussianLattice", "LaplaceLattice"}
 #: The modules whose exports this table covers completely (modules added later get entries as they settle).
 COVERED_MODULES = {"audit", "approx_dp", "divergences", "accounting", "composition", "composition_basics", "discrete",
                    "gaussian", "histogram", "laplace", "selection", "sensitivity", "rr", "local_dp", "quantiles"}
@@ -747,6 +753,7 @@ SPECS += [
                                            A("rng", RNG)], "any", 5),
 ]
 COVERED_MODULES |= {"learning"}
+COVERED_MODULES |= {"subsampled_gaussian"}
 
 
 

@@ -159,6 +159,7 @@ class Resolver:
         self.origin = f"{parts.scheme}://{parts.netloc}"
         self.opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
         self.fetched: dict[str, tuple[int, str, bytes]] = {}
+        self.ids: dict[str, set[str]] = {}
 
     def fetch(self, url: str) -> tuple[int, str, bytes]:
         if url not in self.fetched:
@@ -189,7 +190,9 @@ class Resolver:
         if status != 200:
             return f"{where}: {kind} {url} answers {status}"
         fragment = unquote(fragment)
-        if fragment and ctype == "text/html" and fragment not in set(ID.findall(body.decode("utf-8", "replace"))):
+        if fragment and ctype == "text/html" and path_and_query not in self.ids:
+            self.ids[path_and_query] = set(ID.findall(body.decode("utf-8", "replace")))
+        if fragment and ctype == "text/html" and fragment not in self.ids[path_and_query]:
             return f"{where}: {kind} {url}: no element with id {fragment!r} on that page"
         return None
 

@@ -767,3 +767,33 @@ def test_gdp_mu_sends_to_tradeoff_curve_only_the_events_it_can_take():
     with pytest.raises(NotApplicableError, match="use tradeoff_curve"):
         gdp_mu(LaplaceEvent(1.0))
     assert 0.0 < tradeoff_curve(LaplaceEvent(1.0), 0.1) < 1.0
+
+
+def test_an_infinite_epsilon_line_promises_nothing_even_at_alpha_zero():
+    # An epsilon of inf means "no guarantee at this delta". Read as the line f_{inf, delta_j}, it still claims
+    # beta(0) >= 1 - delta_j. The mechanism that publishes the record with probability 1e-5 (and answers by
+    # randomized response otherwise) is (1, 1e-5)-DP with curve exactly f_{1, 1e-5}, so beta(0) = 1 - 1e-5: no
+    # guarantee for it may be higher. The accountant's basic method answers inf below delta = 1e-5.
+    mech = F.tradeoff_epsilon_delta(0.0, 1.0, 1e-5)
+    assert F.tradeoff_from_profile(0.0, [math.inf, 1.0], [1e-10, 1e-5]) <= mech
+    assert F.tradeoff_from_profile(0.0, [math.inf], [1e-10]) == 0.0
+    got = F.tradeoff_curve(dp.accounting.EpsilonDeltaEvent(1.0, 1e-5), np.array([0.0, 1e-9, 0.01]), method="basic")
+    assert np.all(got <= F.tradeoff_epsilon_delta(np.array([0.0, 1e-9, 0.01]), 1.0, 1e-5))
+
+
+@pytest.mark.parametrize("delta", [2.3e-308, 1e-100, 1e-5, 0.5])
+def test_gdp_mu_for_dp_is_tight_to_1e_9_where_documented(delta):
+    # docstring: for delta from 2.3e-308 to 0.5, gaussian_delta(epsilon, mu * (1 + 1e-9)) > delta (at any epsilon)
+    for eps in np.geomspace(1e-12, 1e15, 28):
+        mu = F.gdp_mu_for_dp(float(eps), delta)
+        assert dp.gaussian_delta(float(eps), mu * (1 + 1e-9)) > delta, eps
+
+
+def test_gdp_mu_for_dp_is_looser_near_delta_one_as_documented():
+    # nearer delta = 1 the certificate's margin moves mu more than 1e-9 below the root (the old docstring said
+    # gaussian_delta(epsilon, mu * (1 + 1e-9)) > delta for every delta): 3.7e-9 at 0.99999, 3e-5 at 1 - 1e-9
+    for delta, low, high in ((0.99999, 1e-9, 1e-8), (1 - 1e-9, 1e-5, 1e-4)):
+        mu = F.gdp_mu_for_dp(1.0, delta)
+        assert not dp.gaussian_delta(1.0, mu * (1 + low)) > delta
+        assert dp.gaussian_delta(1.0, mu * (1 + high)) > delta
+        assert dp.gaussian_delta(1.0, mu) <= delta

@@ -542,7 +542,7 @@ CHECK_SLIDE_JS = """() => {
   const scale = Reveal.getScale();
   for (const el of [slide, ...slide.querySelectorAll('*')]) {
     const r = el.getBoundingClientRect();
-    if (r.width === 0 && r.height === 0) continue;
+    if (r.width === 0 || r.height === 0) continue;   // draws nothing (MathJax's stretchy-glyph extenders)
     if (el.closest('.visually-hidden, mjx-assistive-mml')) continue;
     if (r.left < frame.left - 1 || r.top < frame.top - 1 || r.right > frame.right + 1 || r.bottom > frame.bottom + 1) {
       out.push(`${el.tagName.toLowerCase()}.${el.className || ''} outside the slide by `
