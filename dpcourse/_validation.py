@@ -158,9 +158,9 @@ def check_sensitivity(sensitivity: object, name: str = "sensitivity") -> float:
     return check_real(sensitivity, name, low=0.0, low_open=True)
 
 
-def check_probability(p: object, name: str = "p", *, open_low: bool = False, open_high: bool = False) -> float:
+def check_probability(p: object, name: str = "p", *, low_open: bool = False, high_open: bool = False) -> float:
     """Check a probability in [0, 1] (either end optionally excluded)."""
-    return check_real(p, name, low=0.0, high=1.0, low_open=open_low, high_open=open_high)
+    return check_real(p, name, low=0.0, high=1.0, low_open=low_open, high_open=high_open)
 
 
 def check_positive_int(k: object, name: str = "k", *, minimum: int = 1) -> int:

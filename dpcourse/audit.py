@@ -183,7 +183,7 @@ def clopper_pearson(k: int | npt.ArrayLike, n: int, alpha: float) -> ClopperPear
     (0.0, 0.02951)
     """
     n = check_positive_int(n, "n")
-    alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
+    alpha = check_probability(alpha, "alpha", low_open=True, high_open=True)
     k = np.asarray(k)
     if k.dtype == bool or k.dtype.kind not in "iu":
         raise TypeError(f"k must hold integers, got dtype {k.dtype}")
@@ -321,7 +321,7 @@ def audit_epsilon(mechanism: Callable[..., Any], x: object, x_prime: object, n_s
     """
     mechanism = check_callable(mechanism, "mechanism")
     n = check_size(n_samples, "n_samples", minimum=MIN_SAMPLES)
-    conf = check_probability(confidence, "confidence", open_low=True, open_high=True)
+    conf = check_probability(confidence, "confidence", low_open=True, high_open=True)
     delta = check_delta(delta)
     if not isinstance(events, str) or events not in _EVENT_FAMILIES:
         raise ValueError(f"events must be one of {_EVENT_FAMILIES}, got {events!r}")

@@ -48,6 +48,9 @@ COEF_BITS = 40             # the factor R is rounded to multiples of 2**-40 and 
 # SCALE_LIMIT = 2**50; then one value exceeds 2**62 / terms >= 2**12 scales with probability below e^-4095, and
 # :func:`_check_noise` raises OverflowError in that case instead of letting an int64 sum wrap around.
 NOISE_SUM_LIMIT = 1 << 62
+# The Gaussian tree's node variance L / (2 rho) is refused (by rho, public) from 2**60 on: sigma < 2**30, and a node
+# noise beyond 2**62 / L >= 2**56 is then more than 2**26 sigmas away.
+GAUSS_VARIANCE_LIMIT = 1 << 60
 
 
 
@@ -110,10 +113,17 @@ def _node_parameter(kind: str, value: float, levels: int) -> Fraction:
         if kind == "laplace":
             param = _round_up(Fraction(levels) / Fraction(value))
         else:
-            return _round_up(Fraction(levels) / (2 * Fraction(value)))
+            param = _round_up(Fraction(levels) / (2 * Fraction(value)))
     except (ValueError, OverflowError):
         raise ValueError(f"{name}={value!r} is too small for the exact sampler: the node noise would exceed 2**60 "
                          f"(horizon with {levels} levels); use a larger {name}") from None
+    if kind == "gaussian":
+        # _round_up keeps any variance whose terms fit 62 bits (2**61 for rho = 41 / 2**62): the cap is checked here,
+        # so that the refusal is the documented one and monotone in rho.
+        if param >= GAUSS_VARIANCE_LIMIT:
+            raise ValueError(f"rho={value!r} is too small at a horizon with {levels} levels: the node noise's variance "
+                             f"L / (2 rho) would reach 2**60; use rho >= {_up3(levels * 2.0**-61)}")
+        return param
     if param * levels > SCALE_LIMIT:
         raise ValueError(f"epsilon={value!r} is too small at a horizon with {levels} levels: the {levels} node noises "
                          f"of an answer would have a total scale L**2 / epsilon above 2**50 (SCALE_LIMIT), where "

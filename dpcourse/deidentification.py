@@ -505,7 +505,7 @@ def histogram_attack_posterior(released: npt.ArrayLike, counts_0: npt.ArrayLike,
     """
     eps = check_epsilon(epsilon)
     rel = check_relation(relation)
-    p = check_probability(prior, "prior", open_low=True, open_high=True)
+    p = check_probability(prior, "prior", low_open=True, high_open=True)
     delta_f = histogram_sensitivity(rel)
     y = _integer_array(released, "released")
     if y.ndim not in (1, 2):

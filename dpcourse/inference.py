@@ -503,7 +503,8 @@ def mean_interval(x: ArrayLike, lower: float, upper: float, epsilon: float, *, l
     m_t, v_t, b1, b2, (eps1, eps2) = _mean_release(values, lo, hi, eps, gen)
     var = float(_variance_from_moments(m_t, v_t, lo, hi))
     c = float(np.ravel(_mean_halfwidth(meth, var, n, b1, b2, _second_moment_bound(lo, hi)[1], lev))[0])
-    events = _record([LaplaceEvent(eps1), LaplaceEvent(eps2)], accountant)
+    events = _record([LaplaceEvent(eps1, relation="replace_one"), LaplaceEvent(eps2, relation="replace_one")],
+                     accountant)
     return PrivateInterval(m_t - c, m_t + c, m_t, lev, meth, {"mean": m_t, "second_moment": v_t, "n": n},
                            {"mean": b1, "second_moment": b2}, events, _spent(events))
 
@@ -736,7 +737,7 @@ def proportion_interval(bits: ArrayLike, epsilon: float, *, level: float = 0.95,
     else:
         ends = _exact_proportion_ends(count_t, n, lattice, lev)
         low, high = float(ends[0][0]), float(ends[1][0])
-    events = _record([LaplaceEvent(eps)], accountant)
+    events = _record([LaplaceEvent(eps, relation="replace_one")], accountant)
     return PrivateInterval(low, high, p, lev, meth, {"count": count_t, "n": n}, {"count": lattice.noise_scale},
                            events, _spent(events))
 
@@ -799,7 +800,7 @@ def difference_of_means_interval(x: ArrayLike, y: ArrayLike, lower: float, upper
     Examples
     --------
     >>> r = difference_of_means_interval([5.0, 6.0], [1.0, 2.0], 0.0, 10.0, 1e6, rng=0)
-    >>> round(r.estimate, 3), r.events
+    (4.0, (PureDPEvent(epsilon=1000000.0, relation='replace_one'),))
     (4.0, (PureDPEvent(epsilon=1000000.0),))
     """
     vx, vy = _values(x, "x"), _values(y, "y")
@@ -815,7 +816,7 @@ def difference_of_means_interval(x: ArrayLike, y: ArrayLike, lower: float, upper
         c = float(_bootstrap_halfwidth(var_x, var_y, vx.size, vy.size, bx, by, bx2, by2,
                                        _second_moment_bound(lo, hi)[1], tf, lev, gen)[0])
     # Parallel composition: the two groups' events are charged once, as one epsilon-DP release.
-    events = _record([PureDPEvent(eps)], accountant)
+    events = _record([PureDPEvent(eps, relation="replace_one")], accountant)
     d = mx - my
     return PrivateInterval(d - c, d + c, d, lev, meth,
                            {"mean_x": mx, "second_moment_x": sx, "n_x": vx.size, "mean_y": my,
@@ -867,7 +868,7 @@ def _quantile_ends(values, q_lo, q_hi, lo, hi, eps_each, gen, res, size=None):
             continue
         utilities = -np.abs(counts - _rank_target(r, n))
         ks.append(exponential_mechanism(utilities, 1.0, eps_each, rng=gen, size=size))
-        events.append(PureDPEvent(eps_each))
+        events.append(PureDPEvent(eps_each, relation="replace_one"))
     return grid, ks[0], ks[1], events
 
 
@@ -1033,7 +1034,7 @@ def population_parameter(kind: str, population: ArrayLike | tuple[ArrayLike, Arr
             if sp == 0.0:
                 return _finite_parameter(float(np.mean(np.clip(pop, lo, hi))))
             return _finite_parameter(float(np.mean(_clip_uniform_mean(pop - sp / 2.0, sp, lo, hi))))
-    qq = check_probability(q, "q", open_low=True, open_high=True)
+    qq = check_probability(q, "q", low_open=True, high_open=True)
     if sp == 0.0:
         raise ValueError("spread must be > 0 for kind='quantile' (a population quantile of a discrete "
                          "population need not be unique)")

@@ -317,7 +317,7 @@ def laplace_max_error_bound(k: int, scale: float, beta: float) -> float:
     """
     kk = check_positive_int(k, "k")
     b = check_sensitivity(scale, "scale")
-    beta = check_probability(beta, "beta", open_low=True, open_high=True)
+    beta = check_probability(beta, "beta", low_open=True, high_open=True)
     return b * (math.log(kk) - math.log(beta))
 
 
@@ -337,7 +337,7 @@ def laplace_max_error_quantile(k: int, scale: float, beta: float) -> float:
     """
     kk = check_positive_int(k, "k")
     b = check_sensitivity(scale, "scale")
-    beta = check_probability(beta, "beta", open_low=True, open_high=True)
+    beta = check_probability(beta, "beta", low_open=True, high_open=True)
     inner = -math.expm1(math.log1p(-beta) / kk)   # 1 - (1 - beta)^(1/k)
     if inner == 0.0:  # beta / k underflowed; there 1 - (1 - beta)^(1/k) = beta / k to double precision
         return -b * (math.log(beta) - math.log(kk))
@@ -361,6 +361,6 @@ def counting_queries_sample_size(k: int, alpha: float, beta: float, epsilon: flo
     """
     kk = check_positive_int(k, "k")
     a = check_real(alpha, "alpha", low=0.0, low_open=True)
-    beta = check_probability(beta, "beta", open_low=True, open_high=True)
+    beta = check_probability(beta, "beta", low_open=True, high_open=True)
     eps = check_epsilon(epsilon)
     return kk * (math.log(kk) - math.log(beta)) / (a * eps)

@@ -299,10 +299,8 @@ def dp_logistic_regression(X: ArrayLike, y: ArrayLike, epsilon: float, delta: fl
     ----------
     X, y : array_like, shapes (n, d) and (n,)
         Features (rows of norm <= 1 for "output" and "objective") and labels in {0, 1} or {-1, +1}.
-    epsilon : float
-        epsilon > 0.
-    delta : float
-        delta in [0, 1); > 0 for "dpsgd"; unused by "objective".
+    epsilon, delta : float
+        epsilon > 0; delta in [0, 1), > 0 for "dpsgd", unused by "objective".
     method : {"dpsgd", "output", "objective"}
     regularization : float
         lambda > 0 of J(w).
@@ -318,6 +316,7 @@ def dp_logistic_regression(X: ArrayLike, y: ArrayLike, epsilon: float, delta: fl
     Returns
     -------
     numpy.ndarray of shape (d,)
+        The released weights.
 
     Examples
     --------

@@ -243,7 +243,7 @@ def packing_error_bound(k: int, epsilon: float, *, relation: str, beta: float = 
     """
     k, rel = _check_bins(k, relation)
     eps = check_epsilon(epsilon)
-    b = check_probability(beta, "beta", open_low=True, open_high=True)
+    b = check_probability(beta, "beta", low_open=True, high_open=True)
     if k.bit_length() > PACKING_MAX_K_BITS:
         raise ValueError(f"k has {k.bit_length()} bits, above PACKING_MAX_K_BITS = 2**17 (about 39,000 digits): "
                          f"the exact logarithm would take too long; use packing_failure_probability for such k")

@@ -519,7 +519,7 @@ def canary_audit(train: Callable[[np.ndarray, np.ndarray, np.random.Generator], 
     if r > MAX_MODELS:
         raise ValueError(f"runs must be at most {MAX_MODELS}, got {r}")
     d = check_delta(delta)
-    conf = check_probability(confidence, "confidence", open_low=True, open_high=True)
+    conf = check_probability(confidence, "confidence", low_open=True, high_open=True)
     # train gets the labels in the caller's coding (0/1 or -1/+1), as train_models passes them; the canary's
     # label is recoded to match (a trainer that maps 0/1 to -1/+1 would turn -1 into -3 otherwise).
     zero_one = set(np.unique(check_real_array(y, "y", ndim=1)).tolist()) <= {0.0, 1.0}

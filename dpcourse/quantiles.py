@@ -367,7 +367,7 @@ def quantile_rank_error_bound(epsilon: float, beta: float, *, resolution: int = 
     33.717
     """
     eps = check_epsilon(epsilon)
-    b = check_probability(beta, "beta", open_low=True, open_high=True)
+    b = check_probability(beta, "beta", low_open=True, high_open=True)
     res = _check_resolution(resolution)
     nb = check_positive_int(n_best, "n_best")
     if nb > res + 1:
@@ -687,7 +687,7 @@ def propose_test_release(x: ArrayLike, lower: float, upper: float, bound: float,
         noise = int(discrete_laplace(_round_up(Fraction(2.0 / eps)), rng=gen))
         if d + noise <= t:
             return None
-    return laplace_mechanism(float(z[m]), b, eps / 2.0, rng=gen)
+    return laplace_mechanism(float(z[m]), b, eps / 2.0, rng=gen)  # type: ignore[return-value]
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -771,4 +771,4 @@ def sample_and_aggregate(x: ArrayLike, statistic: Callable[[np.ndarray], float],
     if how == "median":
         return cast(float, dp_median(outputs, lo, hi, eps, rng=gen, resolution=resolution))   # size=None: a float
     from .laplace import dp_mean
-    return dp_mean(outputs, lo, hi, eps, rng=gen)
+    return dp_mean(outputs, lo, hi, eps, rng=gen)  # type: ignore[return-value]

@@ -350,7 +350,7 @@ def smalldb_error_bound(n: int, n_queries: int, domain_size: int, epsilon: float
     d = check_positive_int(domain_size, "domain_size")
     eps = check_epsilon(epsilon)
     m = check_positive_int(m, "m")
-    b = check_probability(beta, "beta", open_low=True, open_high=True)
+    b = check_probability(beta, "beta", low_open=True, high_open=True)
     log_count = math.lgamma(d + m) - math.lgamma(m + 1) - math.lgamma(d)
     return math.sqrt(math.log(2 * k) / (2 * m)) + 2.0 * (log_count + math.log(1.0 / b)) / (eps * n)
 
@@ -440,8 +440,8 @@ def mwem(histogram: npt.ArrayLike, queries: npt.ArrayLike, epsilon: float, *, it
         est = n * (q @ np.exp(log_a))
         i = exponential_mechanism(np.abs(est - true), 1.0, eps_round, rng=gen)
         measured = laplace_mechanism(true[i], 1.0, eps_round, rng=gen)
-        measurements.append((i, measured))
-        log_a = update(log_a, q[i], measured)
+        measurements.append((i, measured))  # type: ignore[arg-type]
+        log_a = update(log_a, q[i], measured)  # type: ignore[arg-type]
         for _ in range(passes):
             for j, m_j in measurements:
                 log_a = update(log_a, q[j], m_j)
@@ -512,7 +512,7 @@ def laplace_per_query(histogram: npt.ArrayLike, queries: npt.ArrayLike, epsilon:
     q = _check_queries(queries, h.size)
     eps = check_epsilon(epsilon)
     sens = max(1, replace_one_sensitivity(q))
-    return laplace_mechanism(q @ h, float(sens), eps, rng=rng)
+    return laplace_mechanism(q @ h, float(sens), eps, rng=rng)  # type: ignore[return-value]
 
 
 def gaussian_per_query_sigma(n_queries: int, epsilon: float, delta: float) -> float:

@@ -259,7 +259,7 @@ def rr_sample_size(alpha: float, beta: float, epsilon: float, *, k: int = 1) -> 
     3455
     """
     a = check_real(alpha, "alpha", low=0.0, high=1.0, low_open=True)
-    b = check_probability(beta, "beta", open_low=True, open_high=True)
+    b = check_probability(beta, "beta", low_open=True, high_open=True)
     eps = check_epsilon(epsilon)
     k = check_positive_int(k, "k")
     log_term = math.log(2.0 * k) - math.log(b)  # ln(2k/beta) without overflow for tiny beta

@@ -479,7 +479,7 @@ def subsampling_amplification(epsilon: float, delta: float, sampling_rate: float
     """
     eps = check_epsilon(epsilon)
     d = check_delta(delta)
-    q = check_probability(sampling_rate, "sampling_rate", open_low=True)
+    q = check_probability(sampling_rate, "sampling_rate", low_open=True)
     return AmplifiedGuarantee(*_amplify(eps, d, q))
 
 

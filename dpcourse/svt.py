@@ -367,6 +367,6 @@ def above_threshold_accuracy(k: int, epsilon: float, beta: float, *, sensitivity
     """
     kk = check_positive_int(k, "k")
     eps = check_epsilon(epsilon)
-    b = check_probability(beta, "beta", open_low=True, open_high=True)
+    b = check_probability(beta, "beta", low_open=True, high_open=True)
     sens = check_sensitivity(sensitivity)
     return 8.0 * sens * (math.log(kk) + math.log(2.0 / b)) / eps

@@ -964,3 +964,24 @@ def test_tree_counts_with_runs_refuses_a_stream_past_its_horizon():
             cc.tree_counts([1, 1, 1, 1], 1.0, horizon=2, runs=runs, rng=0)
     y = cc.tree_counts([1, 1, 1, 1], 1.0, horizon=4, runs=50, rng=0)   # within the horizon: every answer is noisy
     assert all(np.unique(column).size > 1 for column in y.T)
+
+
+def test_gaussian_tree_refuses_a_node_variance_from_2_60_on_whatever_the_terms_of_rho():
+    """Round 4: the docstrings say the Gaussian tree refuses (by rho) a node variance L / (2 rho) that reaches
+    2**60. The exact rounding keeps any variance whose terms fit 62 bits, so rho = 41 / 2**62 (variance 2**61 at
+    L = 41) was accepted while the larger rho 41.0000041 / 2**62 was refused: a refusal neither at the stated cap
+    nor monotone in rho. Now every rho at or below the cap is refused by name, its suggested rho is accepted, and
+    the variances refuse exactly where the counter does."""
+    for rho in (41 / 2**61, 41 / 2**62, 41 * (1 + 1e-7) / 2**62, 41 / 2**61.5):   # variance 2**60 .. 2**61
+        for call in (lambda: cc.TreeCounter(2**40, rho=rho), lambda: cc.tree_node_variance(2**40, rho=rho),
+                     lambda: cc.tree_variance(5, 2**40, rho=rho)):
+            with pytest.raises(ValueError, match="rho") as info:
+                call()
+            assert "2**60" in str(info.value)
+    below = 41 * (1 + 2**-40) / 2**61                      # the variance just under 2**60: accepted
+    assert cc.TreeCounter(2**40, rho=below).noise_parameter < 2**60
+    for L in (1, 2, 17, 41):
+        with pytest.raises(ValueError, match="rho") as info:
+            cc.TreeCounter(1 << (L - 1), rho=L / 2**61)
+        suggested = float(str(info.value).rsplit(">= ", 1)[1])
+        assert cc.TreeCounter(1 << (L - 1), rho=suggested).noise_parameter < 2**60

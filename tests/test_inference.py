@@ -1125,3 +1125,15 @@ def test_halfwidth_refuses_shapes_that_do_not_broadcast_by_name():
     with pytest.raises(ValueError, match=r"sigma and b must broadcast to one shape, got shapes \(2,\) and \(3,\)"):
         dp.noise_aware_halfwidth(np.ones(2), np.ones(3))
     assert dp.noise_aware_halfwidth(np.ones((2, 1)), np.ones(3)).shape == (2, 3)   # broadcasting still works
+
+
+def test_the_releases_events_carry_the_replace_one_relation_they_are_proved_under():
+    """Every event an interval returns is a replace-one event, so an add/remove accountant refuses to mix them."""
+    import dpcourse as dp
+    x = np.linspace(0.0, 1.0, 50)
+    releases = [dp.mean_interval(x, 0.0, 1.0, 1.0, rng=1), dp.proportion_interval((x > 0.5).astype(int), 1.0, rng=2)]
+    for r in releases:
+        assert r.events and {e.relation for e in r.events} == {"replace_one"} and r.relation == "replace_one"
+    acc = dp.PrivacyAccountant([dp.LaplaceEvent(1.0)])  # add/remove by default
+    with pytest.raises(dp.RelationMismatchError):
+        dp.mean_interval(x, 0.0, 1.0, 1.0, rng=3, accountant=acc)

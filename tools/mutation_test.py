@@ -1601,6 +1601,9 @@ MUTANTS = [
     Mutant("sg_pld_delta_drops_entry_error", "rounding", "dpcourse/subsampled_gaussian.py",
            "mass + math.fsum(entry_err[above]) + p_inf_k + tol", "mass + p_inf_k + tol",
            ("tests/test_subsampling.py",)),
+    Mutant("infer_events_default_relation", "relation", "dpcourse/inference.py",
+           '_record([LaplaceEvent(eps, relation="replace_one")], accountant)', "_record([LaplaceEvent(eps)], accountant)",
+           ("tests/test_inference.py",)),
 ]
 
 

@@ -400,7 +400,7 @@ def merge(slides: list[Slide], extras: list) -> list[Slide]:
         if after:
             places = [i for i, s in enumerate(slides) if after in (s.label.lower(), s.section.lower())]
             if not places:
-                raise ValueError(f"{path.relative_to(ROOT)}: after: {meta['after']!r} names no slide of the chapter")
+                raise ValueError(f"{path.name}: after: {meta['after']!r} names no slide of the chapter")
             at = places[-1] + 1
         else:
             at = next((i for i, s in enumerate(slides) if s.section == "Summary"), len(slides))

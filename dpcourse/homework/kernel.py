@@ -52,7 +52,7 @@ class SlicedPollChannel(AsyncZMQSocketChannel):
 class RobustAsyncKernelClient(AsyncKernelClient):
     """nbclient's kernel client with :class:`SlicedPollChannel` on every ZMQ channel."""
 
-    shell_channel_class = Type(SlicedPollChannel)  # type: ignore[assignment]
-    iopub_channel_class = Type(SlicedPollChannel)  # type: ignore[assignment]
-    stdin_channel_class = Type(SlicedPollChannel)  # type: ignore[assignment]
-    control_channel_class = Type(SlicedPollChannel)  # type: ignore[assignment]
+    shell_channel_class = Type(SlicedPollChannel)
+    iopub_channel_class = Type(SlicedPollChannel)
+    stdin_channel_class = Type(SlicedPollChannel)
+    control_channel_class = Type(SlicedPollChannel)

@@ -82,7 +82,7 @@ def chapter_exercises(stem: str, root: Path | None = None) -> tuple[str, list[Ex
     """``(title, exercises, imports)`` of a chapter: its H1 title, its exercises in order, and the
     ``from dpcourse.exercises... import ...`` lines of its exercise cells (the student copy's setup cell)."""
     nb = nbformat.read(chapter_path(stem, root), as_version=4)
-    title, exercises, imports = stem, [], []
+    title, exercises, imports = stem, [], []  # type: ignore[var-annotated]
     current: Exercise | None = None
     gated: str | None = None   # inside exercise-start..end or solution-start..end
     for cell in nb.cells:

@@ -263,7 +263,7 @@ def _numeric(label, name, checker, question, numbers, candidates, book, keep=Non
         q = question(**numbers(p))
         return int(q["truth"]) if q.get("integer") else float(q["truth"])
 
-    variant.pool, variant.book, variant.question = pool, book, lambda p: question(**numbers(p))
+    variant.pool, variant.book, variant.question = pool, book, lambda p: question(**numbers(p))  # type: ignore[attr-defined]
     return _number(label, name, run, variant, expected=expected)
 
 

@@ -114,7 +114,7 @@ def audit_lower_bounds(true_epsilon=1.0, n_samples=2000, runs=100, *, confidence
     eps = check_epsilon(true_epsilon, "true_epsilon")
     n = check_positive_int(n_samples, "n_samples", minimum=MIN_SAMPLES)
     runs = check_positive_int(runs, "runs")
-    conf = check_probability(confidence, "confidence", open_low=True, open_high=True)
+    conf = check_probability(confidence, "confidence", low_open=True, high_open=True)
     seeds = np.random.SeedSequence(check_positive_int(seed, "seed", minimum=0)).spawn(runs)
     mech = _laplace_count(eps)
     return np.array([audit_epsilon(mech, 0.0, 1.0, n, rng=np.random.default_rng(s), confidence=conf).lower_bound
@@ -169,7 +169,7 @@ def plot_threshold_search(mechanism, x, x_prime, n_samples=20_000, *, epsilon=No
     """
     mechanism = check_callable(mechanism, "mechanism")
     n = check_positive_int(n_samples, "n_samples", minimum=MIN_SAMPLES)
-    conf = check_probability(confidence, "confidence", open_low=True, open_high=True)
+    conf = check_probability(confidence, "confidence", low_open=True, high_open=True)
     k = check_positive_int(n_thresholds, "n_thresholds", minimum=2)
     gen = as_rng(rng)
     a = np.sort(np.asarray(mechanism(x, gen, size=n), dtype=float))

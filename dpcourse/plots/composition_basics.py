@@ -158,7 +158,7 @@ def composed_laplace_losses(epsilon, k, *, n_samples=100_000, rng=None) -> np.nd
     k = check_positive_int(k, "k")
     n_samples = check_positive_int(n_samples, "n_samples")
     y = laplace_mechanism(np.zeros((n_samples, k)), 1.0, eps, rng=as_rng(rng))
-    return laplace_privacy_loss(y, np.zeros(k), np.ones(k), 1.0 / eps)
+    return laplace_privacy_loss(y, np.zeros(k), np.ones(k), 1.0 / eps)  # type: ignore[return-value]
 
 
 def loss_atoms(epsilon, k):

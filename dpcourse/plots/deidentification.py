@@ -122,7 +122,7 @@ def plot_units_of_privacy(epsilon=0.1, events_per_day=24, days=365, *, prior=0.0
     eps = check_epsilon(epsilon)
     k = check_positive_int(events_per_day, "events_per_day")
     t = check_positive_int(days, "days")
-    p0 = check_probability(prior, "prior", open_low=True, open_high=True)
+    p0 = check_probability(prior, "prior", low_open=True, high_open=True)
     shown = check_positive_int(days_shown, "days_shown")
     if k > 60 or shown > 14 or shown > t:
         raise ValueError("events_per_day must be at most 60 and days_shown at most 14 and at most days, so that "

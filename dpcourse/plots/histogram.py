@@ -106,7 +106,7 @@ def plot_noisy_histogram(data, categories, epsilon, relation, *, beta=0.05, rng=
     """
     eps = check_epsilon(epsilon)
     relation = check_relation(relation)
-    beta = check_probability(beta, "beta", open_low=True, open_high=True)
+    beta = check_probability(beta, "beta", low_open=True, high_open=True)
     counts = exact_histogram(data, categories=categories)
     noisy = dp_histogram(data, eps, relation=relation, categories=categories, rng=rng)
     k = counts.size
@@ -154,7 +154,7 @@ def max_error_quantiles(ks, epsilon, relation, *, beta=0.05, n_trials=500, rng=N
     """
     eps = check_epsilon(epsilon)
     delta = histogram_sensitivity(relation)
-    beta = check_probability(beta, "beta", open_low=True, open_high=True)
+    beta = check_probability(beta, "beta", low_open=True, high_open=True)
     n_trials = check_positive_int(n_trials, "n_trials")
     gen = as_rng(rng)
     out = []
@@ -174,7 +174,7 @@ def plot_max_error_vs_k(ks, simulated, epsilon, relation, *, beta=0.05):
     """
     eps = check_epsilon(epsilon)
     b = histogram_sensitivity(relation) / eps
-    beta = check_probability(beta, "beta", open_low=True, open_high=True)
+    beta = check_probability(beta, "beta", low_open=True, high_open=True)
     ks = np.asarray(ks, dtype=float)
     fine = np.unique(np.round(np.geomspace(ks.min(), ks.max(), 200)).astype(int))  # k is a whole number
     fig, ax = plt.subplots(figsize=(7, 4.2))
