@@ -80,7 +80,7 @@ def part_epoch():
     X /= np.linalg.norm(X, axis=1, keepdims=True)
     y = (gen.random(n) < special.expit(3 * X[:, 0])).astype(int)
     q = 256 / n
-    dpsgd_noise_multiplier(q, int(round(1 / q)), 1.0, 1e-5)  # calibrate once (cached)
+    dpsgd_noise_multiplier(q, steps=int(round(1 / q)), epsilon=1.0, delta=1e-5)  # calibrate once (cached)
     t_dp, t_plain = [], []
     for r in range(7):
         t0 = time.perf_counter()
@@ -117,12 +117,12 @@ def part_grid(qs=(0.004, 0.01, 0.05, 0.1, 1.0)):
         t_ref += time.perf_counter() - t0
         t0 = time.perf_counter()
         if q < 1:
-            ours = dpsgd_epsilon(q, s, k, 1e-5)
+            ours = dpsgd_epsilon(q, noise_multiplier=s, steps=k, delta=1e-5)
         else:  # dpsgd_epsilon answers q = 1 in closed form: time the FFT path instead
             ours = max(_pld_epsilon(1.0, s, k, 1e-5, d) for d in ("remove", "add"))
         t_pld += time.perf_counter() - t0
         t0 = time.perf_counter()
-        rdp = dpsgd_epsilon(q, s, k, 1e-5, method="rdp")
+        rdp = dpsgd_epsilon(q, noise_multiplier=s, steps=k, delta=1e-5, method="rdp")
         t_rdp += time.perf_counter() - t0
         rows += 1
         if ref > 0:
@@ -159,19 +159,19 @@ def part_smallq(q=0.001, k=10**5):
             ref = acc.get_epsilon(delta)
             t_ref = time.perf_counter() - t0
             t0 = time.perf_counter()
-            ours = dpsgd_epsilon(q, s, k, delta)
+            ours = dpsgd_epsilon(q, noise_multiplier=s, steps=k, delta=delta)
             t_pld = time.perf_counter() - t0
-            rdp = dpsgd_epsilon(q, s, k, delta, method="rdp")
+            rdp = dpsgd_epsilon(q, noise_multiplier=s, steps=k, delta=delta, method="rdp")
             monotone &= ours <= previous
             previous = ours
             print(f"  {s:5.2f}  {ref:14.6f} {ours:10.6f}  {ours / ref:8.5f} {rdp:12.6f}  {rdp / ours:8.4f}"
                   f"   {t_ref:5.1f} / {t_pld:4.1f}", flush=True)
         print(f"  pld non-increasing in sigma on this grid: {monotone}")
     t0 = time.perf_counter()
-    sigma = dpsgd_noise_multiplier(q, k, 8.0, 1e-9)
+    sigma = dpsgd_noise_multiplier(q, steps=k, epsilon=8.0, delta=1e-9)
     t_cal = time.perf_counter() - t0
     print(f"dpsgd_noise_multiplier({q}, {k}, 8.0, 1e-9) = {sigma:.5f} ({t_cal:.0f} s): epsilon "
-          f"{dpsgd_epsilon(q, sigma, k, 1e-9):.5f}, at sigma (1 - 1e-3) {dpsgd_epsilon(q, sigma * (1 - 1e-3), k, 1e-9):.5f}")
+          f"{dpsgd_epsilon(q, noise_multiplier=sigma, steps=k, delta=1e-9):.5f}, at sigma (1 - 1e-3) {dpsgd_epsilon(q, noise_multiplier=sigma * (1 - 1e-3), steps=k, delta=1e-9):.5f}")
 
 
 def part_delta():

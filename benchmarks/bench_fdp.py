@@ -125,21 +125,21 @@ def envelope():
 
 def refusal():
     from dpcourse.accounting import _calibrate
-    dpcourse.dpsgd_epsilon(0.5, 10.0, 10, DELTA)  # warm up (lazy imports) outside the timings
+    dpcourse.dpsgd_epsilon(0.5, noise_multiplier=10.0, steps=10, delta=DELTA)  # warm up (lazy imports) outside the timings
     settings = [(0.5, 10**6, 1e-6, 1e-12), (0.5, 10**5, 1e-6, 1e-12), (1e-4, 10**6, 1e-6, 1e-12), (1.0, 1000, 1e-9, 1e-10)]
     print("dpsgd_noise_multiplier's refusal (no sigma up to 1e6 meets the target), method pld:")
     for q, k, eps, d in settings:
         _calibrate.cache_clear()
         t0 = time.perf_counter()
         try:
-            dpcourse.dpsgd_noise_multiplier(q, k, eps, d)
+            dpcourse.dpsgd_noise_multiplier(q, steps=k, epsilon=eps, delta=d)
             outcome = "answered"
         except ValueError:
             outcome = "refused"
         now = time.perf_counter() - t0
         t0 = time.perf_counter()
         hi, queries = 1.0, 0  # the old search: double from 1, one query each, refuse when past 1e6
-        while dpcourse.dpsgd_epsilon(q, hi, k, d) > eps:
+        while dpcourse.dpsgd_epsilon(q, noise_multiplier=hi, steps=k, delta=d) > eps:
             queries += 1
             hi *= 2.0
             if hi > 1e6:

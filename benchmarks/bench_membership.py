@@ -51,7 +51,7 @@ def lira_table():
         t_score = time.perf_counter() - t0
         bound = ""
         if eps > 0:
-            sigma = dpcourse.dpsgd_noise_multiplier(1.0, 50, eps, DELTA)
+            sigma = dpcourse.dpsgd_noise_multiplier(1.0, steps=50, epsilon=eps, delta=DELTA)
             mu = dpcourse.gdp_mu(dpcourse.ComposedEvent(dpcourse.GaussianEvent(sigma), 50))
             bound = (f"; caps: (eps, delta) {mia.dp_tpr_bound(1e-3, eps, DELTA):.4f} / "
                      f"{mia.dp_tpr_bound(1e-2, eps, DELTA):.4f}, own curve (mu = {mu:.3f}) "
@@ -62,7 +62,7 @@ def lira_table():
 
 def noise_once(eps):
     """The bug of the chapter: DP-SGD's noise added once at the end (broken on purpose)."""
-    sigma = dpcourse.dpsgd_noise_multiplier(1.0, K_AUD, eps, DELTA)
+    sigma = dpcourse.dpsgd_noise_multiplier(1.0, steps=K_AUD, epsilon=eps, delta=DELTA)
 
     def train(Xs, ys, gen):
         yv = 2.0 * ys - 1.0
@@ -95,8 +95,8 @@ def audits():
     print(f"\nCanary audits, {RUNS} runs per side, DP-SGD full batch, {K_AUD} steps, 95% confidence")
     for name, train, eps in (("DP-SGD", dpsgd(1.0), 1.0), ("DP-SGD", dpsgd(4.0), 4.0),
                              ("noise once (bug)", noise_once(1.0), 1.0)):
-        sigma = dpcourse.dpsgd_noise_multiplier(1.0, K_AUD, eps, DELTA)
-        accountant = dpcourse.dpsgd_epsilon(1.0, sigma, K_AUD, DELTA)
+        sigma = dpcourse.dpsgd_noise_multiplier(1.0, steps=K_AUD, epsilon=eps, delta=DELTA)
+        accountant = dpcourse.dpsgd_epsilon(1.0, noise_multiplier=sigma, steps=K_AUD, delta=DELTA)
         t0 = time.perf_counter()
         res = mia.canary_audit(train, X, y, canary, 1, RUNS, delta=DELTA, rng=SEED + 4)
         t_audit = time.perf_counter() - t0

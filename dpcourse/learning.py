@@ -262,7 +262,7 @@ def _clipped_gradient_sum(Xb, yb, w, clip_norm):
 def _dpsgd(X, yv, eps, delta, lam, gen, *, clip_norm, sampling_rate, steps, expected_batch_size, learning_rate):
     n, d = X.shape
     q = sampling_rate
-    sigma = dpsgd_noise_multiplier(q, steps, eps, delta)  # q, steps, eps, delta: all public, none from n
+    sigma = dpsgd_noise_multiplier(q, steps=steps, epsilon=eps, delta=delta)  # q, steps, eps, delta: all public, none from n
     expected = expected_batch_size  # public normaliser given by the caller, never computed from the private n
     q_exact = Fraction(q)
     q_bounds = lambda prec: dyadic_bounds(q_exact, prec)  # noqa: E731 (the float q is an exact dyadic)

@@ -298,7 +298,8 @@ def subset_sum_error_bound(n: int, epsilon: float, delta: float, beta: float) ->
     n : int
         Number of secret bits, >= 1; an int of any size.
     epsilon : float
-        ε > 0; one so large that e^ε leaves the decimal range (ε > 4e18) gives 0.0.
+        ε > 0; above ln(n) + 746 the bound is below the smallest float and 0.0 is returned at once (e^ε is not
+        formed: at ε = 1e8 its exact value alone took minutes).
     delta : float
         δ in [0, 1).
     beta : float
@@ -319,6 +320,8 @@ def subset_sum_error_bound(n: int, epsilon: float, delta: float, beta: float) ->
     eps = check_epsilon(epsilon)
     dlt = check_delta(delta)
     b = check_probability(beta, "beta")
+    if eps > n.bit_length() * math.log(2.0) + 746.0:
+        return 0.0                              # (n / 4) e^-ε < e^(ln n - ε) < e^-746 < 2**-1074: rounds down to 0
     # (1 - δ) / (1 + e^ε), from below: 1 - bit_guessing_bound(ε, δ) cancels (at ε = 35 it is off by 5.6 %)
     ctx = decimal.Context(prec=SUBSET_SUM_DIGITS, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN,
                           traps=[decimal.Overflow, decimal.InvalidOperation])

@@ -490,7 +490,7 @@ def _amplify(eps: float, d: float, q: float) -> tuple[float, float]:
     return eps + math.log(q + (1.0 - q) * math.exp(-eps)), q * d  # the same, without overflow for large epsilon
 
 
-def dpsgd_epsilon(sampling_rate: float, noise_multiplier: float, steps: int, delta: float, *,
+def dpsgd_epsilon(sampling_rate: float, *, steps: int, noise_multiplier: float, delta: float,
                   method: str = "pld") -> float:
     """Epsilon of DP-SGD: ``steps`` Poisson-sampled Gaussian steps, at ``delta``, as an upper bound.
 
@@ -508,8 +508,8 @@ def dpsgd_epsilon(sampling_rate: float, noise_multiplier: float, steps: int, del
       improved conversion; also an upper bound, in practice larger than the PLD's.
 
     The same as ``PrivacyAccountant().compose(PoissonSampledEvent(q, GaussianEvent(noise_multiplier)), steps)
-    .epsilon(delta, method)``. Pass the arguments after ``sampling_rate`` by name (``steps=``,
-    ``noise_multiplier=``, ``delta=``): their positional order differs from :func:`dpsgd_noise_multiplier`'s.
+    .epsilon(delta, method)``. Every argument after ``sampling_rate`` is keyword-only, as in
+    :func:`dpsgd_noise_multiplier`.
 
     Parameters
     ----------
@@ -534,7 +534,8 @@ def dpsgd_epsilon(sampling_rate: float, noise_multiplier: float, steps: int, del
     --------
     >>> round(dpsgd_epsilon(1.0, steps=100, noise_multiplier=10.0, delta=1e-5), 3)  # q = 1: exact Gaussian
     4.377
-    >>> dpsgd_epsilon(0.01, 1.0, 1000, 1e-5, method="rdp") >= dpsgd_epsilon(0.01, 1.0, 1000, 1e-5)
+    >>> run = dict(steps=1000, noise_multiplier=1.0, delta=1e-5)
+    >>> dpsgd_epsilon(0.01, **run, method="rdp") >= dpsgd_epsilon(0.01, **run)
     True
     """
     q, sigma = _check_q_sigma(sampling_rate, noise_multiplier)
@@ -548,17 +549,16 @@ def dpsgd_epsilon(sampling_rate: float, noise_multiplier: float, steps: int, del
     return PrivacyAccountant().compose(event, k).epsilon(d, method)
 
 
-def dpsgd_noise_multiplier(sampling_rate: float, steps: int, epsilon: float, delta: float, *, method: str = "pld",
+def dpsgd_noise_multiplier(sampling_rate: float, *, steps: int, epsilon: float, delta: float, method: str = "pld",
                            rtol: float = 1e-3) -> float:
     """The smallest noise multiplier for which DP-SGD is (epsilon, delta)-DP, to relative precision ``rtol``.
 
-    The returned sigma satisfies ``dpsgd_epsilon(sampling_rate, sigma, steps, delta, method=method) <= epsilon``:
+    The returned sigma satisfies ``dpsgd_epsilon(sampling_rate, noise_multiplier=sigma, steps=steps, delta=delta, method=method) <= epsilon``:
     DP-SGD with it is (epsilon, delta)-DP under the **add/remove-one** relation (theorem ``learn-thm-dpsgd``),
     and some sigma' >= sigma / (1 + rtol) has a computed epsilon above ``epsilon``. Found by bisection on
     log sigma (the computed epsilon decreases in sigma). A target that needs a sigma below
-    ``MIN_NOISE_MULTIPLIER`` = 0.125 or above 1e6 is refused with ValueError. Pass the arguments after
-    ``sampling_rate`` by name (``steps=``, ``epsilon=``, ``delta=``): their positional order differs from
-    :func:`dpsgd_epsilon`'s.
+    ``MIN_NOISE_MULTIPLIER`` = 0.125 or above 1e6 is refused with ValueError. Every argument after
+    ``sampling_rate`` is keyword-only, as in :func:`dpsgd_epsilon`.
 
     Parameters
     ----------
@@ -583,7 +583,8 @@ def dpsgd_noise_multiplier(sampling_rate: float, steps: int, epsilon: float, del
     Examples
     --------
     >>> s = dpsgd_noise_multiplier(0.01, steps=1000, epsilon=1.0, delta=1e-5)
-    >>> dpsgd_epsilon(0.01, s, 1000, 1e-5) <= 1.0 < dpsgd_epsilon(0.01, s * 0.995, 1000, 1e-5)
+    >>> run = dict(steps=1000, delta=1e-5)
+    >>> dpsgd_epsilon(0.01, noise_multiplier=s, **run) <= 1.0 < dpsgd_epsilon(0.01, noise_multiplier=s * 0.995, **run)
     True
     """
     q = check_real(sampling_rate, "sampling_rate", low=0.0, low_open=True, high=1.0)
@@ -603,7 +604,7 @@ _MAX_NOISE_MULTIPLIER = 1e6
 @functools.lru_cache(maxsize=256)
 def _calibrate(q, k, eps, d, method, tol):
     def eps_of(sigma):
-        return dpsgd_epsilon(q, sigma, k, d, method=method)
+        return dpsgd_epsilon(q, noise_multiplier=sigma, steps=k, delta=d, method=method)
 
     # Refuse first, with one query at the largest noise multiplier calibrated to (the cheapest query: the PLD grid
     # shrinks as sigma grows): the doubling from 1 reached the refusal only after 20 queries (20 s at q = 0.5,

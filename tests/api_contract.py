@@ -740,13 +740,13 @@ def _dplr(epsilon, delta, method, rng):
 SPECS += [
     Spec("PoissonSampledEvent", _poisson_event, [A("sampling_rate", LEARN_Q), A("sigma", POS)]),
     Spec("PoissonSampledEvent.event", _poisson_event_of, [A("event", EVENT)]),
-    Spec("dpsgd_epsilon", dp.dpsgd_epsilon, [A("sampling_rate", LEARN_Q), A("noise_multiplier", LEARN_SIGMA),
-                                             A("steps", LEARN_STEPS), A("delta", DELTA_POS),
+    Spec("dpsgd_epsilon", dp.dpsgd_epsilon, [A("sampling_rate", LEARN_Q), A("noise_multiplier", LEARN_SIGMA, True),
+                                             A("steps", LEARN_STEPS, True), A("delta", DELTA_POS, True),
                                              A("method", LEARN_METHOD, True)], "nonneg", 5),
     Spec("dpsgd_noise_multiplier", dp.dpsgd_noise_multiplier,
-         [A("sampling_rate", LEARN_Q), A("steps", integer(v_hi=50, default=10, edge=[1, 2000])),
-          A("epsilon", real(0.0, None, True, v_lo=0.3, v_hi=8.0, default=1.0, edge=[1e-3, 1e300])),
-          A("delta", DELTA_POS), A("method", LEARN_METHOD, True)], "nonneg", 3, 20.0),  # a calibration: ~1-6 s
+         [A("sampling_rate", LEARN_Q), A("steps", integer(v_hi=50, default=10, edge=[1, 2000]), True),
+          A("epsilon", real(0.0, None, True, v_lo=0.3, v_hi=8.0, default=1.0, edge=[1e-3, 1e300]), True),
+          A("delta", DELTA_POS, True), A("method", LEARN_METHOD, True)], "nonneg", 3, 20.0),  # a calibration: ~1-6 s
     Spec("subsampling_amplification", dp.subsampling_amplification,
          [A("epsilon", EPS), A("delta", DELTA), A("sampling_rate", LEARN_Q)], "nonneg"),
     Spec("dp_logistic_regression", _dplr, [A("epsilon", EPS_MODEST), A("delta", DELTA), A("method", LEARN_FIT_METHOD),

@@ -985,3 +985,15 @@ def test_gaussian_tree_refuses_a_node_variance_from_2_60_on_whatever_the_terms_o
             cc.TreeCounter(1 << (L - 1), rho=L / 2**61)
         suggested = float(str(info.value).rsplit(">= ", 1)[1])
         assert cc.TreeCounter(1 << (L - 1), rho=suggested).noise_parameter < 2**60
+
+
+def test_crossover_at_horizons_that_are_not_powers_of_two():
+    """Round 4: the chapter's 'from T = 2^11 on' holds among powers of two only (the exercise's question). At other
+    horizons the Laplace tree's largest answer variance is already below noisy increments' earlier, e.g. at T = 1500
+    (L = 11, at most ten nodes: 10 v(11) = 2418 against 1500 v(1) = 2762) and at T = 1000; at T = 1313 it is not."""
+    def largest(T, eps=1.0):
+        t = np.arange(1, T + 1)
+        return cc.tree_variance(t, T, eps).max(), float(cc.naive_variance(T, T, eps, method="increments"))
+    tree, inc = largest(1500)
+    assert round(tree) == 2418 and round(inc) == 2762
+    assert largest(1000)[0] < largest(1000)[1] and largest(1313)[0] > largest(1313)[1]

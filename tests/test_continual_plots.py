@@ -146,12 +146,12 @@ def test_exact_errors_run_the_gaussian_counters_at_rho_epsilon_squared_over_two(
     """The comparison's currency (chapter, theorem cr-thm-fact): the Gaussian counters run at rho = epsilon**2 / 2.
     Checked against values computed here from the theorems, not by the module: at T = 16 (L = 5) the Gaussian tree's
     worst answer (t = 15, four nodes) has variance 4 L / (2 rho) (the discrete Gaussian's variance is its parameter
-    to within 1e-40 at sigma^2 = 5 / (2 rho) >= 1.25), and the factorization's worst RMSE is S(T) / sqrt(2 rho)
+    to within 1e-40 at sigma^2 = 5 / (2 rho) >= 5), and the factorization's worst RMSE is S(T) / sqrt(2 rho)
     times the lattice's factor, between 1 and 1.001 (S(16) = sum of c_k^2, c_k = binom(2k, k) / 4**k). A figure at
     rho = epsilon**2 would be sqrt(2) too accurate."""
     T, L = 16, 5
     S = sum(math.comb(2 * k, k) ** 2 / 16**k for k in range(T))
-    for eps in (0.5, 1.0, 2.0):
+    for eps in (0.25, 0.5, 1.0):
         rho = eps * eps / 2
         e = figs.exact_errors(T, eps)
         assert e["tree, Gaussian (ρ = ε²/2)"].max() == pytest.approx(math.sqrt(4 * L / (2 * rho)), rel=1e-12)

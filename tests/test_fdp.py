@@ -193,7 +193,7 @@ def test_clt_mu_formula_and_refusals():
 
 def test_clt_under_reports_epsilon_at_few_steps():
     # the CLT is an approximation: at q = 0.01, sigma = 0.6, 100 steps it reports less than half the PLD's epsilon
-    e_pld = dp.dpsgd_epsilon(0.01, 0.6, 100, 1e-5)
+    e_pld = dp.dpsgd_epsilon(0.01, noise_multiplier=0.6, steps=100, delta=1e-5)
     e_clt = dp.gaussian_epsilon(1e-5, F.clt_mu_poisson_gaussian(0.01, 0.6, 100))
     assert e_clt < 0.5 * e_pld
 
@@ -465,14 +465,14 @@ def test_symmetrised_step_has_a_larger_clt_mu():
 def test_dpsgd_calibration_refuses_by_name_at_once_and_calibrates_up_to_its_cap():
     # the refusal is one query at the cap (it was reached after doubling from 1: 20 queries, 20 s at q = 0.5,
     # 10**6 steps; the time is measured in benchmarks/bench_fdp.py, not here)
-    for args in [(1.0, 1000, 1e-9, 1e-10), (0.5, 10**4, 1e-7, 1e-12)]:
+    for q, steps, eps, delta in [(1.0, 1000, 1e-9, 1e-10), (0.5, 10**4, 1e-7, 1e-12)]:
         with pytest.raises(ValueError, match="no noise multiplier up to 1e6 reaches epsilon"):
-            dp.dpsgd_noise_multiplier(*args)
+            dp.dpsgd_noise_multiplier(q, steps=steps, epsilon=eps, delta=delta)
     # a target whose sigma lies between 2**19 and the cap 1e6 is calibrated (the doubling refused at 2**20 > 1e6)
     eps = dp.gaussian_epsilon(1e-7, 1.0 / 7e5)
     assert eps > 0
-    sigma = dp.dpsgd_noise_multiplier(1.0, 1, eps, 1e-7)
-    assert 7e5 * (1 - 2e-3) < sigma <= 1e6 and dp.dpsgd_epsilon(1.0, sigma, 1, 1e-7) <= eps
+    sigma = dp.dpsgd_noise_multiplier(1.0, steps=1, epsilon=eps, delta=1e-7)
+    assert 7e5 * (1 - 2e-3) < sigma <= 1e6 and dp.dpsgd_epsilon(1.0, noise_multiplier=sigma, steps=1, delta=1e-7) <= eps
 
 
 def test_tradeoff_curve_method_reaches_the_accountant():
@@ -497,7 +497,7 @@ def test_numbers_of_the_chapter_exercises():
     assert max(basic) == 5
     # fdp-ex-clt-regime: at q = 0.001, sigma = 0.5, 1000 steps the CLT reports about a quarter of the PLD's epsilon
     e_clt = dp.gaussian_epsilon(1e-5, F.clt_mu_poisson_gaussian(0.001, 0.5, 1000))
-    ratio = e_clt / dp.dpsgd_epsilon(0.001, 0.5, 1000, 1e-5)
+    ratio = e_clt / dp.dpsgd_epsilon(0.001, noise_multiplier=0.5, steps=1000, delta=1e-5)
     assert 0.2 < ratio < 0.3
 
 

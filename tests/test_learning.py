@@ -146,7 +146,7 @@ def test_dpsgd_poisson_batches_and_normaliser():
     X = np.zeros((n, 2))
     X[:, 0] = 10.0  # gradient at w = 0 is -y x / 2 = (-5, 0) for y = 1: clipped to norm C
     y = np.ones(n, dtype=int)
-    sigma = dpsgd_noise_multiplier(q, 1, eps, delta)
+    sigma = dpsgd_noise_multiplier(q, steps=1, epsilon=eps, delta=delta)
     est = []
     for seed in range(300):
         w = dp_logistic_regression(X, y, eps, delta, method="dpsgd", regularization=1e-3, clip_norm=C,
@@ -167,7 +167,7 @@ def test_dpsgd_add_remove_neighbours_run_the_same_mechanism(monkeypatch):
 
     def sigma_spy(*args, **kwargs):
         out = real_sigma(*args, **kwargs)
-        seen.append(("sigma", args, out))
+        seen.append(("sigma", args, tuple(sorted(kwargs.items())), out))
         return out
 
     def loop_spy(X, yv, eps, delta, lam, gen, **kw):
@@ -317,7 +317,7 @@ def test_steps_exercise_rdp_number():
     from dpcourse import dpsgd_epsilon
 
     # max_compositions(..., "rdp") returns 879 (13 s); the boundary it finds, checked directly
-    assert dpsgd_epsilon(0.01, 1.0, 879, 1e-5, method="rdp") <= 2.0 < dpsgd_epsilon(0.01, 1.0, 880, 1e-5, method="rdp")
+    assert dpsgd_epsilon(0.01, noise_multiplier=1.0, steps=879, delta=1e-5, method="rdp") <= 2.0 < dpsgd_epsilon(0.01, noise_multiplier=1.0, steps=880, delta=1e-5, method="rdp")
 
 
 def test_accuracy_figure_says_which_columns_carry_a_proven_guarantee():
@@ -484,8 +484,8 @@ def test_subsampled_gaussian_figure_draws_the_mixture_and_its_privacy_loss():
     assert np.allclose(loss_1.get_ydata(), np.log(present.get_ydata() / absent.get_ydata()), atol=1e-9)
     assert np.all(np.abs(loss_q.get_ydata()) <= np.abs(loss_1.get_ydata()) + 1e-12)
     texts = [t.get_text() for t in right.get_legend().get_texts()]
-    assert f"{dpsgd_epsilon(q, sigma, 1, 1e-6):.2f}" in texts[0]
-    assert f"{dpsgd_epsilon(1.0, sigma, 1, 1e-6):.2f}" in texts[1]
+    assert f"{dpsgd_epsilon(q, noise_multiplier=sigma, steps=1, delta=1e-6):.2f}" in texts[0]
+    assert f"{dpsgd_epsilon(1.0, noise_multiplier=sigma, steps=1, delta=1e-6):.2f}" in texts[1]
     plt.close(fig)
     for bad in [dict(sampling_rate=0.0), dict(sampling_rate=1.0), dict(noise_multiplier=0.0), dict(sampling_rate=True)]:
         with pytest.raises((ValueError, TypeError)):

@@ -771,3 +771,56 @@ def test_packing_figure_draws_a_guarantee_the_geometric_histogram_meets():
         figs.geometric_median_guarantee(10, 1.0, relation="replace")
     with pytest.raises(ValueError, match="k"):
         figs.geometric_median_guarantee(0, 1.0)
+
+
+def test_subset_sum_error_bound_huge_epsilon_is_answered_without_forming_e_to_the_epsilon():
+    """Round 4: e^eps was formed as an exact fraction whatever eps (4.6 s at eps = 1e7; minutes and gigabytes from
+    1e8 up to the end of the decimal range, 2.3e18). Past ln(n) + 746 the bound is below every float: 0.0 at once.
+    Run in a child process under a CPU cap, so that the old code fails instead of hanging the suite."""
+    import subprocess
+    import sys
+
+    code = ("import resource; resource.setrlimit(resource.RLIMIT_CPU, (30, 30))\n"
+            "from dpcourse import lower_bounds as lb\n"
+            "print(*(lb.subset_sum_error_bound(n, e, 0.0, 0.0) for n, e in "
+            "((1000, 1e9), (1000, 2.2e18), (10**400, 1e8))))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.split() == ["0.0", "0.0", "0.0"], done.stderr[-500:]
+
+
+def test_subset_sum_error_bound_large_n_and_epsilon_still_exact():
+    """The shortcut above must not cut a positive bound: n = 2**2000 carries it past eps = 746."""
+    from fractions import Fraction
+
+    import mpmath
+
+    n = 2**2000
+    with mpmath.workdps(60):
+        for eps in (1000.0, 2000 * math.log(2) + 700):                    # 1.46e167, and about 1e-305
+            true = mpmath.mpf(n) / 4 / (1 + mpmath.exp(mpmath.mpf(eps)))
+            got = lb.subset_sum_error_bound(n, eps, 0.0, 0.0)
+            assert 0 < got <= true
+            assert Fraction(math.nextafter(got, math.inf)) > Fraction(mpmath.nstr(true, 50))
+    assert lb.subset_sum_error_bound(n, 2000 * math.log(2) + 746.0, 0.0, 0.0) == 0.0   # below 2**-1074
+
+
+@pytest.mark.parametrize("d, eps, alpha", [(100, 0.1, 0.1), (100, 0.1, 0.0825), (1000, 0.5, 0.15), (10_000, 1.0, 0.05)])
+def test_fingerprinting_range_is_the_whole_run_of_excluded_n(d, eps, alpha):
+    """Round 4: the union of the intervals [n0, last(n0)] must join intervals that touch (a mutant that stopped at
+    the first touching one returned (1, 1) at d = 100, eps = 0.1, alpha = 0.1 instead of (1, 32)): the range ends
+    where the corollary, in 60-digit arithmetic, stops excluding n."""
+    low, high = lb.fingerprinting_sample_bound(d, eps, 0.0, alpha)
+    assert low == 1 and high > 1
+    assert _fingerprint_excluded_60_digits(high, d, eps, 0.0, alpha)
+    assert not _fingerprint_excluded_60_digits(high + 1, d, eps, 0.0, alpha)
+
+
+@pytest.mark.parametrize("relation, scale", [("add_remove", 1.0), ("replace_one", 2.0)])
+def test_geometric_median_guarantee_is_where_the_union_bound_is_one_half(relation, scale):
+    """Round 4: t solves k 2 a^t / (1 + a) = 1/2 with a = e^(-eps/Delta) for the relation's Delta (a mutant taking
+    a = e^(-eps) under replace-one drew a higher, still true, but not the stated line and survived)."""
+    for k in (2, 10, 5040):
+        for eps in (0.3, 1.0, 2.0):
+            t = figs.geometric_median_guarantee(k, eps, relation=relation)
+            a = math.exp(-eps / scale)
+            assert k * 2 * a**t / (1 + a) == pytest.approx(0.5, rel=1e-12)

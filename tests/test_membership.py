@@ -144,8 +144,8 @@ def _dpsgd(eps):
 def test_audit_never_exceeds_the_accountant_on_correct_dpsgd():
     X, y, canary = _audit_data()
     eps = 1.0
-    sigma = dpcourse.dpsgd_noise_multiplier(1.0, K, eps, 1e-5)
-    accountant = dpcourse.dpsgd_epsilon(1.0, sigma, K, 1e-5)
+    sigma = dpcourse.dpsgd_noise_multiplier(1.0, steps=K, epsilon=eps, delta=1e-5)
+    accountant = dpcourse.dpsgd_epsilon(1.0, noise_multiplier=sigma, steps=K, delta=1e-5)
     # 200 bounding runs per side: the largest bound this audit can report (2.59) is above twice the
     # accountant's epsilon, so the test can fail (with 50 bounding runs the ceiling was 1.09).
     assert ex._max_audit_epsilon(200, 1 - 1e-6) > 2 * accountant
@@ -262,10 +262,10 @@ def test_full_batch_dpsgd_is_sqrt_k_over_sigma_gdp_and_the_curve_is_below_the_ep
     (eps, delta(eps)) line of its own profile and touches one of them."""
     for eps, mu_want, cap, cap_ed in ((1.0, 0.268, 0.0198, 0.0272), (4.0, 0.925, 0.0805, 0.5460),
                                       (16.0, 2.905, 0.719, 1.0)):
-        sigma = dpcourse.dpsgd_noise_multiplier(1.0, 50, eps, 1e-5)
+        sigma = dpcourse.dpsgd_noise_multiplier(1.0, steps=50, epsilon=eps, delta=1e-5)
         mu = dpcourse.gdp_mu(dpcourse.ComposedEvent(dpcourse.GaussianEvent(sigma), 50))
         assert mu == pytest.approx(math.sqrt(50) / sigma, rel=1e-12) and round(mu, 3) == mu_want
-        assert dpcourse.dpsgd_epsilon(1.0, sigma, 50, 1e-5) == pytest.approx(dpcourse.gaussian_epsilon(1e-5, mu),
+        assert dpcourse.dpsgd_epsilon(1.0, noise_multiplier=sigma, steps=50, delta=1e-5) == pytest.approx(dpcourse.gaussian_epsilon(1e-5, mu),
                                                                               rel=1e-9)
         assert round(mia.gdp_tpr_bound(0.01, mu), 4 if cap < 0.1 else 3) == cap
         assert round(mia.dp_tpr_bound(0.01, eps, 1e-5), 4) == cap_ed
@@ -302,7 +302,7 @@ def test_the_gdp_curve_survives_an_audit_of_correct_dpsgd_and_fails_on_the_misca
     >= confidence when training is mu-GDP (G_mu symmetric, non-increasing): it does on correct full-batch DP-SGD at
     mu = sqrt(K)/sigma, and the run trained at epsilon 16 breaks the curve of the claimed epsilon 1."""
     X, y, canary = _audit_data()
-    sigma = dpcourse.dpsgd_noise_multiplier(1.0, K, 1.0, 1e-5)
+    sigma = dpcourse.dpsgd_noise_multiplier(1.0, steps=K, epsilon=1.0, delta=1e-5)
     mu = math.sqrt(K) / sigma
     ok = mia.canary_audit(_dpsgd(1.0), X, y, canary, 1, 200, delta=1e-5, confidence=1 - 1e-6, rng=3)
     assert ok.p_lower <= mia.gdp_tpr_bound(ok.q_upper, mu)
@@ -516,7 +516,7 @@ def test_the_canary_weight_of_the_final_model_is_as_distinguishable_as_every_noi
     1e-6 on each side, and m / s is sqrt(K) / sigma, the mu of all K noisy steps, to 0.1%."""
     X, y, canary = _audit_data()
     lr, lam, C, eps = 4.0, 1e-3, 0.1, 1.0
-    sigma = dpcourse.dpsgd_noise_multiplier(1.0, K, eps, 1e-5)
+    sigma = dpcourse.dpsgd_noise_multiplier(1.0, steps=K, epsilon=eps, delta=1e-5)
     a = (1 - lr * lam) ** np.arange(K)
     m, s = lr * C / N_AUD * a.sum(), lr * sigma * C / N_AUD * math.sqrt((a * a).sum())
     assert m / s == pytest.approx(math.sqrt(K) / sigma, rel=1e-3)

@@ -128,7 +128,7 @@ def test_composed_gaussians_are_never_optimistic():
 def test_calibrated_sigmas_are_never_optimistic():
     # q = 1: DP-SGD is k Gaussians with mu = sqrt(k) / sigma, whose exact profile is known
     for k, eps, delta in [(3, 1.0, 1e-5), (1000, 1e-3, 1e-12)]:
-        sigma = dp.dpsgd_noise_multiplier(1.0, k, eps, delta, rtol=1e-6)
+        sigma = dp.dpsgd_noise_multiplier(1.0, steps=k, epsilon=eps, delta=delta, rtol=1e-6)
         with mpmath.workdps(DPS):
             mu = mpmath.sqrt(k) / mpmath.mpf(sigma)
         assert at_most(exact_delta(eps, mu), delta), (k, eps, delta)

@@ -22,7 +22,9 @@ from dpcourse.gaussian import gaussian_delta, gaussian_epsilon
 DELTA = 1e-5
 
 # dpsgd_epsilon is deterministic: a value several tests compare is computed once per module
-cached_dpsgd_epsilon = functools.lru_cache(maxsize=None)(dpsgd_epsilon)
+@functools.lru_cache(maxsize=None)
+def cached_dpsgd_epsilon(q, sigma, steps, delta, method="pld"):
+    return dpsgd_epsilon(q, noise_multiplier=sigma, steps=steps, delta=delta, method=method)
 
 
 def reference_pld(q, sigma, steps, delta=DELTA):
@@ -143,7 +145,7 @@ def test_one_run_without_subsampling_is_the_gaussian_profile():
 def test_pld_of_one_run_is_a_tight_upper_bound(q, sigma):
     """k = 1: at the epsilon the PLD method reports, the exact delta of both directions is <= delta, and at
     0.999 of it the larger one is > delta (an upper bound within 0.1%)."""
-    eps = dpsgd_epsilon(q, sigma, 1, DELTA)
+    eps = dpsgd_epsilon(q, noise_multiplier=sigma, steps=1, delta=DELTA)
     exact = max(subsampled_gaussian_delta(eps, q, sigma, direction=d) for d in ("remove", "add"))
     assert exact <= DELTA
     below = max(subsampled_gaussian_delta(0.999 * eps, q, sigma, direction=d) for d in ("remove", "add"))
@@ -156,7 +158,7 @@ def test_pld_of_one_run_is_a_tight_upper_bound(q, sigma):
 def test_pld_without_subsampling_is_the_exact_gaussian_composition():
     for sigma, k in [(2.0, 10), (0.8, 300), (5.0, 1000)]:
         exact = gaussian_epsilon(DELTA, math.sqrt(k) / sigma)
-        assert dpsgd_epsilon(1.0, sigma, k, DELTA) == pytest.approx(exact, rel=1e-13)  # the shortcut at q = 1
+        assert dpsgd_epsilon(1.0, noise_multiplier=sigma, steps=k, delta=DELTA) == pytest.approx(exact, rel=1e-13)  # the shortcut at q = 1
         got = max(sg._pld_epsilon(1.0, sigma, k, DELTA, d) for d in ("remove", "add"))  # the FFT path
         assert exact <= got <= exact * (1 + 1e-4)
 
@@ -180,14 +182,14 @@ def test_pld_agrees_with_dp_accounting_within_one_percent(q, sigma, steps):
 
 @pytest.mark.parametrize("q,sigma,steps", GRID[::2])
 def test_rdp_is_never_below_pld(q, sigma, steps):
-    assert dpsgd_epsilon(q, sigma, steps, DELTA, method="rdp") >= cached_dpsgd_epsilon(q, sigma, steps, DELTA)
+    assert dpsgd_epsilon(q, noise_multiplier=sigma, steps=steps, delta=DELTA, method="rdp") >= cached_dpsgd_epsilon(q, sigma, steps, DELTA)
 
 
 def test_pld_takes_the_worse_of_the_two_directions():
     """The add direction alone reports less than the maximum: dropping the remove direction would fail."""
     rem = sg._pld_epsilon(0.05, 0.8, 1000, DELTA, "remove")
     add = sg._pld_epsilon(0.05, 0.8, 1000, DELTA, "add")
-    assert dpsgd_epsilon(0.05, 0.8, 1000, DELTA) == max(rem, add)
+    assert dpsgd_epsilon(0.05, noise_multiplier=0.8, steps=1000, delta=DELTA) == max(rem, add)
     assert add < rem
     # the remove direction of k runs, computed independently by dp_accounting's PLD of that direction only
     ref = reference_pld(0.05, 0.8, 1000)
@@ -195,9 +197,9 @@ def test_pld_takes_the_worse_of_the_two_directions():
 
 
 def test_epsilon_is_monotone_in_steps_and_sigma():
-    eps_k = [dpsgd_epsilon(0.02, 1.0, k, DELTA) for k in (10, 100, 1000)]
+    eps_k = [dpsgd_epsilon(0.02, noise_multiplier=1.0, steps=k, delta=DELTA) for k in (10, 100, 1000)]
     assert eps_k[0] < eps_k[1] < eps_k[2]
-    eps_s = [dpsgd_epsilon(0.02, s, 100, DELTA) for s in (0.8, 1.0, 2.0)]
+    eps_s = [dpsgd_epsilon(0.02, noise_multiplier=s, steps=100, delta=DELTA) for s in (0.8, 1.0, 2.0)]
     assert eps_s[0] > eps_s[1] > eps_s[2]
 
 
@@ -260,7 +262,7 @@ def test_pld_loss_range_keeps_its_precision_at_a_tiny_sampling_rate():
     sigma). With log1p(q expm1(x)) the mass moved to +inf is at most the requested tail."""
     for direction in ("remove", "add"):
         assert sg._step_pld(1e-12, 1e-6, 1e-7, direction, 1e-9)[2] <= 1e-9
-    eps = [dpsgd_epsilon(1e-12, s, 100, 0.5) for s in (1e2, 1e4, 1e6)]
+    eps = [dpsgd_epsilon(1e-12, noise_multiplier=s, steps=100, delta=0.5) for s in (1e2, 1e4, 1e6)]
     assert all(math.isfinite(e) for e in eps) and eps[0] >= eps[1] >= eps[2], eps
 
 
@@ -280,7 +282,7 @@ def test_pld_fft_round_off_allowance_covers_the_real_round_off(monkeypatch, q, s
         return comp_t, err
 
     monkeypatch.setattr(sg, "_fft_power", spy)
-    dpsgd_epsilon(q, sigma, steps, delta)
+    dpsgd_epsilon(q, noise_multiplier=sigma, steps=steps, delta=delta)
     assert len(runs) == 2  # one per direction
     for folded, k, n_fft, comp_t, err in runs:
         ref = np.fft.irfft(np.fft.rfft(folded.astype(np.longdouble)) ** k, n_fft)
@@ -308,17 +310,17 @@ def test_one_run_pld_keeps_all_mass(q, direction):
 
 
 def test_noise_multiplier_is_the_smallest_to_its_tolerance_at_delta_1e_9():
-    s = dpsgd_noise_multiplier(0.01, 1000, 2.0, 1e-9, rtol=1e-3)
-    assert dpsgd_epsilon(0.01, s, 1000, 1e-9) <= 2.0 < dpsgd_epsilon(0.01, s * (1 - 1e-3), 1000, 1e-9)
+    s = dpsgd_noise_multiplier(0.01, steps=1000, epsilon=2.0, delta=1e-9, rtol=1e-3)
+    assert dpsgd_epsilon(0.01, noise_multiplier=s, steps=1000, delta=1e-9) <= 2.0 < dpsgd_epsilon(0.01, noise_multiplier=s * (1 - 1e-3), steps=1000, delta=1e-9)
 
 
 def test_noise_multiplier_calibration_is_tight_and_safe():
     for eps in (2.0,):
-        s = dpsgd_noise_multiplier(0.01, 500, eps, DELTA)
-        assert dpsgd_epsilon(0.01, s, 500, DELTA) <= eps
-        assert dpsgd_epsilon(0.01, s * (1 - 2e-3), 500, DELTA) > eps
-    s_rdp = dpsgd_noise_multiplier(0.01, 500, 2.0, DELTA, method="rdp", rtol=1e-2)
-    assert s_rdp >= s and dpsgd_epsilon(0.01, s_rdp, 500, DELTA, method="rdp") <= 2.0
+        s = dpsgd_noise_multiplier(0.01, steps=500, epsilon=eps, delta=DELTA)
+        assert dpsgd_epsilon(0.01, noise_multiplier=s, steps=500, delta=DELTA) <= eps
+        assert dpsgd_epsilon(0.01, noise_multiplier=s * (1 - 2e-3), steps=500, delta=DELTA) > eps
+    s_rdp = dpsgd_noise_multiplier(0.01, steps=500, epsilon=2.0, delta=DELTA, method="rdp", rtol=1e-2)
+    assert s_rdp >= s and dpsgd_epsilon(0.01, noise_multiplier=s_rdp, steps=500, delta=DELTA, method="rdp") <= 2.0
 
 
 def test_amplification_for_pure_dp():
@@ -366,7 +368,7 @@ def test_accountant_rdp_adds_subsampled_and_plain_events():
 def test_accountant_sensitivity_scales_mu():
     # a Gaussian of sigma 2 on a query of sensitivity 2 is the Gaussian of noise multiplier 1
     a = PrivacyAccountant().compose(PoissonSampledEvent(0.05, GaussianEvent(2.0, l2_sensitivity=2.0)), 200)
-    assert a.epsilon(DELTA, "pld") == pytest.approx(dpsgd_epsilon(0.05, 1.0, 200, DELTA), rel=1e-12)
+    assert a.epsilon(DELTA, "pld") == pytest.approx(dpsgd_epsilon(0.05, noise_multiplier=1.0, steps=200, delta=DELTA), rel=1e-12)
 
 
 def test_pld_refuses_what_it_cannot_account():
@@ -396,14 +398,14 @@ def test_pld_refuses_what_it_cannot_account():
     (lambda: rdp_subsampled_gaussian(True, 0.1, 1.0), TypeError, "alpha"),
     (lambda: rdp_subsampled_gaussian(2, 0.1, float("nan")), ValueError, "noise_multiplier"),
     (lambda: rdp_subsampled_gaussian(2, 0.1, 0.0), ValueError, "noise_multiplier"),
-    (lambda: dpsgd_epsilon(0.1, 1.0, 0, DELTA), ValueError, "steps"),
-    (lambda: dpsgd_epsilon(0.1, 1.0, 2.5, DELTA), TypeError, "steps"),
-    (lambda: dpsgd_epsilon(0.1, 1.0, 10, 0.0), ValueError, "delta"),
-    (lambda: dpsgd_epsilon(0.1, 1.0, 10, DELTA, method="moments"), ValueError, "method"),
-    (lambda: dpsgd_epsilon(0.1, float("inf"), 10, DELTA), ValueError, "noise_multiplier"),
-    (lambda: dpsgd_noise_multiplier(0.1, 10, float("nan"), DELTA), ValueError, "epsilon"),
-    (lambda: dpsgd_noise_multiplier(0.1, 10, 1.0, 1.0), ValueError, "delta"),
-    (lambda: dpsgd_noise_multiplier(0.1, 10, 1e-9, 1e-9), ValueError, "1e6"),
+    (lambda: dpsgd_epsilon(0.1, noise_multiplier=1.0, steps=0, delta=DELTA), ValueError, "steps"),
+    (lambda: dpsgd_epsilon(0.1, noise_multiplier=1.0, steps=2.5, delta=DELTA), TypeError, "steps"),
+    (lambda: dpsgd_epsilon(0.1, noise_multiplier=1.0, steps=10, delta=0.0), ValueError, "delta"),
+    (lambda: dpsgd_epsilon(0.1, noise_multiplier=1.0, steps=10, delta=DELTA, method="moments"), ValueError, "method"),
+    (lambda: dpsgd_epsilon(0.1, noise_multiplier=float("inf"), steps=10, delta=DELTA), ValueError, "noise_multiplier"),
+    (lambda: dpsgd_noise_multiplier(0.1, steps=10, epsilon=float("nan"), delta=DELTA), ValueError, "epsilon"),
+    (lambda: dpsgd_noise_multiplier(0.1, steps=10, epsilon=1.0, delta=1.0), ValueError, "delta"),
+    (lambda: dpsgd_noise_multiplier(0.1, steps=10, epsilon=1e-9, delta=1e-9), ValueError, "1e6"),
     (lambda: subsampled_gaussian_delta(float("nan"), 0.1, 1.0), ValueError, "epsilon"),
     (lambda: subsampled_gaussian_delta(1.0, 0.1, 1.0, direction="both"), ValueError, "direction"),
     (lambda: subsampling_amplification(1.0, 1e-5, 0.0), ValueError, "sampling_rate"),
@@ -417,14 +419,14 @@ def test_bad_input_is_refused_by_name(call, exc, match):
 def test_pld_refuses_more_runs_than_its_cap_at_once():
     """A cap, not a wait: above PLD_MAX_RUNS subsampled runs method "pld" says so (RDP takes any number)."""
     with pytest.raises(NotApplicableError, match="PLD_MAX_RUNS = 1000000"):
-        dpsgd_epsilon(0.01, 1.0, acc.PLD_MAX_RUNS + 1, DELTA)
+        dpsgd_epsilon(0.01, noise_multiplier=1.0, steps=acc.PLD_MAX_RUNS + 1, delta=DELTA)
     with pytest.raises(NotApplicableError, match="PLD_MAX_RUNS"):
-        dpsgd_noise_multiplier(0.01, 10**12, 1.0, DELTA)
+        dpsgd_noise_multiplier(0.01, steps=10**12, epsilon=1.0, delta=DELTA)
     table = PrivacyAccountant().compose(PoissonSampledEvent(0.01, GaussianEvent(1.0)), 10**12).compare(DELTA)
     assert table["pld"].epsilon == math.inf and "PLD_MAX_RUNS" in table["pld"].note
     assert math.isfinite(table["rdp"].epsilon)
     # at q = 1 the runs compose in closed form, with no cap
-    assert dpsgd_epsilon(1.0, 10.0, 10**12, DELTA) == pytest.approx(gaussian_epsilon(DELTA, 10**6 / 10.0), rel=1e-12)
+    assert dpsgd_epsilon(1.0, noise_multiplier=10.0, steps=10**12, delta=DELTA) == pytest.approx(gaussian_epsilon(DELTA, 10**6 / 10.0), rel=1e-12)
 
 
 def _reference_calibration(eps_of, eps, tol):
@@ -449,12 +451,13 @@ def test_calibration_skips_the_dearest_evaluation_and_returns_the_same_sigma(mon
     queries each sigma once; when the first midpoint of the final bracket [lo, 2 lo] is above the budget (0.0951,
     0.75) the dear lo is never queried. The price: while halving, the midpoint of each bracket above the final one
     is queried too, always at a sigma above 2 lo (cheaper than every query of the bisection)."""
-    def fake(q, sigma, k, d, method="pld"):
+    def fake(q, *, noise_multiplier, steps, delta, method="pld"):
+        sigma = noise_multiplier
         asked.append(sigma)
         return 1.0 if sigma >= target else 2.0
 
     asked = []
-    expected = _reference_calibration(lambda s: fake(0, s, 0, 0), 1.0, 1e-3)
+    expected = _reference_calibration(lambda s: fake(0, noise_multiplier=s, steps=0, delta=0), 1.0, 1e-3)
     reference, asked = asked, []
     monkeypatch.setattr(sg, "dpsgd_epsilon", fake)
     got = sg._calibrate.__wrapped__(1e-6, 10, 1.0, 1e-5, "pld", 1e-3)
@@ -470,7 +473,8 @@ def test_calibration_skips_the_dearest_evaluation_and_returns_the_same_sigma(mon
 def test_calibration_below_min_noise_multiplier_is_refused_by_name(monkeypatch):
     """An answer below MIN_NOISE_MULTIPLIER (0.095 for q = 1e-6, 10 steps, epsilon 1, delta 1e-5: 19 s of PLD
     queries on a shared core) is refused by a named cap, with no query below the cap (stand-in epsilon)."""
-    def fake(q, sigma, k, d, method="pld"):
+    def fake(q, *, noise_multiplier, steps, delta, method="pld"):
+        sigma = noise_multiplier
         asked.append(sigma)
         return 1.0 if sigma >= 0.0951 else 2.0
 
@@ -573,3 +577,14 @@ def test_moved_docstrings_follow_the_rule(name):
 
     module, attr = name.split(":")
     assert problems(getattr(getattr(__import__("dpcourse." + module), module), attr)) == []
+
+
+def test_dpsgd_functions_take_every_argument_after_the_rate_by_name():
+    """Issue 38: the two DP-SGD functions had different positional orders; now only sampling_rate is positional."""
+    import dpcourse as dp
+    with pytest.raises(TypeError):
+        dp.dpsgd_epsilon(0.01, 1.0, 100, 1e-5)
+    with pytest.raises(TypeError):
+        dp.dpsgd_noise_multiplier(0.01, 100, 1.0, 1e-5)
+    sigma = dp.dpsgd_noise_multiplier(0.01, steps=100, epsilon=1.0, delta=1e-5)
+    assert dp.dpsgd_epsilon(0.01, steps=100, noise_multiplier=sigma, delta=1e-5) <= 1.0

@@ -1254,7 +1254,8 @@ MUTANTS = [
            '_labels_pm(np.array([canary_y]), 1, "canary_y")', "_labels_pm(np.array([canary_y]), 1)",
            ("tests/test_membership.py",)),
     Mutant("learn_fresh_dpsgd_sigma_for_one_step", "scale", "dpcourse/learning.py",
-           "sigma = dpsgd_noise_multiplier(q, steps, eps, delta)", "sigma = dpsgd_noise_multiplier(q, 1, eps, delta)",
+           "sigma = dpsgd_noise_multiplier(q, steps=steps, epsilon=eps, delta=delta)",
+           "sigma = dpsgd_noise_multiplier(q, steps=1, epsilon=eps, delta=delta)",
            ("tests/test_learning.py",)),
     Mutant("learn_fresh_dpsgd_weight_decay_sign", "scale", "dpcourse/learning.py", "(g / expected + lam * w)",
            "(g / expected - lam * w)", ("tests/test_learning.py",)),
@@ -1604,6 +1605,14 @@ MUTANTS = [
     Mutant("infer_events_default_relation", "relation", "dpcourse/inference.py",
            '_record([LaplaceEvent(eps, relation="replace_one")], accountant)', "_record([LaplaceEvent(eps)], accountant)",
            ("tests/test_inference.py",)),
+    # ---- continual release, round 4 read: the Gaussian tree's variance cap (the exact rounding kept variances up to
+    # 2**62); the figures' Gaussian counters at rho = epsilon**2 / 2 (only the notebook's outputs caught rho = eps**2)
+    Mutant("cr_r4_gaussian_variance_cap_removed", "cap", "dpcourse/continual.py",
+           "        if param >= GAUSS_VARIANCE_LIMIT:\n", "        if False:\n", ("tests/test_continual.py",)),
+    Mutant("cr_r4_gaussian_variance_cap_strict", "cap", "dpcourse/continual.py",
+           "if param >= GAUSS_VARIANCE_LIMIT:", "if param > GAUSS_VARIANCE_LIMIT:", ("tests/test_continual.py",)),
+    Mutant("cr_r4_figures_rho_eps_squared", "scale", "dpcourse/plots/continual.py",
+           "rho = epsilon * epsilon / 2", "rho = epsilon * epsilon", ("tests/test_continual_plots.py",)),
 ]
 
 

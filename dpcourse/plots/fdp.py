@@ -181,7 +181,7 @@ def clt_gap_table(sampling_rates, noise_multipliers, steps, delta=1e-5):
             for t in steps:
                 t = check_positive_int(t, "steps")
                 mu = clt_mu_poisson_gaussian(float(q), float(s), t)
-                e_pld = dpsgd_epsilon(float(q), float(s), t, d)
+                e_pld = dpsgd_epsilon(float(q), noise_multiplier=float(s), steps=t, delta=d)
                 e_clt = gaussian_epsilon(d, mu)
                 rows.append({"q": float(q), "sigma": float(s), "steps": t, "mu_clt": mu, "eps_pld": e_pld,
                              "eps_clt": e_clt, "ratio": e_clt / e_pld if e_pld > 0 else math.nan})

@@ -199,8 +199,8 @@ def plot_subsampled_gaussian(sampling_rate=0.05, noise_multiplier=1.0, *, delta=
     grid = np.linspace(-3.5 * sig, 1 + 3.5 * sig, 600)
     absent, present = stats.norm.pdf(grid, 0.0, sig), stats.norm.pdf(grid, 1.0, sig)
     mixture = (1 - q) * absent + q * present
-    eps_q = dpsgd_epsilon(q, sig, 1, delta)
-    eps_1 = dpsgd_epsilon(1.0, sig, 1, delta)
+    eps_q = dpsgd_epsilon(q, noise_multiplier=sig, steps=1, delta=delta)
+    eps_1 = dpsgd_epsilon(1.0, noise_multiplier=sig, steps=1, delta=delta)
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(10.5, 3.9))
     ax.plot(grid, absent, color="tab:orange", label="without the example")
     ax.plot(grid, mixture, color="tab:blue", label=f"with it, batch sampled at q = {q:g}")
@@ -293,8 +293,8 @@ def accountants_versus_steps(sampling_rate, noise_multiplier, steps, delta=1e-5)
         "basic": [dpsgd_epsilon_by_composition(sampling_rate, noise_multiplier, k, delta) for k in steps],
         "advanced": [dpsgd_epsilon_by_composition(sampling_rate, noise_multiplier, k, delta, method="advanced")
                      for k in steps],
-        "rdp": [dpsgd_epsilon(sampling_rate, noise_multiplier, k, delta, method="rdp") for k in steps],
-        "pld": [dpsgd_epsilon(sampling_rate, noise_multiplier, k, delta) for k in steps],
+        "rdp": [dpsgd_epsilon(sampling_rate, noise_multiplier=noise_multiplier, steps=k, delta=delta, method="rdp") for k in steps],
+        "pld": [dpsgd_epsilon(sampling_rate, noise_multiplier=noise_multiplier, steps=k, delta=delta) for k in steps],
     }
     return {k: np.array(v) for k, v in out.items()}
 
@@ -392,7 +392,7 @@ def plot_dpsgd_training(epsilon=1.0, clip_norm=0.5, batch_size=256, *, epochs=10
     n = ytr.size
     q = min(1.0, b / n)
     steps = max(1, int(round(epochs / q)))
-    sigma = dpsgd_noise_multiplier(q, steps, eps, 1e-5)
+    sigma = dpsgd_noise_multiplier(q, steps=steps, epsilon=eps, delta=1e-5)
     gen = np.random.default_rng(seed)
     s = 2.0 * ytr - 1.0
     w = np.zeros(Xtr.shape[1])
