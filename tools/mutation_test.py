@@ -1613,6 +1613,15 @@ MUTANTS = [
            "if param >= GAUSS_VARIANCE_LIMIT:", "if param > GAUSS_VARIANCE_LIMIT:", ("tests/test_continual.py",)),
     Mutant("cr_r4_figures_rho_eps_squared", "scale", "dpcourse/plots/continual.py",
            "rho = epsilon * epsilon / 2", "rho = epsilon * epsilon", ("tests/test_continual_plots.py",)),
+    Mutant("lb_r4_subset_sum_forms_huge_e_eps", "cap", "dpcourse/lower_bounds.py",
+           "    if eps > n.bit_length() * math.log(2.0) + 746.0:\n        return 0.0", "    if False:\n        return 0.0",
+           ("tests/test_lower_bounds.py",)),
+    Mutant("lb_r4_subset_sum_shortcut_without_n", "cap", "dpcourse/lower_bounds.py",
+           "if eps > n.bit_length() * math.log(2.0) + 746.0:", "if eps > 746.0:", ("tests/test_lower_bounds.py",)),
+    Mutant("lb_r4_fingerprint_union_stops_at_touching", "estimator", "dpcourse/lower_bounds.py",
+           "if s > high + 1:", "if s > high:", ("tests/test_lower_bounds.py",)),
+    Mutant("lb_r4_geometric_guarantee_a_unscaled", "scale", "dpcourse/plots/lower_bounds.py",
+           "math.log1p(math.exp(-eps / scale))", "math.log1p(math.exp(-eps))", ("tests/test_lower_bounds.py",)),
 ]
 
 
