@@ -710,7 +710,7 @@ def _invert(method, counts, epsilon, rtol=1e-6):
     if eps_at(lo) <= epsilon:
         return lo, "at most 1e-300"
     while hi / lo > 1.0 + rtol:
-        mid = math.sqrt(lo * hi)
+        mid = math.sqrt(lo) * math.sqrt(hi)  # sqrt(lo * hi) underflows to 0 when lo * hi < 5e-324
         lo, hi = (lo, mid) if eps_at(mid) <= epsilon else (mid, hi)
     return hi, "the smallest delta (to 1e-6 relative) at which the method's epsilon is at most epsilon"
 

@@ -357,7 +357,7 @@ SPECS = [
     Spec("PrivacyAccountant.compose", _acc_compose, [A("event", EVENT), A("k", POSINT)], "nonneg"),
     Spec("PrivacyAccountant.epsilon", _acc_epsilon, [A("delta", DELTA_POS), A("method", METHOD)], "nonneg"),
     Spec("EpsilonDeltaEvent", dp.EpsilonDeltaEvent, [A("epsilon", EPS), A("delta", DELTA)]),
-    Spec("PrivacyAccountant.delta", _acc_delta, [A("epsilon", EPS), A("method", METHOD)], "unit"),
+    Spec("PrivacyAccountant.delta", _acc_delta, [A("epsilon", EPS0), A("method", METHOD)], "unit"),  # delta at 0: TV
     Spec("PrivacyAccountant.epsilon (1000 runs)", _acc_epsilon_runs,
          [A("delta", DELTA_POS), A("method", choice("basic", "advanced", "rdp", "gaussian_exact"))], "nonneg", 10),
     Spec("PrivacyAccountant.compare", _acc_compare, [A("delta", DELTA_POS)], "nonneg", 10),

@@ -580,3 +580,14 @@ def test_what_is_left_of_delta_is_rounded_down():
         spent = sum((Fraction(float(x)) for x in parts), Fraction(0))
         left = accounting._delta_left(d, spent)
         assert Fraction(left) <= Fraction(d) - spent < Fraction(math.nextafter(left, math.inf))
+
+
+def test_delta_by_inversion_reaches_deltas_far_below_the_float_square_root():
+    """The bisection on log delta takes geometric means of brackets like [1e-300, 1e-30], whose product
+    underflows: the answer must come back (it divided by a 0 bracket end), and be a delta whose epsilon fits."""
+    import dpcourse as dp
+    acc = dp.PrivacyAccountant([dp.GaussianEvent(3.0), dp.PureDPEvent(0.5)])
+    for eps in (10.0, 20.0, 40.0):
+        d = acc.delta(eps, "basic")
+        assert 0.0 < d < 1e-3
+        assert acc.epsilon(d, "basic") <= eps * (1 + 1e-9)

@@ -1622,6 +1622,9 @@ MUTANTS = [
            "if s > high + 1:", "if s > high:", ("tests/test_lower_bounds.py",)),
     Mutant("lb_r4_geometric_guarantee_a_unscaled", "scale", "dpcourse/plots/lower_bounds.py",
            "math.log1p(math.exp(-eps / scale))", "math.log1p(math.exp(-eps))", ("tests/test_lower_bounds.py",)),
+    Mutant("acc_invert_midpoint_underflows", "rounding", ACC,
+           "mid = math.sqrt(lo) * math.sqrt(hi)  # sqrt(lo * hi) underflows", "mid = math.sqrt(lo * hi)  # underflows",
+           T_ACC),
 ]
 
 
