@@ -1625,6 +1625,10 @@ MUTANTS = [
     Mutant("acc_invert_midpoint_underflows", "rounding", ACC,
            "mid = math.sqrt(lo) * math.sqrt(hi)  # sqrt(lo * hi) underflows", "mid = math.sqrt(lo * hi)  # underflows",
            T_ACC),
+    # ---- synthetic data, round-4 hostile read: Sinkhorn reuses the stopping test's row sums (bit-identical, faster)
+    Mutant("syn_r4_sinkhorn_stale_row_sums", "estimator", "dpcourse/synthetic.py",
+           "        rs = t.sum(axis=1)              # the stopping", "        rs = rs                         # the stopping",
+           ("tests/test_synthetic.py",)),
 ]
 
 
