@@ -255,6 +255,27 @@ class _Cgroups:
                 pass
 
 
+#: Installed packages a submission must not see: the reference DP libraries the tests compare against implement
+#: what coding questions ask for (PipelineDP's C++ partition selection, dp_accounting's accountants). dpcourse
+#: imports none of them at module level.
+HIDDEN_PACKAGES = ("pydp", "pipeline_dp", "dp_accounting", "opendp", "diffprivlib")
+
+
+def hidden_package_folders() -> list[str]:
+    """The folders of :data:`HIDDEN_PACKAGES` installed here, each to be covered by an empty tmpfs."""
+    import importlib.util
+
+    folders = []
+    for name in HIDDEN_PACKAGES:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        if spec is not None and spec.submodule_search_locations:
+            folders += [os.path.realpath(p) for p in spec.submodule_search_locations]
+    return sorted(set(folders))
+
+
 def bwrap_command(stage: Path, argv: list[str]) -> list[str]:
     """The ``bwrap`` command line that runs ``argv`` in the sandbox with ``stage`` as ``/sandbox/lib``."""
     cmd = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
@@ -270,6 +291,8 @@ def bwrap_command(stage: Path, argv: list[str]) -> list[str]:
     for prefix in sorted({os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix), sys.prefix}):
         if not prefix.startswith("/usr/"):
             cmd += ["--ro-bind", prefix, prefix]
+    for folder in hidden_package_folders():   # the reference DP libraries: their samplers would answer questions
+        cmd += ["--tmpfs", folder]
     cmd += ["--ro-bind", str(stage), "/sandbox/lib",
             "--ro-bind", str(HERE / "runner.py"), "/sandbox/grader/runner.py",
             "--ro-bind", str(HERE / "wire.py"), "/sandbox/grader/wire.py",

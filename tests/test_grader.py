@@ -575,3 +575,20 @@ def test_links_and_fifos_in_the_submissions_are_reported_not_read(tmp_path):
     os.mkfifo(course.submissions / "s02" / "hw05.ipynb")
     chosen, _, unmatched = hw.find_submissions(course, "hw05")
     assert chosen == {} and sorted(p for p, _ in unmatched) == ["s01/hw05.ipynb", "s02/hw05.ipynb"]
+
+
+def test_the_reference_dp_libraries_are_out_of_the_sandbox(tmp_path):
+    """PipelineDP's C++ partition selection answered hw17's keep sequence (a student took full marks with it):
+    the reference libraries installed for the tests are empty inside the sandbox."""
+    from grader.sandbox import HIDDEN_PACKAGES, hidden_package_folders
+    assert hidden_package_folders(), "the reference libraries should be installed in the test environment"
+    stage = stage_package(tmp_path / "stage", [])
+    cells = ["import importlib\nseen = {}\nfor name in %r:\n    try:\n        m = importlib.import_module(name)\n"
+             "        seen[name] = sorted(n for n in dir(m) if not n.startswith('__'))\n"
+             "    except ImportError:\n        seen[name] = None\n"
+             "try:\n    from pydp._pydp import _partition_selection\n    ps = True\n"
+             "except ImportError:\n    ps = False\nimport dpcourse" % (HIDDEN_PACKAGES,)]
+    with Sandbox(stage, cells, cell_timeout=30, total_timeout=60) as sb:
+        assert sb.cells[0]["status"] == "ok", sb.cells
+        assert sb.value("ps") is False
+        assert all(not names for names in sb.value("seen").values()), sb.value("seen")

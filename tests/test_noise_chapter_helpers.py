@@ -141,3 +141,29 @@ def test_noisy_histogram_whiskers_hold_the_stated_coverage():
         figs.plot_noisy_histogram(["a", "b"], [1, 2, 3], [1, 2, 3], scale=1)
     with pytest.raises(ValueError):
         figs.plot_noisy_histogram(["a"], [1], [1], scale=0)
+
+
+def test_bernoulli_checker_refuses_the_librarys_own_samplers():
+    """A student took full marks on hw11's Bernoulli(exp(-gamma)) through dpcourse._sampling's private samplers:
+    the checker refuses each of them, however reached, and still accepts the chapter's algorithm."""
+    import dpcourse._sampling as S
+
+    def honest(num, den, rng):
+        k = 1
+        while rng.integers(0, den * k) < num:
+            k += 1
+        return k % 2 == 1
+
+    def one(num, den, rng):
+        return S._bern_exp_fraction1(int(num), int(den), False, lambda n: int(rng.integers(0, n)))
+
+    def by_name(num, den, rng, f=getattr(S, "_bern_" + "exp1")):
+        return f(0, int(num), int(den), False, lambda n: int(rng.integers(0, n)))
+
+    def vectorized(num, den, rng):
+        return bool(S._bern_exp_fraction(np.array([int(num)], dtype=object), int(den), rng)[0])
+
+    assert check_bernoulli_exp(honest).passed
+    for cheat in (one, by_name, vectorized):
+        result = check_bernoulli_exp(cheat)
+        assert not result.passed and "yourself" in result.message, (cheat.__name__, result.message)

@@ -832,3 +832,18 @@ def test_split_functions_follow_the_docstring_rule_and_are_typed(name):
     sig = inspect.signature(fn)
     assert sig.return_annotation is not inspect.Signature.empty, name
     assert all(p.annotation is not inspect.Parameter.empty for p in sig.parameters.values()), name
+
+
+def test_keep_sequence_checker_refuses_the_certified_integer_rule():
+    """A student took full marks on hw17's keep sequence through partition_selection's certified integer rule (the
+    same keep probabilities, exact): the checker forbids it as it forbids the float rule."""
+    from dpcourse.exercises.scale import check_keep_sequence
+    from dpcourse.partition_selection import _selection_sequence
+
+    def my_keep(n_max, epsilon, delta):
+        seq, a, d, k = _selection_sequence(epsilon, delta, delta, 1, int(n_max))
+        seq = seq + [1 << k] * (int(n_max) + 1 - len(seq))
+        return np.array([t / 2**k for t in seq[:int(n_max) + 1]])
+
+    result = check_keep_sequence(my_keep)
+    assert not result.passed and "yourself" in result.message, result.message

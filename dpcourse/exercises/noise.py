@@ -8,6 +8,7 @@ import numbers
 import numpy as np
 from scipy import stats
 
+from .. import _sampling
 from .._sampling import _check_release_scale, _check_terms, _round_up
 from ..lattice import laplace_lattice
 from . import CheckResult, call_many, call_student
@@ -76,6 +77,12 @@ def _plain(seed, book: bool):
     return IntegersOnly(seed) if book else np.random.default_rng(seed)
 
 
+# The library's exact Bernoulli(exp(-gamma)) samplers, vectorized and one trial at a time: the exercise asks for one.
+_BERNOULLI_FORBIDDEN = Forbidden(*(getattr(_sampling, name) for name in (
+    "_bern_exp_fraction1", "_bern_exp_fraction", "_bern_exp1", "_bern_exp", "_bern_exp_minus_one1",
+    "_bern_exp_minus_one", "_bern_ratio1", "_bern_ratio")))
+
+
 def check_bernoulli_exp(student_fn, *, seed: int = 2026, rng=None) -> CheckResult:
     """Check ``student_fn(num, den, rng)``: one exact Bernoulli(exp(-num/den)) trial, for 0 <= num <= den.
 
@@ -104,6 +111,11 @@ def check_bernoulli_exp(student_fn, *, seed: int = 2026, rng=None) -> CheckResul
     cases = _bernoulli_cases(rng, seed)
     alpha = _ALPHA if book else _ALPHA / len(cases)
     trials = {}
+    num, den, case_seed = cases[0]   # one watched call first: the library's own samplers are refused by name
+    _, failure = call_student(lambda *a: int(bool(student_fn(*a))), (num, den, _plain(case_seed, book)),
+                              f"on num={num}, den={den}", forbidden=_BERNOULLI_FORBIDDEN)
+    if failure is not None:
+        return failure
     for num, den, case_seed in cases:
         gen = _plain(case_seed, book)
         start = None if book else gen.bit_generator.state

@@ -79,7 +79,11 @@ def _user_level_question(epsilon: float = 0.1, max_events: int = 20) -> dict:
 
 # partition_selection_probability with the helpers that compute the sequence (its parameters per partition, its
 # regimes, the probabilities themselves), through which select_partitions and dp_group_by go too.
-_SEQ_FORBIDDEN = Forbidden(_selection.partition_selection_probability)
+# The float rule, and the certified integer rule beside it (its thresholds are the same keep probabilities,
+# exact): either answers the exercise.
+_SEQ_FORBIDDEN = Forbidden(_selection.partition_selection_probability, _selection.partition_selection_thresholds,
+                           _selection._selection_sequence, _selection._threshold_sequence,
+                           _selection._certified_parameters)
 _SEQ_CASES = [(60, 1.0, 1e-5), (40, 0.5, 1e-8), (30, 2.0, 1e-3), (12, math.log(2), 0.1)]
 
 
