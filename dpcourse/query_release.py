@@ -428,20 +428,20 @@ def mwem(histogram: npt.ArrayLike, queries: npt.ArrayLike, epsilon: float, *, it
     log_a = np.full(h.size, -math.log(h.size))  # log of A / n, kept normalised
 
     def update(log_a: npt.NDArray[np.float64], row: npt.NDArray[np.float64],
-               measured: float) -> npt.NDArray[np.float64]:
+               measured: float | npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         est = n * float(row @ np.exp(log_a))
         log_a = log_a + row * (measured - est) / (2.0 * n)
         log_a -= log_a.max()
         return log_a - math.log(np.exp(log_a).sum())
 
-    measurements: list[tuple[int | np.ndarray, float]] = []
+    measurements: list[tuple[int | np.ndarray, float | np.ndarray]] = []
     avg = np.zeros(h.size)
     for _ in range(T):
         est = n * (q @ np.exp(log_a))
         i = exponential_mechanism(np.abs(est - true), 1.0, eps_round, rng=gen)
         measured = laplace_mechanism(true[i], 1.0, eps_round, rng=gen)
-        measurements.append((i, measured))  # type: ignore[arg-type]
-        log_a = update(log_a, q[i], measured)  # type: ignore[arg-type]
+        measurements.append((i, measured))
+        log_a = update(log_a, q[i], measured)
         for _ in range(passes):
             for j, m_j in measurements:
                 log_a = update(log_a, q[j], m_j)

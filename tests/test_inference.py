@@ -326,7 +326,7 @@ def test_quantile_release_law_is_the_exponential_mechanism_at_half_epsilon():
     x, eps, res, reps = np.arange(1.0, 9.0), 3.0, 8, 20000
     grid, k_lo, k_hi, events = I._quantile_ends(x, 0.3, 0.8, 0.0, 8.0, eps / 2, np.random.default_rng(7), res,
                                                 size=reps)
-    assert events == [dp.PureDPEvent(eps / 2)] * 2
+    assert events == [dp.PureDPEvent(eps / 2, relation="replace_one")] * 2
     assert np.array_equal(grid, grid_of(0.0, 8.0, res))
     _, laws = exact_end_laws(x, 0.0, 8.0, res, (0.3, 0.8), eps / 2)
     _, wrong = exact_end_laws(x, 0.0, 8.0, res, (0.3, 0.8), eps)
@@ -367,7 +367,8 @@ def test_quantile_ranks_clip_only_the_end_past_its_bound():
     assert (lo_q, hi_q) == (0.0, pytest.approx(q + c / n, rel=1e-9))
     x = np.random.default_rng(3).uniform(0.0, 10.0, n)
     r = dp.quantile_interval(x, q, 0.0, 10.0, eps, rng=1, resolution=64)
-    assert r.low == 0.0 and r.release["q_high"] == hi_q and r.events == (dp.PureDPEvent(eps / 2),)
+    assert r.low == 0.0 and r.release["q_high"] == hi_q
+    assert r.events == (dp.PureDPEvent(eps / 2, relation="replace_one"),)
 
 
 def _median_coverage(samples, lo, hi, res, eps, xi, r_ref):
