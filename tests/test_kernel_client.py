@@ -30,8 +30,11 @@ async def _lost_wakeup(channel_class):
         waiting = asyncio.ensure_future(channel.get_msg(None))
         await asyncio.sleep(0.2)                      # the wait is registered on the socket's descriptor
         session.send(sender, "execute_reply", {"status": "ok"})
-        time.sleep(0.2)                               # the reply reaches the socket, which signals once
-        receiver._shadow_sock.get(zmq.EVENTS)         # the signal is consumed before the loop sees it
+        # the reply reaches the socket, which signals once; reading EVENTS consumes that signal before the loop,
+        # blocked here, sees it (polled until the reply is there: a fixed sleep lost the race on a loaded machine)
+        deadline = time.monotonic() + 30.0
+        while not receiver._shadow_sock.get(zmq.EVENTS) & zmq.POLLIN and time.monotonic() < deadline:
+            time.sleep(0.01)
         try:
             msg = await asyncio.wait_for(waiting, 3.0)
             return msg["msg_type"], None
